@@ -1,0 +1,80 @@
+"""Command line: `deskhand` (or `python -m desktop`) opens the window; `deskhand doctor` checks the setup."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from desktop import __version__
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="deskhand", description="Deskhand: a desktop assistant that acts."
+    )
+    parser.add_argument("--version", action="version", version=f"Deskhand {__version__}")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="keep everything Deskhand writes (history, settings, attachments, logs) under this folder",
+    )
+    commands = parser.add_subparsers(dest="command")
+    commands.add_parser(
+        "doctor", help="check the setup and print a table; exits non-zero if a required check fails"
+    )
+    return parser.parse_args(argv)
+
+
+def qt_check() -> object:
+    """The Qt platform check lives here: only the composition root may import Qt."""
+    from desktop.doctor import Check
+
+    try:
+        from PySide6.QtGui import QGuiApplication
+        from PySide6.QtWidgets import QApplication
+    except ImportError as exc:
+        return Check(name="Qt", status="fail", detail=f"PySide6 not importable ({exc.name})")
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    platform = QGuiApplication.platformName()
+    del app
+    return Check(
+        name="Qt platform", status="ok", detail=platform or os.environ.get("QT_QPA_PLATFORM", "?")
+    )
+
+
+def doctor(args: argparse.Namespace) -> int:
+    from desktop import doctor as checks
+    from desktop.workspace import Workspace
+
+    try:
+        workspace = Workspace.open(args.data_dir)
+    except OSError as exc:
+        print(f"Deskhand cannot use its data dir: {exc}", file=sys.stderr)
+        return 1
+
+    async def run() -> list[checks.Check]:
+        try:
+            return await checks.run_checks(workspace, extra=[qt_check()])  # type: ignore[list-item]
+        finally:
+            await workspace.close()
+
+    results = asyncio.run(run())
+    print(checks.render(results))
+    return checks.exit_code(results)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.command == "doctor":
+        return doctor(args)
+    from desktop.app import run
+
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

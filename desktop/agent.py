@@ -1,0 +1,362 @@
+"""One turn of the conversation: stream the reply, run each tool call, loop until the model stops.
+
+The agent knows no UI: it reports through `emit(event)` and commits every finished
+message to the store before the next model call. Cancelling the task that runs a turn
+(the Stop button) closes the stream, keeps the partial text marked as stopped, and
+answers every open tool_use so the transcript stays valid.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import mimetypes
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from anthropic import AsyncAnthropic
+from pydantic import BaseModel
+
+from desktop import errors
+from desktop.events import (
+    AgentEvent,
+    MessageCommitted,
+    MessageStarted,
+    TextDelta,
+    ToolFinished,
+    ToolProgress,
+    ToolStarted,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+    Usage,
+)
+from desktop.model import build_request, make_client
+from desktop.settings import Settings
+from desktop.store import MessageStatus, Store
+from tools.base import TOOL_FAILED, RunContext, Tool, ToolRegistry, ToolResult
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[AgentEvent], None]
+KeyProvider = Callable[[], Awaitable[str | None]]
+
+STOPPED_TOOL = "Stopped by the person before this action finished."
+MAX_PAUSE_CONTINUATIONS = 5
+
+
+def _notice_for(stop_reason: str, settings: Settings) -> str | None:
+    if stop_reason == "max_tokens":
+        return (
+            f"The reply reached the limit of {settings.model.max_tokens} tokens and was cut off. "
+            "Ask Claude to continue, or raise Max tokens in Settings → Model."
+        )
+    if stop_reason == "refusal":
+        return "Claude declined to continue with this request. Rephrase it or start a new chat."
+    if stop_reason == "model_context_window_exceeded":
+        return errors.context_too_long().detail
+    if stop_reason == "pause_turn":
+        return "Claude paused a long-running step. Send “continue” to let it go on."
+    return None
+
+
+class Agent:
+    """Runs turns for any session; one `Agent` serves the whole app."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        settings: Callable[[], Settings],
+        api_key: KeyProvider,
+        registry: ToolRegistry,
+        attachments_dir: Any,
+    ) -> None:
+        self.store = store
+        self._settings = settings
+        self._api_key = api_key
+        self.registry = registry
+        self.attachments_dir = attachments_dir
+        self._client: AsyncAnthropic | None = None
+        self._client_config: tuple[Any, ...] | None = None
+
+    async def client(self) -> AsyncAnthropic:
+        """The client for the current settings and key; rebuilt when either changes."""
+        settings = self._settings()
+        key = await self._api_key()
+        if not key:
+            raise errors.MissingKeyError
+        config = (key, settings.effective_base_url(), settings.model.max_retries)
+        if self._client is None or config != self._client_config:
+            if self._client is not None:
+                await self._client.close()
+            self._client = make_client(settings, key)
+            self._client_config = config
+        return self._client
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    async def run_turn(self, session_id: int, text: str, emit: Emit) -> None:
+        """Commit the person's message, then answer it."""
+        message_id = self.store.add_message(session_id, "user", [{"type": "text", "text": text}])
+        emit(
+            MessageCommitted(
+                session_id=session_id, message_id=message_id, role="user", status="complete"
+            )
+        )
+        await self.continue_turn(session_id, emit)
+
+    async def continue_turn(self, session_id: int, emit: Emit) -> None:
+        """Answer the stored history as it is (also what Retry does after a failure)."""
+        emit(TurnStarted(session_id=session_id))
+        settings = self._settings()
+        total = Usage()
+        pauses = 0
+        try:
+            client = await self.client()
+        except errors.MissingKeyError as exc:
+            self._fail(session_id, exc, settings, emit)
+            return
+        while True:
+            request = build_request(
+                settings, self.store.messages(session_id), self.registry.api_tools()
+            )
+            outcome = await self._stream_one(client, session_id, request, settings, emit)
+            if outcome is None:
+                return
+            stop_reason, usage, tool_uses = outcome
+            total = total + usage
+            if stop_reason == "tool_use" and tool_uses:
+                await self._run_tools(session_id, tool_uses, emit)
+                continue
+            if stop_reason == "pause_turn" and pauses < MAX_PAUSE_CONTINUATIONS:
+                pauses += 1  # the server paused a long step; sending the history again resumes it
+                continue
+            emit(
+                TurnFinished(
+                    session_id=session_id,
+                    stop_reason=stop_reason,
+                    notice=_notice_for(stop_reason, settings),
+                    usage=total,
+                    model=settings.model.model,
+                )
+            )
+            return
+
+    async def _stream_one(
+        self,
+        client: AsyncAnthropic,
+        session_id: int,
+        request: dict[str, Any],
+        settings: Settings,
+        emit: Emit,
+    ) -> tuple[str, Usage, list[dict[str, Any]]] | None:
+        """One model call. Returns (stop reason, usage, tool_use blocks), or None after a failure."""
+        emit(MessageStarted(session_id=session_id))
+        received: list[str] = []
+        try:
+            async with client.beta.messages.stream(**request) as stream:
+                async for event in stream:
+                    if event.type == "text":
+                        received.append(event.text)
+                        emit(TextDelta(session_id=session_id, text=event.text))
+                final = await stream.get_final_message()
+        except asyncio.CancelledError:
+            self._keep_partial(session_id, received, "stopped", settings, emit)
+            raise
+        except Exception as exc:
+            log.warning("model call failed: %s", type(exc).__name__)
+            self._keep_partial(session_id, received, "failed", settings, emit)
+            self._fail(session_id, exc, settings, emit)
+            return None
+        content = [block.to_dict(mode="json", exclude_none=True) for block in final.content]
+        usage = (
+            Usage.model_validate(final.usage.to_dict(mode="json"), strict=False)
+            if final.usage
+            else Usage()
+        )
+        message_id = self.store.add_message(
+            session_id, "assistant", content, model=final.model or settings.model.model, usage=usage
+        )
+        emit(
+            MessageCommitted(
+                session_id=session_id, message_id=message_id, role="assistant", status="complete"
+            )
+        )
+        tool_uses = [block for block in content if block.get("type") == "tool_use"]
+        return str(final.stop_reason or "end_turn"), usage, tool_uses
+
+    def _keep_partial(
+        self,
+        session_id: int,
+        received: list[str],
+        status: MessageStatus,
+        settings: Settings,
+        emit: Emit,
+    ) -> None:
+        text = "".join(received)
+        if not text.strip():
+            return
+        message_id = self.store.add_message(
+            session_id,
+            "assistant",
+            [{"type": "text", "text": text}],
+            status=status,
+            model=settings.model.model,
+        )
+        emit(
+            MessageCommitted(
+                session_id=session_id, message_id=message_id, role="assistant", status=status
+            )
+        )
+
+    def _fail(self, session_id: int, exc: BaseException, settings: Settings, emit: Emit) -> None:
+        report = errors.describe(exc, model=settings.model.model)
+        emit(
+            TurnFailed(
+                session_id=session_id,
+                error_kind=report.kind,
+                title=report.title,
+                detail=report.detail,
+                retryable=report.retryable,
+                open_settings=report.open_settings,
+            )
+        )
+
+    async def _run_tools(
+        self, session_id: int, tool_uses: list[dict[str, Any]], emit: Emit
+    ) -> None:
+        """Run each call in order; commit all results as one user message, even when stopped."""
+        results: list[dict[str, Any]] = []
+        try:
+            for use in tool_uses:
+                results.append(await self._run_tool(session_id, use, emit))
+        finally:
+            # On Stop, the calls that never ran (or were cut off) are answered too.
+            answered = {r["tool_use_id"] for r in results}
+            for use in tool_uses:
+                if use["id"] not in answered:
+                    results.append(
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": use["id"],
+                            "content": STOPPED_TOOL,
+                            "is_error": True,
+                        }
+                    )
+                    emit(
+                        ToolFinished(
+                            session_id=session_id,
+                            tool_use_id=use["id"],
+                            is_error=True,
+                            summary=STOPPED_TOOL,
+                        )
+                    )
+            message_id = self.store.add_message(session_id, "user", results)
+            emit(
+                MessageCommitted(
+                    session_id=session_id, message_id=message_id, role="user", status="complete"
+                )
+            )
+
+    async def _run_tool(self, session_id: int, use: dict[str, Any], emit: Emit) -> dict[str, Any]:
+        parsed = self.registry.parse(use["name"], use.get("input") or {})
+        label = use["name"]
+        if isinstance(parsed, ToolResult):
+            result = parsed
+            emit(
+                ToolStarted(
+                    session_id=session_id,
+                    tool_use_id=use["id"],
+                    name=use["name"],
+                    label=label,
+                    input=use.get("input") or {},
+                )
+            )
+        else:
+            tool, call = parsed
+            label = tool.summary(call)
+            emit(
+                ToolStarted(
+                    session_id=session_id,
+                    tool_use_id=use["id"],
+                    name=tool.name,
+                    label=label,
+                    input=use.get("input") or {},
+                )
+            )
+            result = await self._execute(session_id, use["id"], tool, call, emit)
+        images = self._save_images(session_id, result)
+        emit(
+            ToolFinished(
+                session_id=session_id,
+                tool_use_id=use["id"],
+                is_error=result.is_error,
+                summary=result.text[:300],
+                images=[str(path) for path in images],
+            )
+        )
+        return _tool_result_block(use["id"], result)
+
+    async def _execute(
+        self, session_id: int, tool_use_id: str, tool: Tool[Any], call: BaseModel, emit: Emit
+    ) -> ToolResult:
+        ctx = RunContext(
+            session_id=session_id,
+            attachments_dir=self.attachments_dir,
+            progress=lambda line: emit(
+                ToolProgress(session_id=session_id, tool_use_id=tool_use_id, line=line)
+            ),
+        )
+        try:
+            return await tool.run(call, ctx)
+        except asyncio.CancelledError:
+            ctx.cancelled.set()
+            raise
+        except Exception:
+            log.exception("tool %s failed", tool.name)
+            return ToolResult.failure(TOOL_FAILED)
+
+    def _save_images(self, session_id: int, result: ToolResult) -> list[Any]:
+        paths = []
+        folder = self.attachments_dir / str(session_id)
+        for image in result.images:
+            folder.mkdir(parents=True, exist_ok=True)
+            extension = mimetypes.guess_extension(image.media_type) or ".png"
+            path = folder / f"{int(time.time())}-{uuid.uuid4().hex[:8]}{extension}"
+            path.write_bytes(image.data)
+            self.store.add_attachment(session_id, path, image.media_type, image.width, image.height)
+            paths.append(path)
+        return paths
+
+
+def _tool_result_block(tool_use_id: str, result: ToolResult) -> dict[str, Any]:
+    import base64
+
+    content: list[dict[str, Any]] = []
+    if result.text:
+        content.append({"type": "text", "text": result.text})
+    for image in result.images:
+        content.append(
+            {
+                "type": "image",
+                "source": {
+                    "type": "base64",
+                    "media_type": image.media_type,
+                    "data": base64.b64encode(image.data).decode(),
+                },
+            }
+        )
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "content": content or "Done.",
+    }
+    if result.is_error:
+        block["is_error"] = True
+    return block

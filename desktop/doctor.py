@@ -1,0 +1,124 @@
+"""`deskhand doctor`: a table of checks a person (or a bug report) can read at a glance.
+
+Checks are small async functions returning a `Check`; later capabilities add their own
+with `register`. A failed *required* check makes the command exit non-zero.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from typing import Literal
+
+import anthropic
+from pydantic import BaseModel
+
+from desktop import errors
+from desktop.workspace import Workspace
+from tools.browser.locate import find_browser, install_hint
+
+
+class Check(BaseModel):
+    name: str
+    status: Literal["ok", "warn", "fail"]
+    detail: str
+    required: bool = True
+
+
+CheckFn = Callable[[Workspace], Awaitable[Check]]
+_checks: list[CheckFn] = []
+
+
+def register(check: CheckFn) -> CheckFn:
+    _checks.append(check)
+    return check
+
+
+@register
+async def python_version(_: Workspace) -> Check:
+    version = ".".join(map(str, sys.version_info[:3]))
+    ok = sys.version_info >= (3, 11)
+    return Check(
+        name="Python",
+        status="ok" if ok else "fail",
+        detail=version if ok else f"{version} (needs 3.11+)",
+    )
+
+
+@register
+async def data_dir(ws: Workspace) -> Check:
+    try:
+        with tempfile.NamedTemporaryFile(dir=ws.paths.root):
+            pass
+    except OSError as exc:
+        return Check(
+            name="Data dir writable", status="fail", detail=f"{ws.paths.root}: {exc.strerror}"
+        )
+    return Check(name="Data dir writable", status="ok", detail=str(ws.paths.root))
+
+
+@register
+async def api_key(ws: Workspace) -> Check:
+    if ws.keys.get():
+        return Check(name="API key", status="ok", detail=ws.keys.source())
+    return Check(
+        name="API key",
+        status="fail",
+        detail="not set: open Settings → Model, or set ANTHROPIC_API_KEY",
+    )
+
+
+@register
+async def api_reachable(ws: Workspace) -> Check:
+    model = ws.settings.model.model
+    where = ws.settings.effective_base_url() or "api.anthropic.com"
+    try:
+        client = await ws.agent.client()
+        await asyncio.wait_for(client.models.retrieve(model), timeout=20)
+    except errors.MissingKeyError:
+        return Check(name="API reachable", status="fail", detail="skipped: no API key")
+    except (anthropic.APIError, TimeoutError, OSError) as exc:
+        report = errors.describe(exc, model=model)
+        return Check(
+            name="API reachable", status="fail", detail=f"{where}, {model}: {report.title}"
+        )
+    return Check(name="API reachable", status="ok", detail=f"{where}, model {model}")
+
+
+@register
+async def browser(_: Workspace) -> Check:
+    choice = find_browser()
+    if choice is None:
+        return Check(
+            name="Browser",
+            status="warn",
+            detail=f"none found; install one: {install_hint()}",
+            required=False,
+        )
+    return Check(
+        name="Browser",
+        status="ok",
+        detail=f"{choice.source}: {choice.path or choice.channel}",
+        required=False,
+    )
+
+
+async def run_checks(ws: Workspace, extra: list[Check] | None = None) -> list[Check]:
+    results = list(extra or [])
+    for check in _checks:
+        results.append(await check(ws))
+    return results
+
+
+def render(checks: list[Check]) -> str:
+    marks = {"ok": "ok", "warn": "warn", "fail": "FAIL"}
+    width = max(len(c.name) for c in checks)
+    lines = [f"{'check'.ljust(width)}  status  detail", f"{'-' * width}  ------  ------"]
+    lines += [f"{c.name.ljust(width)}  {marks[c.status].ljust(6)}  {c.detail}" for c in checks]
+    return "\n".join(lines)
+
+
+def exit_code(checks: list[Check]) -> int:
+    return 1 if any(c.status == "fail" and c.required for c in checks) else 0

@@ -1,0 +1,155 @@
+"""Turns what went wrong with a model call into words a person understands, and what to do.
+
+The raw exception never reaches the thread as-is; each case has a fixed title and advice.
+"""
+
+from __future__ import annotations
+
+import anthropic
+import httpx2
+from pydantic import BaseModel
+
+
+class AppError(Exception):
+    """Base of Deskhand's own errors."""
+
+
+class MissingKeyError(AppError):
+    """No API key is configured and none is in the environment."""
+
+
+class ProblemReport(BaseModel):
+    """A failure as the person sees it."""
+
+    kind: str
+    title: str
+    detail: str
+    retryable: bool = True
+    open_settings: bool = False
+
+
+def _retry_after(exc: anthropic.APIStatusError) -> str:
+    value = exc.response.headers.get("retry-after") if exc.response is not None else None
+    try:
+        seconds = float(value) if value else 0.0
+    except ValueError:
+        return ""
+    return f" The server asked to wait {seconds:.0f} s." if seconds >= 1 else ""
+
+
+def describe(exc: BaseException, *, model: str = "") -> ProblemReport:
+    """A person-facing description of a model-call failure."""
+    if isinstance(exc, MissingKeyError):
+        return ProblemReport(
+            kind="no_key",
+            title="No API key",
+            detail="Deskhand needs an Anthropic API key. Open Settings → Model and enter it "
+            "(or set ANTHROPIC_API_KEY).",
+            retryable=False,
+            open_settings=True,
+        )
+    if isinstance(exc, anthropic.AuthenticationError):
+        return ProblemReport(
+            kind="auth",
+            title="The API key was not accepted",
+            detail="The server says the key is invalid or revoked. Check it in Settings → Model.",
+            retryable=False,
+            open_settings=True,
+        )
+    if isinstance(exc, anthropic.PermissionDeniedError):
+        return ProblemReport(
+            kind="permission",
+            title="This key may not use that",
+            detail="The API key has no access to this model or feature. Pick another model "
+            "in Settings → Model or check the key's workspace.",
+            open_settings=True,
+        )
+    if isinstance(exc, anthropic.NotFoundError):
+        return ProblemReport(
+            kind="model_not_found",
+            title="Model not found",
+            detail=f"The server does not know the model “{model}”. Choose one from the list in "
+            "Settings → Model.",
+            open_settings=True,
+        )
+    if isinstance(exc, anthropic.RateLimitError):
+        return ProblemReport(
+            kind="rate_limit",
+            title="Rate limit reached",
+            detail="Too many requests for this key right now."
+            + _retry_after(exc)
+            + " Wait a moment, then press Retry.",
+        )
+    if isinstance(exc, anthropic.APIStatusError) and _is_billing(exc):
+        return ProblemReport(
+            kind="billing",
+            title="No credit left",
+            detail="Your account has no credit or reached its spend limit. Add credit or raise "
+            "the limit in the Anthropic Console, then press Retry.",
+        )
+    if isinstance(exc, anthropic.APIStatusError) and (
+        exc.type == "overloaded_error" or exc.status_code == 529
+    ):
+        return ProblemReport(
+            kind="overloaded",
+            title="Claude is overloaded",
+            detail="The service is busy right now. Your message is saved; press Retry in a moment.",
+        )
+    if isinstance(exc, anthropic.APITimeoutError) or isinstance(exc, httpx2.TimeoutException):
+        return ProblemReport(
+            kind="timeout",
+            title="The request timed out",
+            detail="The server took too long to answer. Check your connection and press Retry.",
+        )
+    if isinstance(exc, anthropic.APIConnectionError | httpx2.TransportError):
+        dropped = isinstance(exc, httpx2.RemoteProtocolError | httpx2.ReadError)
+        return ProblemReport(
+            kind="network",
+            title="Connection lost" if dropped else "Can't reach the server",
+            detail=(
+                "The connection dropped while Claude was answering. What arrived is kept; "
+                "press Retry to ask again."
+                if dropped
+                else "Deskhand could not connect. Check your internet connection (or the base "
+                "URL in Settings → Model) and press Retry."
+            ),
+        )
+    if isinstance(exc, anthropic.BadRequestError):
+        if "prompt is too long" in (exc.api_message or "").lower():
+            return context_too_long()
+        return ProblemReport(
+            kind="bad_request",
+            title="The server refused the request",
+            detail="The request was not accepted (400). Try a new chat; if it keeps happening, "
+            "check the model in Settings → Model.",
+        )
+    if isinstance(exc, anthropic.APIStatusError):
+        return ProblemReport(
+            kind="server",
+            title="The server had a problem",
+            detail=f"The server answered with an error ({exc.status_code}). Press Retry in a moment.",
+        )
+    return ProblemReport(
+        kind="unexpected",
+        title="Something went wrong",
+        detail="An unexpected error stopped this reply. Your messages are saved; press Retry.",
+    )
+
+
+def context_too_long() -> ProblemReport:
+    return ProblemReport(
+        kind="context_window",
+        title="This conversation is too long",
+        detail="It no longer fits in the model's context window. Start a new chat to go on.",
+        retryable=False,
+    )
+
+
+def _is_billing(exc: anthropic.APIStatusError) -> bool:
+    text = (exc.api_message or "").lower()
+    return (
+        exc.type == "billing_error"
+        or exc.status_code == 402
+        or "credit balance" in text
+        or "spend limit" in text
+    )

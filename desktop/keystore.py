@@ -1,0 +1,122 @@
+"""The API key: in the OS keychain (keyring), never in a plain file unless the person agrees.
+
+Where no keychain exists (a Linux without a secret service) the key is kept for this run
+only, or, if the person chose it, in a file only they can read (mode 0600).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from pathlib import Path
+
+import keyring
+import keyring.backend
+import keyring.errors
+
+from desktop.settings import KeyStorage
+
+log = logging.getLogger(__name__)
+
+SERVICE = "Deskhand"
+ENV_KEY = "ANTHROPIC_API_KEY"
+
+
+def keychain_available() -> bool:
+    """True when keyring has a real backend (macOS Keychain, Secret Service, Windows...)."""
+    try:
+        backend = keyring.get_keyring()
+    except Exception:  # a broken keyring config must not stop the app from starting
+        return False
+    module = type(backend).__module__
+    if module.startswith(("keyring.backends.fail", "keyring.backends.null")):
+        return False
+    if module.startswith("keyring.backends.chainer"):
+        return bool(getattr(backend, "backends", []))
+    return backend.priority > 0
+
+
+class KeyStore:
+    """Reads and writes the API key for one data dir."""
+
+    def __init__(self, *, account: str, key_file: Path, storage: KeyStorage) -> None:
+        self.account = account
+        self.key_file = key_file
+        self.storage: KeyStorage = (
+            storage if storage != "keychain" or keychain_available() else "session"
+        )
+        self._session_key: str | None = None
+
+    @property
+    def keychain_missing(self) -> bool:
+        return not keychain_available()
+
+    def stored_key(self) -> str | None:
+        """The key Deskhand holds itself (keychain, file, or this run), without the environment."""
+        if self._session_key:
+            return self._session_key
+        if self.storage == "keychain":
+            try:
+                return keyring.get_password(SERVICE, self.account) or None
+            except keyring.errors.KeyringError:
+                log.warning("keychain read failed")
+                return None
+        if self.storage == "file" and self.key_file.exists():
+            return self.key_file.read_text(encoding="utf-8").strip() or None
+        return None
+
+    def get(self) -> str | None:
+        """The key to use: Deskhand's own first, then `ANTHROPIC_API_KEY`."""
+        return self.stored_key() or os.environ.get(ENV_KEY) or None
+
+    def source(self) -> str:
+        """Where `get()` finds the key, in words for the person."""
+        if self._session_key:
+            return "kept for this run only"
+        if self.stored_key():
+            return {"keychain": "OS keychain", "file": str(self.key_file)}.get(
+                self.storage, "this run"
+            )
+        if os.environ.get(ENV_KEY):
+            return f"environment ({ENV_KEY})"
+        return "not set"
+
+    def set(self, key: str, storage: KeyStorage) -> KeyStorage:
+        """Store `key`; returns where it went (keychain falls back to this run when none exists)."""
+        key = key.strip()
+        self._session_key = None
+        if storage == "keychain" and keychain_available():
+            try:
+                if key:
+                    keyring.set_password(SERVICE, self.account, key)
+                else:
+                    self._delete_keychain()
+                self.storage = "keychain"
+                return "keychain"
+            except keyring.errors.KeyringError:
+                log.warning("keychain write failed; keeping the key for this run")
+                storage = "session"
+        if storage == "file":
+            self.key_file.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.key_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(key)
+            os.chmod(self.key_file, 0o600)  # also when the file existed with looser rights
+            self.storage = "file"
+            return "file"
+        self._session_key = key or None
+        self.storage = "session"
+        if self.key_file.exists():
+            self.key_file.unlink()
+        return "session"
+
+    def _delete_keychain(self) -> None:
+        try:
+            keyring.delete_password(SERVICE, self.account)
+        except keyring.errors.PasswordDeleteError:
+            pass
+
+    async def aget(self) -> str | None:
+        """`get()` off the event loop: a keychain may show a prompt and take its time."""
+        return await asyncio.to_thread(self.get)

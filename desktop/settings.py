@@ -1,0 +1,107 @@
+"""The settings model (pydantic), saved as JSON in the config dir. Secrets live in `secrets.py`.
+
+Every field carries a `title` and a `description`: the Settings dialog is built from them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import typing
+from pathlib import Path
+from typing import Literal
+
+from anthropic.types import Model
+from pydantic import BaseModel, Field, ValidationError
+
+log = logging.getLogger(__name__)
+
+
+def newest_sonnet(candidates: typing.Iterable[str]) -> str | None:
+    """The first Sonnet id in a newest-first list (the SDK and the models API both list newest first)."""
+    for model_id in candidates:
+        if model_id.startswith("claude-sonnet-") and not model_id[-8:].isdigit():
+            return model_id
+    for model_id in candidates:
+        if "sonnet" in model_id:
+            return model_id
+    return None
+
+
+def _sdk_models() -> list[str]:
+    literal = next(arg for arg in typing.get_args(Model) if typing.get_origin(arg) is Literal)
+    return list(typing.get_args(literal))
+
+
+DEFAULT_MODEL = newest_sonnet(_sdk_models()) or "claude-sonnet-4-5"
+
+
+class ModelSettings(BaseModel):
+    """The Model page: which server and model answer, and how."""
+
+    base_url: str = Field(
+        "",
+        title="Base URL",
+        description="Leave blank for Anthropic. Any Anthropic-compatible server works, "
+        "e.g. http://localhost:11434 for Ollama.",
+    )
+    model: str = Field(DEFAULT_MODEL, title="Model", description="The model that answers.")
+    max_tokens: int = Field(
+        8192, ge=1, le=128_000, title="Max tokens", description="Longest reply, in tokens."
+    )
+    system_prompt_extra: str = Field(
+        "",
+        title="System prompt addition",
+        description="Extra instructions added to every conversation.",
+    )
+    max_retries: int = Field(
+        2, ge=0, le=10, title="Retries", description="How often a failed request is retried."
+    )
+
+
+KeyStorage = Literal["keychain", "session", "file"]
+
+
+class Settings(BaseModel):
+    """All of Deskhand's settings."""
+
+    model: ModelSettings = Field(default_factory=ModelSettings, title="Model")
+    key_storage: KeyStorage = Field(
+        "keychain",
+        title="Key storage",
+        description="Where the API key is kept when no keychain is available.",
+    )
+
+    def effective_base_url(self) -> str | None:
+        """The settings' base URL, else `ANTHROPIC_BASE_URL`, else None (Anthropic)."""
+        return self.model.base_url.strip() or os.environ.get("ANTHROPIC_BASE_URL") or None
+
+
+class SettingsFile:
+    """Loads and saves `Settings` as JSON. A broken file is moved aside, never silently lost."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.notice: str | None = None
+
+    def load(self) -> Settings:
+        if not self.path.exists():
+            return Settings()
+        try:
+            return Settings.model_validate_json(self.path.read_text(encoding="utf-8"))
+        except (ValidationError, ValueError, OSError):
+            aside = self.path.with_suffix(".json.broken")
+            self.path.replace(aside)
+            self.notice = (
+                f"Your settings file could not be read and was moved to {aside}. "
+                "Deskhand started with default settings."
+            )
+            log.warning("settings unreadable, moved to %s", aside)
+            return Settings()
+
+    def save(self, settings: Settings) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(settings.model_dump(mode="json"), indent=2), encoding="utf-8")
+        tmp.replace(self.path)  # atomic: a crash mid-write never leaves half a file

@@ -1,0 +1,333 @@
+"""SQLite store (WAL): sessions, messages (API content blocks as JSON), attachments, audit log.
+
+Every `add_message` commits at once, so a crash loses at most the reply being streamed.
+A database that cannot be read, or that a newer Deskhand wrote, is moved aside with a
+notice for the person, never silently emptied.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from desktop.events import Usage
+
+SCHEMA_VERSION = 1
+DEFAULT_TITLE = "New chat"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    id INTEGER PRIMARY KEY,
+    title TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS messages (
+    id INTEGER PRIMARY KEY,
+    session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+    content TEXT NOT NULL,
+    search_text TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL DEFAULT 'complete',
+    model TEXT,
+    usage TEXT,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS messages_by_session ON messages(session_id, id);
+CREATE TABLE IF NOT EXISTS attachments (
+    id INTEGER PRIMARY KEY,
+    session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    message_id INTEGER REFERENCES messages(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    mime TEXT NOT NULL,
+    width INTEGER,
+    height INTEGER,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audit (
+    id INTEGER PRIMARY KEY,
+    at REAL NOT NULL,
+    session_id INTEGER,
+    tool TEXT NOT NULL,
+    action TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    input_digest TEXT NOT NULL,
+    decision TEXT NOT NULL,
+    decided_by TEXT NOT NULL,
+    outcome TEXT,
+    duration_ms INTEGER
+);
+"""
+
+MessageStatus = Literal["complete", "stopped", "failed"]
+
+
+class StoreError(Exception):
+    """The store could not be opened or written."""
+
+
+class Session(BaseModel):
+    id: int
+    title: str
+    created_at: float
+    updated_at: float
+
+
+class StoredMessage(BaseModel):
+    id: int
+    session_id: int
+    role: Literal["user", "assistant"]
+    content: list[dict[str, Any]]
+    status: MessageStatus
+    model: str | None = None
+    usage: Usage | None = None
+    created_at: float
+
+    @property
+    def text(self) -> str:
+        return "".join(b.get("text", "") for b in self.content if b.get("type") == "text")
+
+
+def _plain_text(content: list[dict[str, Any]]) -> str:
+    parts: list[str] = []
+    for block in content:
+        if block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        elif block.get("type") == "tool_result":
+            inner = block.get("content")
+            if isinstance(inner, list):
+                parts.append(_plain_text(inner))
+            elif isinstance(inner, str):
+                parts.append(inner)
+    return "\n".join(parts)
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+class Store:
+    """One SQLite file. Open with `Store.open(path)`; read `notice` for anything the person should know."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path, notice: str | None) -> None:
+        self._db = connection
+        self.path = path
+        self.notice = notice
+
+    @classmethod
+    def open(cls, path: Path) -> Store:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        notice = None
+        try:
+            db = cls._connect(path)
+        except _Unusable as problem:
+            aside = path.with_name(f"{path.name}.{problem.reason}-{time.strftime('%Y%m%d-%H%M%S')}")
+            for suffix in ("", "-wal", "-shm"):
+                part = Path(f"{path}{suffix}")
+                if part.exists():
+                    part.replace(Path(f"{aside}{suffix}"))
+            notice = (
+                f"{problem.message} It was moved to {aside} and a new, empty history was started."
+            )
+            db = cls._connect(path)
+        return cls(db, path, notice)
+
+    @staticmethod
+    def _connect(path: Path) -> sqlite3.Connection:
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        try:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise _Unusable(
+                    "newer",
+                    "Your conversation history was written by a newer version of Deskhand.",
+                )
+            if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                raise _Unusable("corrupt", "Your conversation history was damaged.")
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA foreign_keys=ON")
+            db.executescript(_SCHEMA)
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            raise _Unusable("corrupt", "Your conversation history could not be read.") from exc
+        except _Unusable:
+            db.close()
+            raise
+        db.row_factory = sqlite3.Row
+        return db
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    # sessions
+
+    def create_session(self, title: str = DEFAULT_TITLE) -> Session:
+        now = time.time()
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO sessions (title, created_at, updated_at) VALUES (?, ?, ?)",
+                (title, now, now),
+            )
+        return Session(id=cursor.lastrowid or 0, title=title, created_at=now, updated_at=now)
+
+    def session(self, session_id: int) -> Session | None:
+        row = self._db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        return Session(**dict(row)) if row else None
+
+    def sessions(self, query: str = "") -> list[Session]:
+        """Newest first; `query` matches titles and message text, case-insensitively."""
+        if not query.strip():
+            rows = self._db.execute("SELECT * FROM sessions ORDER BY updated_at DESC, id DESC")
+        else:
+            pattern = f"%{_escape_like(query.strip())}%"
+            rows = self._db.execute(
+                "SELECT * FROM sessions s WHERE s.title LIKE ?1 ESCAPE '\\' OR EXISTS ("
+                " SELECT 1 FROM messages m WHERE m.session_id = s.id"
+                " AND m.search_text LIKE ?1 ESCAPE '\\')"
+                " ORDER BY updated_at DESC, id DESC",
+                (pattern,),
+            )
+        return [Session(**dict(row)) for row in rows]
+
+    def rename_session(self, session_id: int, title: str) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE sessions SET title = ? WHERE id = ?",
+                (title.strip() or DEFAULT_TITLE, session_id),
+            )
+
+    def delete_session(self, session_id: int) -> list[Path]:
+        """Deletes the session with its messages; returns its attachment files for the caller to remove."""
+        with self._transaction() as db:
+            files = [
+                Path(r[0])
+                for r in db.execute(
+                    "SELECT path FROM attachments WHERE session_id = ?", (session_id,)
+                )
+            ]
+            db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+        return files
+
+    # messages
+
+    def add_message(
+        self,
+        session_id: int,
+        role: Literal["user", "assistant"],
+        content: list[dict[str, Any]],
+        *,
+        status: MessageStatus = "complete",
+        model: str | None = None,
+        usage: Usage | None = None,
+    ) -> int:
+        """Append a message and commit it before returning."""
+        now = time.time()
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO messages (session_id, role, content, search_text, status, model, usage,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    session_id,
+                    role,
+                    json.dumps(content, ensure_ascii=False),
+                    _plain_text(content),
+                    status,
+                    model,
+                    usage.model_dump_json() if usage else None,
+                    now,
+                ),
+            )
+            db.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
+            if role == "user":
+                self._title_from_first_message(db, session_id, _plain_text(content))
+        return cursor.lastrowid or 0
+
+    @staticmethod
+    def _title_from_first_message(db: sqlite3.Connection, session_id: int, text: str) -> None:
+        title = " ".join(text.split())
+        if not title:
+            return
+        if len(title) > 48:
+            title = title[:47].rstrip() + "…"
+        db.execute(
+            "UPDATE sessions SET title = ? WHERE id = ? AND title = ?",
+            (title, session_id, DEFAULT_TITLE),
+        )
+
+    def messages(self, session_id: int) -> list[StoredMessage]:
+        rows = self._db.execute(
+            "SELECT * FROM messages WHERE session_id = ? ORDER BY id", (session_id,)
+        ).fetchall()
+        return [
+            StoredMessage(
+                id=row["id"],
+                session_id=row["session_id"],
+                role=row["role"],
+                content=json.loads(row["content"]),
+                status=row["status"],
+                model=row["model"],
+                usage=Usage.model_validate_json(row["usage"]) if row["usage"] else None,
+                created_at=row["created_at"],
+            )
+            for row in rows
+        ]
+
+    def last_usage(self, session_id: int) -> tuple[str | None, Usage | None]:
+        row = self._db.execute(
+            "SELECT model, usage FROM messages WHERE session_id = ? AND usage IS NOT NULL"
+            " ORDER BY id DESC LIMIT 1",
+            (session_id,),
+        ).fetchone()
+        if not row:
+            return None, None
+        return row["model"], Usage.model_validate_json(row["usage"])
+
+    # attachments
+
+    def add_attachment(
+        self,
+        session_id: int,
+        path: Path,
+        mime: str,
+        width: int | None,
+        height: int | None,
+        message_id: int | None = None,
+    ) -> int:
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO attachments (session_id, message_id, path, mime, width, height, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (session_id, message_id, str(path), mime, width, height, time.time()),
+            )
+        return cursor.lastrowid or 0
+
+
+class _Unusable(Exception):
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+def format_time(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, tz=UTC).astimezone().strftime("%Y-%m-%d %H:%M")

@@ -1,0 +1,84 @@
+"""Everything one running Deskhand holds, without Qt: paths, settings, key, store, tools, agent.
+
+The composition root builds one `Workspace`; the window shows it and calls into it.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from desktop.agent import Agent
+from desktop.keystore import KeyStore
+from desktop.paths import DataPaths
+from desktop.settings import KeyStorage, Settings, SettingsFile
+from desktop.store import Store
+from tools.base import ToolRegistry
+
+
+class Workspace:
+    """One data dir's worth of Deskhand state."""
+
+    def __init__(self, paths: DataPaths, *, registry: ToolRegistry | None = None) -> None:
+        paths.ensure()
+        self.paths = paths
+        self.settings_file = SettingsFile(paths.settings)
+        self.settings: Settings = self.settings_file.load()
+        self.keys = KeyStore(
+            account=paths.keychain_account,
+            key_file=paths.key_file,
+            storage=self.settings.key_storage,
+        )
+        self.store = Store.open(paths.database)
+        self.registry = registry or ToolRegistry()
+        self.agent = Agent(
+            store=self.store,
+            settings=lambda: self.settings,
+            api_key=self.keys.aget,
+            registry=self.registry,
+            attachments_dir=paths.attachments,
+        )
+        self.listeners: list[Callable[[Settings], None]] = []
+
+    @classmethod
+    def open(cls, data_dir: Path | None = None, **kwargs: object) -> Workspace:
+        return cls(DataPaths.for_data_dir(data_dir), **kwargs)  # type: ignore[arg-type]
+
+    @property
+    def notices(self) -> list[str]:
+        """Things the person should be told at start (moved-aside files...)."""
+        return [n for n in (self.store.notice, self.settings_file.notice) if n]
+
+    def has_key(self) -> bool:
+        return bool(self.keys.get())
+
+    def apply_settings(self, settings: Settings, api_key: str | None = None) -> KeyStorage | None:
+        """Save new settings (and the key, if given); returns where the key went."""
+        stored_in = None
+        if api_key is not None:
+            stored_in = self.keys.set(api_key, settings.key_storage)
+            if stored_in != settings.key_storage:
+                settings = settings.model_copy(update={"key_storage": stored_in})
+        self.settings = settings
+        self.settings_file.save(settings)
+        for listener in self.listeners:
+            listener(settings)
+        return stored_in
+
+    def delete_session(self, session_id: int) -> None:
+        for path in self.store.delete_session(session_id):
+            path.unlink(missing_ok=True)
+        shutil.rmtree(self.paths.attachments / str(session_id), ignore_errors=True)
+
+    async def list_models(self) -> list[str]:
+        """Model ids from the server's models API, newest first. Raises on failure."""
+        client = await self.agent.client()
+        return [model.id async for model in client.models.list(limit=100)]
+
+    async def close(self) -> None:
+        await self.agent.close()
+        self.store.close()
+
+
+Closer = Callable[[], Awaitable[None]]

@@ -1,0 +1,66 @@
+"""Shared fixtures: offscreen Qt, a qasync loop, the scripted model server, a throwaway data dir."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# Before Qt or keyring load: no screen needed, and tests never touch the person's real keychain.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+
+from desktop.workspace import Workspace  # noqa: E402
+from tests.support.model_server import ScriptedModelServer  # noqa: E402
+
+
+@pytest.fixture
+def model_server() -> Iterator[ScriptedModelServer]:
+    with ScriptedModelServer() as server:
+        yield server
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def api_env(monkeypatch: pytest.MonkeyPatch, model_server: ScriptedModelServer) -> ScriptedModelServer:
+    """Key and base URL from the environment, as a person would set them; the server answers."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", model_server.base_url)
+    return model_server
+
+
+@pytest.fixture
+def no_api_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+
+
+@pytest.fixture
+def workspace(data_dir: Path, api_env: ScriptedModelServer) -> Iterator[Workspace]:
+    """A workspace talking to the scripted server, with SDK retries off so failures show at once."""
+    ws = Workspace.open(data_dir)
+    settings = ws.settings.model_copy(deep=True)
+    settings.model.max_retries = 0
+    ws.apply_settings(settings)
+    yield ws
+    ws.store.close()
+
+
+@pytest.fixture
+def aloop(qapp):  # type: ignore[no-untyped-def]
+    """A qasync event loop on the test's QApplication: `aloop.run_until_complete(coro)` drives both."""
+    import qasync
+
+    loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(loop)
+    yield loop
+    for task in asyncio.all_tasks(loop):
+        task.cancel()
+    asyncio.set_event_loop(None)

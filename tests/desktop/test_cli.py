@@ -1,0 +1,78 @@
+"""The command line a person types: --version, doctor, and --data-dir isolation."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from desktop import __version__
+from desktop.paths import DataPaths
+from desktop.workspace import Workspace
+from tests.support.model_server import ScriptedModelServer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def deskhand(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "desktop", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+    )
+
+
+def test_version() -> None:
+    result = deskhand("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"Deskhand {__version__}"
+
+
+def test_doctor_passes_with_a_reachable_server(data_dir: Path, api_env: ScriptedModelServer) -> None:
+    result = deskhand("--data-dir", str(data_dir), "doctor")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = {line.split("  ")[0].strip(): line for line in result.stdout.splitlines()}
+    for check in ("Python", "Qt platform", "Data dir writable", "API key", "API reachable", "Browser"):
+        assert check in lines, result.stdout
+    assert "FAIL" not in result.stdout
+    assert "claude-sonnet" in lines["API reachable"]
+    assert any(r.path.startswith("/v1/models/") for r in api_env.requests)
+
+
+def test_doctor_fails_without_a_key_and_says_what_to_do(data_dir: Path, no_api_env: None) -> None:
+    result = deskhand("--data-dir", str(data_dir), "doctor")
+    assert result.returncode == 1
+    key_line = next(line for line in result.stdout.splitlines() if line.startswith("API key"))
+    assert "FAIL" in key_line and "Settings" in key_line
+
+
+def test_doctor_names_an_unknown_model(data_dir: Path, api_env: ScriptedModelServer) -> None:
+    ws = Workspace.open(data_dir)
+    settings = ws.settings.model_copy(deep=True)
+    settings.model.model = "claude-imaginary-9"
+    ws.apply_settings(settings)
+    ws.store.close()
+    result = deskhand("--data-dir", str(data_dir), "doctor")
+    assert result.returncode == 1
+    assert "Model not found" in result.stdout
+
+
+def test_two_data_dirs_never_see_each_other(tmp_path: Path, api_env: ScriptedModelServer) -> None:
+    first, second = DataPaths.for_data_dir(tmp_path / "a"), DataPaths.for_data_dir(tmp_path / "b")
+    for field in ("database", "settings", "attachments", "logs", "key_file", "keychain_account"):
+        assert getattr(first, field) != getattr(second, field)
+    a = Workspace(first)
+    settings = a.settings.model_copy(deep=True)
+    settings.model.system_prompt_extra = "Answer in French."
+    a.apply_settings(settings)
+    a.store.create_session("only in a")
+    b = Workspace(second)
+    assert b.store.sessions() == [] and b.settings.model.system_prompt_extra == ""
+    for path in (first.database, first.settings):
+        assert path.is_relative_to(tmp_path / "a")
+    a.store.close()
+    b.store.close()

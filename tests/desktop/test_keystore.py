@@ -1,0 +1,76 @@
+"""The API key: keychain when there is one; else this run only, or a file only the person can read."""
+
+from __future__ import annotations
+
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import keyring.backend
+import pytest
+
+from desktop.keystore import KeyStore, keychain_available
+
+
+class MemoryKeychain(keyring.backend.KeyringBackend):
+    """Stands in for the OS keychain, which this test machine does not have."""
+
+    priority = 10  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.items: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.items.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.items[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.items.pop((service, username), None)
+
+
+@pytest.fixture
+def keychain() -> Iterator[MemoryKeychain]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeychain()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+def files_containing(root: Path, secret: str) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+
+
+def test_key_goes_to_the_keychain_and_never_to_a_file(tmp_path: Path, keychain: MemoryKeychain, no_api_env: None) -> None:
+    store = KeyStore(account="api-key", key_file=tmp_path / "api-key", storage="keychain")
+    assert store.set("sk-ant-secret", "keychain") == "keychain"
+    assert keychain.items[("Deskhand", "api-key")] == "sk-ant-secret"
+    assert KeyStore(account="api-key", key_file=tmp_path / "api-key", storage="keychain").get() == "sk-ant-secret"
+    assert files_containing(tmp_path, "sk-ant-secret") == []
+
+
+def test_without_a_keychain_the_key_is_kept_for_this_run_only(tmp_path: Path, no_api_env: None) -> None:
+    assert not keychain_available()
+    store = KeyStore(account="api-key", key_file=tmp_path / "api-key", storage="keychain")
+    assert store.set("sk-ant-secret", "keychain") == "session"
+    assert store.get() == "sk-ant-secret" and store.source() == "kept for this run only"
+    assert files_containing(tmp_path, "sk-ant-secret") == []
+    assert KeyStore(account="api-key", key_file=tmp_path / "api-key", storage="session").get() is None
+
+
+def test_with_consent_the_key_is_in_a_file_only_the_person_can_read(tmp_path: Path, no_api_env: None) -> None:
+    key_file = tmp_path / "api-key"
+    store = KeyStore(account="api-key", key_file=key_file, storage="file")
+    assert store.set("sk-ant-secret", "file") == "file"
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert KeyStore(account="api-key", key_file=key_file, storage="file").get() == "sk-ant-secret"
+
+
+def test_environment_key_is_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-from-env")
+    store = KeyStore(account="api-key", key_file=tmp_path / "api-key", storage="session")
+    assert store.get() == "sk-from-env" and "ANTHROPIC_API_KEY" in store.source()

@@ -1,0 +1,1 @@
+"""Everything the model can call. Never imports Qt, `desktop` or `ui`."""

@@ -1,0 +1,1 @@
+"""The browser the model drives (Playwright); for now, finding which browser to use."""
