@@ -22,6 +22,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         help="keep everything Deskhand writes (history, settings, attachments, logs) under this folder",
     )
+    parser.add_argument(
+        "--permission-mode",
+        choices=["ask", "changes", "autonomous"],
+        default=None,
+        help="when to ask before acting, for this run only: ask every time, ask for changes, "
+        "or autonomous (only consequential actions ask)",
+    )
     commands = parser.add_subparsers(dest="command")
     commands.add_parser(
         "doctor", help="check the setup and print a table; exits non-zero if a required check fails"

@@ -14,7 +14,7 @@ import mimetypes
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
 
 from anthropic import AsyncAnthropic
 from pydantic import BaseModel
@@ -33,7 +33,9 @@ from desktop.events import (
     TurnStarted,
     Usage,
 )
+from desktop.gate import Gate, denial_text
 from desktop.model import build_request, make_client
+from desktop.permissions import ToolCall
 from desktop.settings import Settings
 from desktop.store import MessageStatus, Store
 from tools.base import TOOL_FAILED, RunContext, Tool, ToolRegistry, ToolResult
@@ -45,6 +47,12 @@ KeyProvider = Callable[[], Awaitable[str | None]]
 
 STOPPED_TOOL = "Stopped by the person before this action finished."
 MAX_PAUSE_CONTINUATIONS = 5
+OutcomeKind = Literal["ok", "error", "denied", "blocked", "stopped"]
+
+
+def tool_label(title: str, action: str) -> str:
+    """The card's label: "Browser: navigate", "macOS: calendar today"."""
+    return f"{title}: {action.replace('_', ' ')}"
 
 
 def _notice_for(stop_reason: str, settings: Settings) -> str | None:
@@ -72,12 +80,14 @@ class Agent:
         settings: Callable[[], Settings],
         api_key: KeyProvider,
         registry: ToolRegistry,
+        gate: Gate,
         attachments_dir: Any,
     ) -> None:
         self.store = store
         self._settings = settings
         self._api_key = api_key
         self.registry = registry
+        self.gate = gate
         self.attachments_dir = attachments_dir
         self._client: AsyncAnthropic | None = None
         self._client_config: tuple[Any, ...] | None = None
@@ -255,6 +265,7 @@ class Agent:
                             tool_use_id=use["id"],
                             is_error=True,
                             summary=STOPPED_TOOL,
+                            outcome="stopped",
                         )
                     )
             message_id = self.store.add_message(session_id, "user", results)
@@ -265,8 +276,9 @@ class Agent:
             )
 
     async def _run_tool(self, session_id: int, use: dict[str, Any], emit: Emit) -> dict[str, Any]:
-        parsed = self.registry.parse(use["name"], use.get("input") or {})
-        label = use["name"]
+        raw_input = use.get("input") or {}
+        parsed = self.registry.parse(use["name"], raw_input)
+        outcome: OutcomeKind = "error"
         if isinstance(parsed, ToolResult):
             result = parsed
             emit(
@@ -274,23 +286,43 @@ class Agent:
                     session_id=session_id,
                     tool_use_id=use["id"],
                     name=use["name"],
-                    label=label,
-                    input=use.get("input") or {},
+                    label=use["name"],
+                    input=raw_input,
                 )
             )
         else:
             tool, call = parsed
-            label = tool.summary(call)
+            risk, reason = tool.risk(call)
+            request = ToolCall(
+                session_id=session_id,
+                tool_use_id=use["id"],
+                tool=tool.name,
+                action=tool.action(call),
+                input=raw_input,
+                risk=risk,
+                reason=reason,
+                summary=tool.summary(call),
+                target=tool.target(call),
+            )
             emit(
                 ToolStarted(
                     session_id=session_id,
                     tool_use_id=use["id"],
                     name=tool.name,
-                    label=label,
-                    input=use.get("input") or {},
+                    label=tool_label(tool.title, request.action),
+                    summary=request.summary,
+                    input=raw_input,
                 )
             )
-            result = await self._execute(session_id, use["id"], tool, call, emit)
+            decision, audit_id = await self.gate.check(request)
+            if decision.verdict == "allow":
+                started = time.monotonic()
+                result = await self._execute(session_id, use["id"], tool, call, emit)
+                self.gate.finished(audit_id, ok=not result.is_error, started=started)
+                outcome = "error" if result.is_error else "ok"
+            else:
+                result = ToolResult.failure(denial_text(decision))
+                outcome = "blocked" if decision.by == "rule" else "denied"
         images = self._save_images(session_id, result)
         emit(
             ToolFinished(
@@ -298,6 +330,7 @@ class Agent:
                 tool_use_id=use["id"],
                 is_error=result.is_error,
                 summary=result.text[:300],
+                outcome=outcome,
                 images=[str(path) for path in images],
             )
         )

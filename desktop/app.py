@@ -13,6 +13,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop.paths import DataPaths
+from desktop.permissions import Mode
 from desktop.workspace import Workspace
 
 
@@ -31,10 +32,13 @@ async def _main(app: QApplication, args: argparse.Namespace) -> int:
     try:
         paths.ensure()
     except OSError as exc:
-        QMessageBox.critical(None, "Deskhand", f"Deskhand cannot write to {paths.root}:\n{exc.strerror}")
+        QMessageBox.critical(
+            None, "Deskhand", f"Deskhand cannot write to {paths.root}:\n{exc.strerror}"
+        )
         return 1
     _setup_logging(paths)
-    workspace = Workspace(paths)
+    mode = Mode(args.permission_mode) if args.permission_mode else None
+    workspace = Workspace(paths, mode=mode)
     quitting = asyncio.Event()
     app.aboutToQuit.connect(quitting.set)
     window = MainWindow(workspace)

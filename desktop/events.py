@@ -51,7 +51,8 @@ class ToolStarted(BaseModel):
     session_id: int
     tool_use_id: str
     name: str
-    label: str
+    label: str  # "Browser: navigate"
+    summary: str = ""  # "Open https://example.com"
     input: dict[str, object] = Field(default_factory=dict)
 
 
@@ -68,6 +69,7 @@ class ToolFinished(BaseModel):
     tool_use_id: str
     is_error: bool
     summary: str
+    outcome: Literal["ok", "error", "denied", "blocked", "stopped"] = "ok"
     images: list[str] = Field(default_factory=list)  # attachment paths
 
 

@@ -15,6 +15,8 @@ from typing import Literal
 from anthropic.types import Model
 from pydantic import BaseModel, Field, ValidationError
 
+from desktop.permissions import PermissionSettings
+
 log = logging.getLogger(__name__)
 
 
@@ -67,6 +69,7 @@ class Settings(BaseModel):
     """All of Deskhand's settings."""
 
     model: ModelSettings = Field(default_factory=ModelSettings, title="Model")
+    permissions: PermissionSettings = Field(default_factory=PermissionSettings, title="Permissions")
     key_storage: KeyStorage = Field(
         "keychain",
         title="Key storage",

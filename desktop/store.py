@@ -321,6 +321,62 @@ class Store:
             )
         return cursor.lastrowid or 0
 
+    # audit log
+
+    def add_audit(self, entry: AuditEntry) -> int:
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO audit (at, session_id, tool, action, summary, input_digest, decision,"
+                " decided_by, outcome, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    entry.at,
+                    entry.session_id,
+                    entry.tool,
+                    entry.action,
+                    entry.summary,
+                    entry.input_digest,
+                    entry.decision,
+                    entry.decided_by,
+                    entry.outcome,
+                    entry.duration_ms,
+                ),
+            )
+        return cursor.lastrowid or 0
+
+    def finish_audit(self, audit_id: int, outcome: str, duration_ms: int) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE audit SET outcome = ?, duration_ms = ? WHERE id = ?",
+                (outcome, duration_ms, audit_id),
+            )
+
+    def audit(self, text: str = "", limit: int = 5000) -> list[AuditEntry]:
+        """Newest first; `text` filters on tool, action, summary, decision and outcome."""
+        pattern = f"%{_escape_like(text.strip())}%"
+        rows = self._db.execute(
+            "SELECT * FROM audit WHERE (?1 = '%%' OR tool LIKE ?1 ESCAPE '\\' OR action LIKE ?1 ESCAPE '\\'"
+            " OR summary LIKE ?1 ESCAPE '\\' OR decision LIKE ?1 ESCAPE '\\' OR outcome LIKE ?1 ESCAPE '\\')"
+            " ORDER BY id DESC LIMIT ?2",
+            (pattern, limit),
+        )
+        return [AuditEntry(**dict(row)) for row in rows]
+
+
+class AuditEntry(BaseModel):
+    """One decision about a tool call and, once it ran, its outcome."""
+
+    id: int | None = None
+    at: float
+    session_id: int | None
+    tool: str
+    action: str
+    summary: str
+    input_digest: str
+    decision: str  # allowed / denied
+    decided_by: str  # rule / mode / person / stop
+    outcome: str | None = None  # ok / error / not run
+    duration_ms: int | None = None
+
 
 class _Unusable(Exception):
     def __init__(self, reason: str, message: str) -> None:

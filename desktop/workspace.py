@@ -10,8 +10,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from desktop.agent import Agent
+from desktop.gate import Gate
 from desktop.keystore import KeyStore
 from desktop.paths import DataPaths
+from desktop.permissions import Mode, PermissionSettings, Rule
 from desktop.settings import KeyStorage, Settings, SettingsFile
 from desktop.store import Store
 from tools.base import ToolRegistry
@@ -20,7 +22,9 @@ from tools.base import ToolRegistry
 class Workspace:
     """One data dir's worth of Deskhand state."""
 
-    def __init__(self, paths: DataPaths, *, registry: ToolRegistry | None = None) -> None:
+    def __init__(
+        self, paths: DataPaths, *, registry: ToolRegistry | None = None, mode: Mode | None = None
+    ) -> None:
         paths.ensure()
         self.paths = paths
         self.settings_file = SettingsFile(paths.settings)
@@ -32,11 +36,14 @@ class Workspace:
         )
         self.store = Store.open(paths.database)
         self.registry = registry or ToolRegistry()
+        self.mode_override = mode  # --permission-mode: this run only, not saved
+        self.gate = Gate(settings=self.permissions, store=self.store, remember=self.set_rule)
         self.agent = Agent(
             store=self.store,
             settings=lambda: self.settings,
             api_key=self.keys.aget,
             registry=self.registry,
+            gate=self.gate,
             attachments_dir=paths.attachments,
         )
         self.listeners: list[Callable[[Settings], None]] = []
@@ -65,6 +72,33 @@ class Workspace:
         for listener in self.listeners:
             listener(settings)
         return stored_in
+
+    def permissions(self) -> PermissionSettings:
+        """The permission settings in force: saved ones, with this run's mode override."""
+        current = self.settings.permissions
+        if self.mode_override is None:
+            return current
+        return current.model_copy(update={"mode": self.mode_override})
+
+    @property
+    def mode(self) -> Mode:
+        return self.permissions().mode
+
+    def set_mode(self, mode: Mode) -> None:
+        """Switch mode (toolbar or Settings): saved, and it ends a command-line override."""
+        self.mode_override = None
+        settings = self.settings.model_copy(deep=True)
+        settings.permissions.mode = mode
+        self.apply_settings(settings)
+
+    def set_rule(self, key: str, rule: Rule | None) -> None:
+        """Set (or with None, clear) the rule for `tool.action`; saved at once."""
+        settings = self.settings.model_copy(deep=True)
+        if rule is None:
+            settings.permissions.rules.pop(key, None)
+        else:
+            settings.permissions.rules[key] = rule
+        self.apply_settings(settings)
 
     def delete_session(self, session_id: int) -> None:
         for path in self.store.delete_session(session_id):

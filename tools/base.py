@@ -7,7 +7,7 @@ fixed phrase, so the model reads what happened and the turn goes on.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
@@ -23,6 +23,12 @@ class Risk(StrEnum):
     READ = "read"  # no side effects
     CHANGE = "change"  # creates or edits something, undoable
     CONSEQUENTIAL = "consequential"  # sends, deletes, quits, pays, runs code
+
+
+class ActionInfo(BaseModel):
+    name: str
+    risk: Risk
+    description: str = ""
 
 
 class ToolImage(BaseModel):
@@ -75,7 +81,16 @@ class Tool(Generic[InputT]):
         return getattr(call, "action", self.name)
 
     def summary(self, call: InputT) -> str:
+        """One line a person reads in the approval sheet, e.g. "Send mail to ana@example.com"."""
         return f"{self.title}: {self.action(call)}"
+
+    def target(self, call: InputT) -> str | None:
+        """What the call acts on, shown to the approver: a page URL or an app name."""
+        return None
+
+    def actions(self) -> list[ActionInfo]:
+        """Every action this tool offers with its usual risk, for the Permissions page."""
+        return [ActionInfo(name=self.name, risk=Risk.CONSEQUENTIAL, description=self.description)]
 
     async def run(self, call: InputT, ctx: RunContext) -> ToolResult:
         raise NotImplementedError
@@ -109,6 +124,9 @@ class ToolRegistry:
 
     def __len__(self) -> int:
         return len(self._tools)
+
+    def __iter__(self) -> Iterator[Tool[Any]]:
+        return iter(self._tools.values())
 
     def api_tools(self) -> list[dict[str, Any]]:
         return [tool.api_schema() for tool in self._tools.values()]

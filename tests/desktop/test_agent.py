@@ -24,6 +24,7 @@ from tests.support.model_server import (
 )
 from tests.support.sample_tools import NotebookTool
 from tests.support.waiting import wait_until
+from tools.base import Risk
 
 
 class Recorder:
@@ -55,9 +56,18 @@ def run_turn(ws: Workspace, text: str, session_id: int | None = None) -> tuple[i
     return sid, rec
 
 
-def test_reply_streams_is_saved_and_uses_prompt_cache(workspace: Workspace, model_server: ScriptedModelServer) -> None:
-    usage = Usage(input_tokens=120, output_tokens=7, cache_creation_input_tokens=50, cache_read_input_tokens=900)
-    model_server.enqueue(Reply(blocks=[Text(text="Hello **there**, friend.", chunk_size=4)], usage=usage))
+def test_reply_streams_is_saved_and_uses_prompt_cache(
+    workspace: Workspace, model_server: ScriptedModelServer
+) -> None:
+    usage = Usage(
+        input_tokens=120,
+        output_tokens=7,
+        cache_creation_input_tokens=50,
+        cache_read_input_tokens=900,
+    )
+    model_server.enqueue(
+        Reply(blocks=[Text(text="Hello **there**, friend.", chunk_size=4)], usage=usage)
+    )
 
     sid, rec = run_turn(workspace, "Hi")
 
@@ -67,7 +77,10 @@ def test_reply_streams_is_saved_and_uses_prompt_cache(workspace: Workspace, mode
     assert finished.stop_reason == "end_turn" and finished.notice is None
     assert finished.usage.cache_read_input_tokens == 900 and finished.usage.output_tokens == 7
     stored = workspace.store.messages(sid)
-    assert [(m.role, m.text) for m in stored] == [("user", "Hi"), ("assistant", "Hello **there**, friend.")]
+    assert [(m.role, m.text) for m in stored] == [
+        ("user", "Hi"),
+        ("assistant", "Hello **there**, friend."),
+    ]
     assert stored[1].usage and stored[1].usage.cache_creation_input_tokens == 50
     body = model_server.message_requests[0]
     assert body["stream"] is True
@@ -75,7 +88,9 @@ def test_reply_streams_is_saved_and_uses_prompt_cache(workspace: Workspace, mode
     assert body["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
 
 
-def test_reopened_session_sends_full_history(workspace: Workspace, model_server: ScriptedModelServer) -> None:
+def test_reopened_session_sends_full_history(
+    workspace: Workspace, model_server: ScriptedModelServer
+) -> None:
     model_server.enqueue(text_reply("Paris."), text_reply("About 2.1 million."))
     sid, _ = run_turn(workspace, "Capital of France?")
     workspace.store.close()
@@ -91,7 +106,7 @@ def test_reopened_session_sends_full_history(workspace: Workspace, model_server:
 def test_tool_call_runs_and_the_model_reads_its_result(
     workspace: Workspace, model_server: ScriptedModelServer
 ) -> None:
-    notebook = NotebookTool()
+    notebook = NotebookTool(risk=Risk.READ)  # reads run without asking in the default mode
     workspace.registry.add(notebook)
     model_server.enqueue(
         tool_reply(ToolUse(name="notebook", input={"text": "buy milk"}), text="Writing it down."),
@@ -108,13 +123,20 @@ def test_tool_call_runs_and_the_model_reads_its_result(
     assert result["type"] == "tool_result" and not result.get("is_error")
     assert result["content"][0]["text"] == "Wrote line 1."
     assert rec.of(TurnFinished)[-1].stop_reason == "end_turn"
-    assert [m.role for m in workspace.store.messages(sid)] == ["user", "assistant", "user", "assistant"]
+    assert [m.role for m in workspace.store.messages(sid)] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
 
 
 def test_unknown_tool_is_answered_with_an_error_and_the_turn_goes_on(
     workspace: Workspace, model_server: ScriptedModelServer
 ) -> None:
-    model_server.enqueue(tool_reply(ToolUse(name="teleport", input={})), text_reply("I can't do that here."))
+    model_server.enqueue(
+        tool_reply(ToolUse(name="teleport", input={})), text_reply("I can't do that here.")
+    )
 
     _, rec = run_turn(workspace, "Teleport me")
 
@@ -126,7 +148,11 @@ def test_unknown_tool_is_answered_with_an_error_and_the_turn_goes_on(
 
 @pytest.mark.parametrize(
     ("stop_reason", "words"),
-    [("max_tokens", "Max tokens"), ("refusal", "declined"), ("model_context_window_exceeded", "new chat")],
+    [
+        ("max_tokens", "Max tokens"),
+        ("refusal", "declined"),
+        ("model_context_window_exceeded", "new chat"),
+    ],
 )
 def test_unusual_stop_reasons_give_a_visible_notice(
     workspace: Workspace, model_server: ScriptedModelServer, stop_reason: str, words: str
@@ -138,7 +164,9 @@ def test_unusual_stop_reasons_give_a_visible_notice(
     assert finished.notice and words in finished.notice
 
 
-def test_pause_turn_is_continued_automatically(workspace: Workspace, model_server: ScriptedModelServer) -> None:
+def test_pause_turn_is_continued_automatically(
+    workspace: Workspace, model_server: ScriptedModelServer
+) -> None:
     model_server.enqueue(text_reply("Working… ", stop_reason="pause_turn"), text_reply("finished."))
     _, rec = run_turn(workspace, "Long job")
     assert len(model_server.message_requests) == 2
@@ -150,8 +178,16 @@ def test_pause_turn_is_continued_automatically(workspace: Workspace, model_serve
     ("script", "kind"),
     [
         (HttpError(status=401, type="authentication_error"), "auth"),
-        (HttpError(status=429, type="rate_limit_error", headers={"retry-after": "30"}), "rate_limit"),
-        (HttpError(status=400, type="invalid_request_error", message="Your credit balance is too low"), "billing"),
+        (
+            HttpError(status=429, type="rate_limit_error", headers={"retry-after": "30"}),
+            "rate_limit",
+        ),
+        (
+            HttpError(
+                status=400, type="invalid_request_error", message="Your credit balance is too low"
+            ),
+            "billing",
+        ),
         (HttpError(status=404, type="not_found_error", message="model: nope"), "model_not_found"),
         (StreamError(text="Half an ans", type="overloaded_error"), "overloaded"),
         (DropConnection(text="Half an ans"), "network"),
@@ -218,7 +254,11 @@ def test_stop_mid_stream_keeps_partial_text_and_a_valid_transcript(
 
     asyncio.run(go())
     stored = workspace.store.messages(sid)
-    assert (stored[1].role, stored[1].status, stored[1].text) == ("assistant", "stopped", "The first part of a long")
+    assert (stored[1].role, stored[1].status, stored[1].text) == (
+        "assistant",
+        "stopped",
+        "The first part of a long",
+    )
     sent = model_server.message_requests[1]["messages"]
     assert [m["role"] for m in sent] == ["user", "assistant", "user"]
 
@@ -226,10 +266,13 @@ def test_stop_mid_stream_keeps_partial_text_and_a_valid_transcript(
 def test_stop_while_a_tool_runs_answers_every_tool_use(
     workspace: Workspace, model_server: ScriptedModelServer
 ) -> None:
-    slow = NotebookTool(delay=30)
+    slow = NotebookTool(risk=Risk.READ, delay=30)
     workspace.registry.add(slow)
     model_server.enqueue(
-        tool_reply(ToolUse(name="notebook", input={"text": "a"}), ToolUse(name="notebook", input={"text": "b"})),
+        tool_reply(
+            ToolUse(name="notebook", input={"text": "a"}),
+            ToolUse(name="notebook", input={"text": "b"}),
+        ),
         text_reply("OK."),
     )
     sid = workspace.store.create_session().id

@@ -32,11 +32,20 @@ def test_version() -> None:
     assert result.stdout.strip() == f"Deskhand {__version__}"
 
 
-def test_doctor_passes_with_a_reachable_server(data_dir: Path, api_env: ScriptedModelServer) -> None:
+def test_doctor_passes_with_a_reachable_server(
+    data_dir: Path, api_env: ScriptedModelServer
+) -> None:
     result = deskhand("--data-dir", str(data_dir), "doctor")
     assert result.returncode == 0, result.stdout + result.stderr
     lines = {line.split("  ")[0].strip(): line for line in result.stdout.splitlines()}
-    for check in ("Python", "Qt platform", "Data dir writable", "API key", "API reachable", "Browser"):
+    for check in (
+        "Python",
+        "Qt platform",
+        "Data dir writable",
+        "API key",
+        "API reachable",
+        "Browser",
+    ):
         assert check in lines, result.stdout
     assert "FAIL" not in result.stdout
     assert "claude-sonnet" in lines["API reachable"]

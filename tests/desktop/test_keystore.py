@@ -45,24 +45,35 @@ def files_containing(root: Path, secret: str) -> list[Path]:
     return [p for p in root.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
 
 
-def test_key_goes_to_the_keychain_and_never_to_a_file(tmp_path: Path, keychain: MemoryKeychain, no_api_env: None) -> None:
+def test_key_goes_to_the_keychain_and_never_to_a_file(
+    tmp_path: Path, keychain: MemoryKeychain, no_api_env: None
+) -> None:
     store = KeyStore(account="api-key", key_file=tmp_path / "api-key", storage="keychain")
     assert store.set("sk-ant-secret", "keychain") == "keychain"
     assert keychain.items[("Deskhand", "api-key")] == "sk-ant-secret"
-    assert KeyStore(account="api-key", key_file=tmp_path / "api-key", storage="keychain").get() == "sk-ant-secret"
+    assert (
+        KeyStore(account="api-key", key_file=tmp_path / "api-key", storage="keychain").get()
+        == "sk-ant-secret"
+    )
     assert files_containing(tmp_path, "sk-ant-secret") == []
 
 
-def test_without_a_keychain_the_key_is_kept_for_this_run_only(tmp_path: Path, no_api_env: None) -> None:
+def test_without_a_keychain_the_key_is_kept_for_this_run_only(
+    tmp_path: Path, no_api_env: None
+) -> None:
     assert not keychain_available()
     store = KeyStore(account="api-key", key_file=tmp_path / "api-key", storage="keychain")
     assert store.set("sk-ant-secret", "keychain") == "session"
     assert store.get() == "sk-ant-secret" and store.source() == "kept for this run only"
     assert files_containing(tmp_path, "sk-ant-secret") == []
-    assert KeyStore(account="api-key", key_file=tmp_path / "api-key", storage="session").get() is None
+    assert (
+        KeyStore(account="api-key", key_file=tmp_path / "api-key", storage="session").get() is None
+    )
 
 
-def test_with_consent_the_key_is_in_a_file_only_the_person_can_read(tmp_path: Path, no_api_env: None) -> None:
+def test_with_consent_the_key_is_in_a_file_only_the_person_can_read(
+    tmp_path: Path, no_api_env: None
+) -> None:
     key_file = tmp_path / "api-key"
     store = KeyStore(account="api-key", key_file=key_file, storage="file")
     assert store.set("sk-ant-secret", "file") == "file"

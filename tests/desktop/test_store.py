@@ -72,7 +72,9 @@ def test_a_newer_schema_is_moved_aside_not_emptied(tmp_path: Path) -> None:
     assert store.notice and "newer version" in store.notice
     assert store.sessions() == []
     aside = next(
-        p for p in tmp_path.iterdir() if p.name.startswith("deskhand.db.newer-") and not p.name.endswith(("-wal", "-shm"))
+        p
+        for p in tmp_path.iterdir()
+        if p.name.startswith("deskhand.db.newer-") and not p.name.endswith(("-wal", "-shm"))
     )
     with sqlite3.connect(aside) as raw:
         assert raw.execute("SELECT title FROM sessions").fetchone()[0] == "from the future"
@@ -84,7 +86,9 @@ def test_wal_mode_and_search_by_title_and_text(tmp_path: Path) -> None:
     assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     trip = store.create_session()
     store.add_message(trip.id, "user", [{"type": "text", "text": "Plan a trip to Lisbon"}])
-    store.add_message(trip.id, "assistant", [{"type": "text", "text": "Day one: the Alfama district."}])
+    store.add_message(
+        trip.id, "assistant", [{"type": "text", "text": "Day one: the Alfama district."}]
+    )
     other = store.create_session("Groceries")
     assert store.session(trip.id).title == "Plan a trip to Lisbon"  # titled from the first message
     assert [s.id for s in store.sessions("alfama")] == [trip.id]  # body text, any case

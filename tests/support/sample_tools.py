@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from pydantic import BaseModel
 
-from tools.base import Risk, RunContext, Tool, ToolImage, ToolResult
+from tools.base import ActionInfo, Risk, RunContext, Tool, ToolImage, ToolResult
 
 
 class NoteInput(BaseModel):
@@ -22,7 +22,9 @@ class NotebookTool(Tool[NoteInput]):
     description: ClassVar[str] = "Write a line into the notebook."
     Input = NoteInput
 
-    def __init__(self, risk: Risk = Risk.CHANGE, delay: float = 0.0, image: ToolImage | None = None) -> None:
+    def __init__(
+        self, risk: Risk = Risk.CHANGE, delay: float = 0.0, image: ToolImage | None = None
+    ) -> None:
         self.lines: list[str] = []
         self._risk = risk
         self.delay = delay
@@ -31,6 +33,12 @@ class NotebookTool(Tool[NoteInput]):
 
     def risk(self, call: NoteInput) -> tuple[Risk, str]:
         return self._risk, "Writes into the notebook"
+
+    def action(self, call: NoteInput) -> str:
+        return "write"
+
+    def actions(self) -> list[ActionInfo]:
+        return [ActionInfo(name="write", risk=self._risk, description="Write a line")]
 
     def summary(self, call: NoteInput) -> str:
         return f"Notebook: write {call.text!r}"
@@ -41,4 +49,6 @@ class NotebookTool(Tool[NoteInput]):
         if self.delay:
             await asyncio.sleep(self.delay)
         self.lines.append(call.text)
-        return ToolResult(text=f"Wrote line {len(self.lines)}.", images=[self.image] if self.image else [])
+        return ToolResult(
+            text=f"Wrote line {len(self.lines)}.", images=[self.image] if self.image else []
+        )

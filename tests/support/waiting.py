@@ -7,9 +7,9 @@ import time
 from collections.abc import Callable
 
 
-async def wait_until(predicate: Callable[[], object], timeout: float = 10.0, what: str = "") -> None:
-    """Poll `predicate` every few ms until it is truthy; fail with `what` after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
+async def wait_until(predicate: Callable[[], object], limit: float = 10.0, what: str = "") -> None:
+    """Poll `predicate` every few ms until it is truthy; fail with `what` after `limit` seconds."""
+    deadline = time.monotonic() + limit
     while not predicate():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what or predicate}")

@@ -1,0 +1,99 @@
+"""The gate in front of every tool call: decide, ask the person when needed, audit, remember rules."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+from collections.abc import Callable
+
+from desktop.permissions import (
+    DENIED_BY_PERSON,
+    DENIED_BY_RULE,
+    NO_APPROVER,
+    ApprovalRequest,
+    Decision,
+    PermissionSettings,
+    Rule,
+    ToolCall,
+    decide,
+)
+from desktop.store import AuditEntry, Store
+
+Approver = Callable[[ApprovalRequest], None]
+
+
+def input_digest(value: object) -> str:
+    canonical = json.dumps(value, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+class Gate:
+    """`await gate.check(call)` returns the final decision (allow/deny) and its audit row."""
+
+    def __init__(
+        self,
+        *,
+        settings: Callable[[], PermissionSettings],
+        store: Store,
+        remember: Callable[[str, Rule], None],
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._remember = remember
+        self.approver: Approver | None = None  # the window sets this; without one, asks are denied
+
+    async def check(self, call: ToolCall) -> tuple[Decision, int]:
+        decision = decide(call, self._settings())
+        if decision.verdict == "ask":
+            try:
+                decision = await self._ask(call)
+            except asyncio.CancelledError:
+                self._audit(
+                    call, Decision(verdict="deny", by="stop", reason="stopped"), outcome="not run"
+                )
+                raise
+        outcome = None if decision.verdict == "allow" else "not run"
+        return decision, self._audit(call, decision, outcome)
+
+    async def _ask(self, call: ToolCall) -> Decision:
+        if self.approver is None:
+            return Decision(verdict="deny", by="mode", reason=NO_APPROVER)
+        request = ApprovalRequest(call)
+        self.approver(request)
+        answer = await request.wait()
+        if answer.allow and answer.always:
+            self._remember(call.rule_key, Rule.ALLOW)
+        return Decision(
+            verdict="allow" if answer.allow else "deny", by="person", reason=answer.reason.strip()
+        )
+
+    def _audit(self, call: ToolCall, decision: Decision, outcome: str | None) -> int:
+        return self._store.add_audit(
+            AuditEntry(
+                at=time.time(),
+                session_id=call.session_id,
+                tool=call.tool,
+                action=call.action,
+                summary=call.summary,
+                input_digest=input_digest(call.input),
+                decision="allowed" if decision.verdict == "allow" else "denied",
+                decided_by=decision.by,
+                outcome=outcome,
+            )
+        )
+
+    def finished(self, audit_id: int, *, ok: bool, started: float) -> None:
+        self._store.finish_audit(
+            audit_id, "ok" if ok else "error", int((time.monotonic() - started) * 1000)
+        )
+
+
+def denial_text(decision: Decision) -> str:
+    """The fixed phrase the model reads for a denial, plus the person's own reason if they gave one."""
+    if decision.by == "rule":
+        return DENIED_BY_RULE
+    if decision.by == "person":
+        return DENIED_BY_PERSON + (f" Their reason: {decision.reason}" if decision.reason else "")
+    return decision.reason or NO_APPROVER

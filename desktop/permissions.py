@@ -1,0 +1,168 @@
+"""The one gate every tool call passes: modes, per-action rules, decisions, and approval requests.
+
+Decision order: the person's rule for the action (Never / Always allow / Ask), then the
+mode by the call's risk level. A mode never overrides a Never rule. `ask` is answered by
+the person through an `ApprovalRequest` that the window shows as a sheet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, Field
+
+from tools.base import Risk
+
+
+class Mode(StrEnum):
+    ASK = "ask"  # ask every time
+    CHANGES = "changes"  # reads run; changes and consequential calls ask
+    AUTONOMOUS = "autonomous"  # only consequential calls ask
+
+
+MODE_TITLES = {
+    Mode.ASK: "Ask every time",
+    Mode.CHANGES: "Ask for changes",
+    Mode.AUTONOMOUS: "Autonomous",
+}
+
+
+class Rule(StrEnum):
+    ALLOW = "allow"
+    ASK = "ask"
+    NEVER = "never"
+
+
+RULE_TITLES = {Rule.ALLOW: "Always allow", Rule.ASK: "Ask", Rule.NEVER: "Never"}
+
+
+class PermissionSettings(BaseModel):
+    mode: Mode = Field(
+        Mode.CHANGES,
+        title="Mode",
+        description="When Deskhand asks before acting. A Never rule always wins.",
+    )
+    rules: dict[str, Rule] = Field(
+        default_factory=dict,
+        title="Rules",
+        description="Per action: tool.action, or tool.action@host for one site.",
+    )
+
+
+class ToolCall(BaseModel):
+    """One call as the gate and the approver see it."""
+
+    session_id: int
+    tool_use_id: str
+    tool: str
+    action: str
+    input: dict[str, Any]
+    risk: Risk
+    reason: str
+    summary: str
+    target: str | None = None  # page URL or app
+
+    @property
+    def rule_key(self) -> str:
+        return f"{self.tool}.{self.action}"
+
+    @property
+    def host(self) -> str | None:
+        if self.target and "://" in self.target:
+            return urlsplit(self.target).hostname
+        return None
+
+
+Verdict = Literal["allow", "deny", "ask"]
+
+
+class Decision(BaseModel):
+    verdict: Verdict
+    by: Literal["rule", "mode", "person", "stop"]
+    reason: str = ""
+
+
+def rule_for(call: ToolCall, rules: dict[str, Rule]) -> Rule | None:
+    """The most specific rule: tool.action@host, then tool.action, then the whole tool."""
+    keys = [call.rule_key, call.tool]
+    if call.host:
+        keys.insert(0, f"{call.rule_key}@{call.host}")
+    for key in keys:
+        if key in rules:
+            return rules[key]
+    return None
+
+
+def decide(call: ToolCall, settings: PermissionSettings) -> Decision:
+    rule = rule_for(call, settings.rules)
+    if rule is Rule.NEVER:
+        return Decision(verdict="deny", by="rule", reason="set to Never")
+    if rule is Rule.ALLOW:
+        return Decision(verdict="allow", by="rule", reason="set to Always allow")
+    if rule is Rule.ASK:
+        return Decision(verdict="ask", by="rule", reason="set to Ask")
+    asks = {
+        Mode.ASK: {Risk.READ, Risk.CHANGE, Risk.CONSEQUENTIAL},
+        Mode.CHANGES: {Risk.CHANGE, Risk.CONSEQUENTIAL},
+        Mode.AUTONOMOUS: {Risk.CONSEQUENTIAL},
+    }[settings.mode]
+    if call.risk in asks:
+        return Decision(
+            verdict="ask", by="mode", reason=f"{MODE_TITLES[settings.mode]}: {call.risk.value}"
+        )
+    return Decision(
+        verdict="allow", by="mode", reason=f"{MODE_TITLES[settings.mode]}: {call.risk.value}"
+    )
+
+
+class Answer(BaseModel):
+    allow: bool
+    always: bool = False  # remember "Always allow" for this action
+    reason: str = ""  # the person's optional reason for a denial
+
+
+class ApprovalRequest:
+    """A question to the person that logic can await without holding a window.
+
+    The window listens for new requests, shows a sheet, and calls `answer`. If the turn is
+    stopped while the sheet is open, `cancel()` runs the `on_cancel` callbacks so the sheet closes.
+    """
+
+    def __init__(self, call: ToolCall) -> None:
+        self.call = call
+        self._future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        self.on_cancel: list[Callable[[], None]] = []
+
+    def answer(self, answer: Answer) -> None:
+        if not self._future.done():
+            self._future.set_result(answer)
+
+    @property
+    def done(self) -> bool:
+        return self._future.done()
+
+    def cancel(self) -> None:
+        if not self._future.done():
+            self._future.cancel()
+        for callback in self.on_cancel:
+            callback()
+
+    async def wait(self) -> Answer:
+        try:
+            return await asyncio.shield(self._future)
+        except asyncio.CancelledError:
+            self.cancel()
+            raise
+
+
+DENIED_BY_PERSON = (
+    "The person denied this action. Do not try it again in another way unless they ask."
+)
+DENIED_BY_RULE = (
+    "This action is blocked by a rule the person set (Never). Do not try it again; tell them."
+)
+NO_APPROVER = "This action needs the person's approval, and no one is here to give it."
