@@ -19,7 +19,7 @@ from typing import Any, Literal
 from anthropic import AsyncAnthropic
 from pydantic import BaseModel
 
-from desktop import errors
+from desktop import errors, images
 from desktop.events import (
     AgentEvent,
     MessageCommitted,
@@ -323,7 +323,7 @@ class Agent:
             else:
                 result = ToolResult.failure(denial_text(decision))
                 outcome = "blocked" if decision.by == "rule" else "denied"
-        images = self._save_images(session_id, result)
+        image_blocks = await self._save_images(session_id, result)
         emit(
             ToolFinished(
                 session_id=session_id,
@@ -331,10 +331,10 @@ class Agent:
                 is_error=result.is_error,
                 summary=result.text[:300],
                 outcome=outcome,
-                images=[str(path) for path in images],
+                images=[block["deskhand_image"]["path"] for block in image_blocks],
             )
         )
-        return _tool_result_block(use["id"], result)
+        return _tool_result_block(use["id"], result, image_blocks)
 
     async def _execute(
         self, session_id: int, tool_use_id: str, tool: Tool[Any], call: BaseModel, emit: Emit
@@ -355,36 +355,36 @@ class Agent:
             log.exception("tool %s failed", tool.name)
             return ToolResult.failure(TOOL_FAILED)
 
-    def _save_images(self, session_id: int, result: ToolResult) -> list[Any]:
-        paths = []
+    async def _save_images(self, session_id: int, result: ToolResult) -> list[dict[str, Any]]:
+        """Write each image to disk (original + a bounded copy for the model); returns stored blocks."""
+        blocks = []
         folder = self.attachments_dir / str(session_id)
         for image in result.images:
             folder.mkdir(parents=True, exist_ok=True)
-            extension = mimetypes.guess_extension(image.media_type) or ".png"
-            path = folder / f"{int(time.time())}-{uuid.uuid4().hex[:8]}{extension}"
+            stem = f"{int(time.time())}-{uuid.uuid4().hex[:8]}"
+            path = folder / f"{stem}{mimetypes.guess_extension(image.media_type) or '.png'}"
             path.write_bytes(image.data)
+            data, media_type, width, height = await asyncio.to_thread(
+                images.bound, image.data, image.media_type
+            )
+            model_path = path
+            if data is not image.data:
+                model_path = (
+                    folder / f"{stem}.model{mimetypes.guess_extension(media_type) or '.png'}"
+                )
+                model_path.write_bytes(data)
             self.store.add_attachment(session_id, path, image.media_type, image.width, image.height)
-            paths.append(path)
-        return paths
+            blocks.append(images.stored_image(path, model_path, media_type, width, height))
+        return blocks
 
 
-def _tool_result_block(tool_use_id: str, result: ToolResult) -> dict[str, Any]:
-    import base64
-
+def _tool_result_block(
+    tool_use_id: str, result: ToolResult, image_blocks: list[dict[str, Any]]
+) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
     if result.text:
         content.append({"type": "text", "text": result.text})
-    for image in result.images:
-        content.append(
-            {
-                "type": "image",
-                "source": {
-                    "type": "base64",
-                    "media_type": image.media_type,
-                    "data": base64.b64encode(image.data).decode(),
-                },
-            }
-        )
+    content.extend(image_blocks)
     block: dict[str, Any] = {
         "type": "tool_result",
         "tool_use_id": tool_use_id,

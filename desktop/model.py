@@ -14,6 +14,7 @@ from typing import Any
 import httpx2
 from anthropic import AsyncAnthropic
 
+from desktop import images
 from desktop.settings import Settings
 from desktop.store import StoredMessage
 
@@ -104,6 +105,9 @@ def build_request(
 ) -> dict[str, Any]:
     """Keyword arguments for `client.beta.messages.stream(...)`."""
     messages = conversation(history)
+    images.prune_and_hydrate(
+        messages, keep=settings.model.keep_images, chunk=settings.model.keep_images
+    )
     for message in reversed(messages):
         if message["role"] == "user" and message["content"]:
             message["content"][-1]["cache_control"] = CACHE

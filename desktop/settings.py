@@ -57,6 +57,13 @@ class ModelSettings(BaseModel):
         title="System prompt addition",
         description="Extra instructions added to every conversation.",
     )
+    keep_images: int = Field(
+        5,
+        ge=1,
+        le=20,
+        title="Screenshots sent",
+        description="How many of the newest screenshots go with each request; older ones stay in the thread.",
+    )
     max_retries: int = Field(
         2, ge=0, le=10, title="Retries", description="How often a failed request is retried."
     )
