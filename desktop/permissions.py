@@ -8,6 +8,7 @@ the person through an `ApprovalRequest` that the window shows as a sheet.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, Literal
@@ -166,3 +167,19 @@ DENIED_BY_RULE = (
     "This action is blocked by a rule the person set (Never). Do not try it again; tell them."
 )
 NO_APPROVER = "This action needs the person's approval, and no one is here to give it."
+
+
+def input_for_approver(call: ToolCall) -> str:
+    """The exact input as pretty JSON with every invisible or non-ASCII character escaped.
+
+    What the approver reads is what runs: a zero-width space shows as \\u200b, a
+    right-to-left override as \\u202e, a newline inside a value as \\n.
+    """
+    return json.dumps(call.input, indent=2, ensure_ascii=True)
+
+
+RISK_TITLES = {
+    Risk.READ: "Read",
+    Risk.CHANGE: "Change",
+    Risk.CONSEQUENTIAL: "Consequential",
+}

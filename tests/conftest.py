@@ -13,8 +13,8 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
 
-from desktop.workspace import Workspace  # noqa: E402
-from tests.support.model_server import ScriptedModelServer  # noqa: E402
+from desktop.workspace import Workspace
+from tests.support.model_server import ScriptedModelServer
 
 
 @pytest.fixture
@@ -29,7 +29,9 @@ def data_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def api_env(monkeypatch: pytest.MonkeyPatch, model_server: ScriptedModelServer) -> ScriptedModelServer:
+def api_env(
+    monkeypatch: pytest.MonkeyPatch, model_server: ScriptedModelServer
+) -> ScriptedModelServer:
     """Key and base URL from the environment, as a person would set them; the server answers."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-key")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", model_server.base_url)
@@ -61,6 +63,10 @@ def aloop(qapp):  # type: ignore[no-untyped-def]
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
     yield loop
-    for task in asyncio.all_tasks(loop):
+    pending = asyncio.all_tasks(loop)
+    for task in pending:
         task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    loop.close()  # now, while Qt objects live; closing at garbage collection would fail
     asyncio.set_event_loop(None)

@@ -1,0 +1,167 @@
+"""The approval sheet: a window-modal question "may Deskhand do exactly this?".
+
+It shows the tool and action, a risk badge with its reason, the summary, the target,
+and the exact input with every invisible or non-ASCII character escaped. It answers
+the `ApprovalRequest` it was given; Esc (or closing it) denies. Opened with `open()`,
+never `exec()`, so the asyncio loop keeps running while the person reads.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.permissions import RISK_TITLES, Answer, ApprovalRequest, input_for_approver
+from tools.base import Risk
+
+RISK_COLORS = {
+    Risk.READ: ("#1f6f3f", "#e3f4e8"),
+    Risk.CHANGE: ("#8a5a00", "#fdf1d8"),
+    Risk.CONSEQUENTIAL: ("#a3262a", "#fbe4e4"),
+}
+
+
+class ApprovalSheet(QDialog):
+    """Asks about one tool call; answers `request` once, whichever way the sheet closes."""
+
+    def __init__(self, request: ApprovalRequest, label: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.request = request
+        call = request.call
+        self.setObjectName("approvalSheet")
+        self.setWindowTitle("Approve action")
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        self.setMinimumWidth(520)
+        self._answered = False
+        self._confirm: QMessageBox | None = None
+
+        title = QLabel(f"Allow {label}?")
+        title.setObjectName("approvalTitle")
+        font = title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        font.setBold(True)
+        title.setFont(font)
+        title.setTextFormat(Qt.TextFormat.PlainText)
+
+        foreground, background = RISK_COLORS[call.risk]
+        self.badge = QLabel(f"{RISK_TITLES[call.risk]} · {call.reason}")
+        self.badge.setObjectName("riskBadge")
+        self.badge.setTextFormat(Qt.TextFormat.PlainText)
+        self.badge.setStyleSheet(
+            f"color: {foreground}; background: {background}; border-radius: 8px; padding: 2px 8px;"
+        )
+        self.summary = QLabel(call.summary)
+        self.summary.setObjectName("approvalSummary")
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setWordWrap(True)
+        self.target = QLabel(f"Target: {call.target}" if call.target else "")
+        self.target.setTextFormat(Qt.TextFormat.PlainText)
+        self.target.setVisible(bool(call.target))
+        tool_line = QLabel(f"Tool: {call.tool} · action: {call.action}")
+        tool_line.setTextFormat(Qt.TextFormat.PlainText)
+        tool_line.setStyleSheet("color: #666;")
+
+        self.input_view = QPlainTextEdit(input_for_approver(call))
+        self.input_view.setObjectName("approvalInput")
+        self.input_view.setReadOnly(True)
+        self.input_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.input_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        lines = self.input_view.toPlainText().count("\n") + 1
+        metrics = self.input_view.fontMetrics()
+        self.input_view.setFixedHeight(min(320, max(60, (lines + 1) * metrics.lineSpacing() + 12)))
+
+        self.reason = QLineEdit()
+        self.reason.setPlaceholderText("Reason for denying (optional, Claude will read it)")
+
+        self.allow_once = QPushButton("Allow once")
+        self.allow_always = QPushButton("Always allow this action")
+        self.deny = QPushButton("Deny")
+        for button in (self.allow_once, self.allow_always, self.deny):
+            button.setAutoDefault(False)
+        # For a consequential call the safe answer is the default one.
+        (self.deny if call.risk is Risk.CONSEQUENTIAL else self.allow_once).setDefault(True)
+        self.allow_once.clicked.connect(lambda: self._finish(Answer(allow=True)))
+        self.allow_always.clicked.connect(self._allow_always)
+        self.deny.clicked.connect(self._deny)
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.allow_always)
+        buttons.addStretch(1)
+        buttons.addWidget(self.deny)
+        buttons.addWidget(self.allow_once)
+
+        layout = QVBoxLayout(self)
+        layout.setSpacing(8)
+        layout.addWidget(title)
+        badge_row = QHBoxLayout()
+        badge_row.addWidget(self.badge)
+        badge_row.addStretch(1)
+        layout.addLayout(badge_row)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.target)
+        layout.addWidget(tool_line)
+        layout.addWidget(self.input_view)
+        layout.addWidget(self.reason)
+        layout.addLayout(buttons)
+        summary_font = QFont(self.summary.font())
+        summary_font.setPointSizeF(summary_font.pointSizeF() * 1.05)
+        self.summary.setFont(summary_font)
+
+        request.on_cancel.append(self._cancelled)
+
+    def _allow_always(self) -> None:
+        if self.request.call.risk is not Risk.CONSEQUENTIAL:
+            self._finish(Answer(allow=True, always=True))
+            return
+        # A standing yes to something that sends, deletes or pays deserves a second look.
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Always allow?",
+            f"Deskhand will no longer ask before “{self.request.call.rule_key}”. "
+            "This action can send, delete, pay or run code. Allow it every time?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.finished.connect(self._confirmed_always)
+        self._confirm = box
+        box.open()
+
+    def _confirmed_always(self, result: int) -> None:
+        self._confirm = None
+        if result == QMessageBox.StandardButton.Yes:
+            self._finish(Answer(allow=True, always=True))
+
+    def _deny(self) -> None:
+        self._finish(Answer(allow=False, reason=self.reason.text()))
+
+    def _finish(self, answer: Answer) -> None:
+        if not self._answered:
+            self._answered = True
+            self.request.answer(answer)
+        self.accept() if answer.allow else self.reject()
+
+    def reject(self) -> None:  # Esc, the close button, or Deny
+        if not self._answered:
+            self._answered = True
+            self.request.answer(Answer(allow=False, reason=self.reason.text()))
+        super().reject()
+
+    def _cancelled(self) -> None:
+        """The turn was stopped while the sheet was open: close it (the gate records the denial)."""
+        self._answered = True
+        if self._confirm is not None:
+            self._confirm.close()
+        super().reject()
