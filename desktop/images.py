@@ -103,7 +103,9 @@ def prune_and_hydrate(messages: list[dict[str, Any]], keep: int, chunk: int) -> 
     """
     slots = _image_slots(messages)
     excess = len(slots) - keep
-    remove = math.ceil(excess / chunk) * chunk if excess > 0 else 0  # never more than `keep` are sent
+    remove = (
+        math.ceil(excess / chunk) * chunk if excess > 0 else 0
+    )  # never more than `keep` are sent
     for number, (container, index) in enumerate(slots):
         if number < remove:
             container[index] = {"type": "text", "text": PRUNED}

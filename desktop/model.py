@@ -40,6 +40,11 @@ def make_client(settings: Settings, api_key: str) -> AsyncAnthropic:
     )
 
 
+async def list_models(client: AsyncAnthropic) -> list[str]:
+    """Model ids the server offers, newest first (the models API lists them that way)."""
+    return [model.id async for model in client.models.list(limit=100)]
+
+
 def system_prompt(settings: Settings, tool_names: list[str]) -> str:
     prompt = BASE_PROMPT.format(system=f"{platform.system()} {platform.machine()}")
     if tool_names:

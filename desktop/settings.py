@@ -11,9 +11,11 @@ import os
 import typing
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from anthropic.types import Model
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
 from desktop.permissions import PermissionSettings
 
@@ -64,6 +66,20 @@ class ModelSettings(BaseModel):
         title="Screenshots sent",
         description="How many of the newest screenshots go with each request; older ones stay in the thread.",
     )
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        value = value.strip()
+        parts = urlsplit(value)
+        if value and not (parts.scheme in ("http", "https") and parts.netloc):
+            # A custom error keeps pydantic's "Value error, " prefix out of the Settings dialog.
+            raise PydanticCustomError(
+                "base_url",
+                "Enter a URL that starts with http:// or https://, or leave it blank for Anthropic.",
+            )
+        return value
+
     max_retries: int = Field(
         2, ge=0, le=10, title="Retries", description="How often a failed request is retried."
     )

@@ -9,6 +9,7 @@ import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from desktop import model
 from desktop.agent import Agent
 from desktop.gate import Gate
 from desktop.keystore import KeyStore
@@ -107,8 +108,7 @@ class Workspace:
 
     async def list_models(self) -> list[str]:
         """Model ids from the server's models API, newest first. Raises on failure."""
-        client = await self.agent.client()
-        return [model.id async for model in client.models.list(limit=100)]
+        return await model.list_models(await self.agent.client())
 
     async def close(self) -> None:
         await self.agent.close()

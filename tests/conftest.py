@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -70,3 +71,4 @@ def aloop(qapp):  # type: ignore[no-untyped-def]
         loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
     loop.close()  # now, while Qt objects live; closing at garbage collection would fail
     asyncio.set_event_loop(None)
+    gc.collect()  # drop Qt wrappers of this test now, not during a later test or at exit

@@ -6,39 +6,16 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-import keyring
-import keyring.backend
 import pytest
 
 from desktop.keystore import KeyStore, keychain_available
-
-
-class MemoryKeychain(keyring.backend.KeyringBackend):
-    """Stands in for the OS keychain, which this test machine does not have."""
-
-    priority = 10  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.items: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.items.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.items[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.items.pop((service, username), None)
+from tests.support.keychain import MemoryKeychain, installed
 
 
 @pytest.fixture
 def keychain() -> Iterator[MemoryKeychain]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeychain()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
+    with installed(backend := MemoryKeychain()):
+        yield backend
 
 
 def files_containing(root: Path, secret: str) -> list[Path]:
@@ -50,7 +27,7 @@ def test_key_goes_to_the_keychain_and_never_to_a_file(
 ) -> None:
     store = KeyStore(account="api-key", key_file=tmp_path / "api-key", storage="keychain")
     assert store.set("sk-ant-secret", "keychain") == "keychain"
-    assert keychain.items[("Deskhand", "api-key")] == "sk-ant-secret"
+    assert keychain.passwords[("Deskhand", "api-key")] == "sk-ant-secret"
     assert (
         KeyStore(account="api-key", key_file=tmp_path / "api-key", storage="keychain").get()
         == "sk-ant-secret"

@@ -1,0 +1,109 @@
+"""Settings → Permissions and Settings → Audit."""
+
+from __future__ import annotations
+
+import csv
+import time
+from pathlib import Path
+
+from PySide6.QtWidgets import QDialogButtonBox
+
+from desktop.permissions import Mode, Rule
+from desktop.store import AuditEntry
+from desktop.workspace import Workspace
+from tests.support.sample_tools import NotebookTool
+from tools.base import Risk
+from ui.permissions_pages import AuditPage, PermissionsPage
+from ui.settings_dialog import SettingsDialog
+
+
+def open_page(qtbot, workspace: Workspace, name: str) -> SettingsDialog:  # type: ignore[no-untyped-def]
+    dialog = SettingsDialog(workspace, page=name)
+    qtbot.addWidget(dialog)
+    dialog.open()
+    return dialog
+
+
+def test_rules_table_lists_each_action_and_saves_rules_and_mode(
+    qtbot, workspace: Workspace
+) -> None:  # type: ignore[no-untyped-def]
+    workspace.registry.add(NotebookTool(risk=Risk.CONSEQUENTIAL))
+    dialog = open_page(qtbot, workspace, "permissions")
+    page = dialog.page("permissions")
+    assert isinstance(page, PermissionsPage)
+    row = [page.table.item(0, c).text() for c in range(3)]
+    assert row == ["Notebook", "write", "Consequential"]
+
+    page.combos["notebook.write"].set_rule(Rule.NEVER)
+    page.form.field("permissions.mode").set_field_value(Mode.AUTONOMOUS)  # type: ignore[attr-defined]
+    with qtbot.waitSignal(dialog.saved):
+        dialog.button(QDialogButtonBox.StandardButton.Save).click()
+    reopened = Workspace.open(workspace.paths.root)
+    assert reopened.settings.permissions.rules == {"notebook.write": Rule.NEVER}
+    assert reopened.settings.permissions.mode is Mode.AUTONOMOUS
+    reopened.store.close()
+
+
+def test_cancel_keeps_rules_and_reset_clears_them(qtbot, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
+    workspace.registry.add(NotebookTool())
+    workspace.set_rule("notebook.write", Rule.ALLOW)
+    workspace.set_rule("browser.navigate@example.com", Rule.NEVER)
+    dialog = open_page(qtbot, workspace, "permissions")
+    page = dialog.page("permissions")
+    assert isinstance(page, PermissionsPage)
+    assert set(page.combos) == {
+        "notebook.write",
+        "browser.navigate@example.com",
+    }  # host rules show too
+    page.reset_rules()
+    dialog.button(QDialogButtonBox.StandardButton.Cancel).click()
+    assert workspace.settings.permissions.rules == {
+        "notebook.write": Rule.ALLOW,
+        "browser.navigate@example.com": Rule.NEVER,
+    }
+
+    dialog = open_page(qtbot, workspace, "permissions")
+    dialog.page("permissions").reset_rules()  # type: ignore[attr-defined]
+    with qtbot.waitSignal(dialog.saved):
+        dialog.button(QDialogButtonBox.StandardButton.Save).click()
+    assert workspace.settings.permissions.rules == {}
+
+
+def audit(workspace: Workspace, tool: str, action: str, decision: str, outcome: str) -> None:
+    workspace.store.add_audit(
+        AuditEntry(
+            at=time.time(),
+            session_id=None,
+            tool=tool,
+            action=action,
+            summary=f"{tool} {action}",
+            input_digest="0" * 16,
+            decision=decision,
+            decided_by="person",
+            outcome=outcome,
+            duration_ms=12,
+        )
+    )
+
+
+def test_audit_lists_filters_and_exports_csv(qtbot, workspace: Workspace, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    audit(workspace, "macos", "mail_send", "denied", "not run")
+    audit(workspace, "browser", "navigate", "allowed", "ok")
+    dialog = open_page(qtbot, workspace, "audit")
+    page = dialog.page("audit")
+    assert isinstance(page, AuditPage)
+    assert page.table.rowCount() == 2
+    assert page.table.item(0, 1).text() == "browser"  # newest first
+    qtbot.keyClicks(page.filter, "mail")
+    assert page.table.rowCount() == 1 and page.table.item(0, 2).text() == "mail_send"
+
+    target = tmp_path / "audit.csv"
+    page.export_to(target)
+    with target.open(encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0][:3] == ["time", "tool", "action"]
+    assert [r[1:3] for r in rows[1:]] == [["macos", "mail_send"]]
+    assert "Exported 1 entries" in page.status.text()
+
+    page.export_to(tmp_path / "missing-folder" / "audit.csv")
+    assert "Couldn't write" in page.status.text()

@@ -1,0 +1,234 @@
+"""Settings → Permissions (mode and per-action rules) and Settings → Audit (what ran, and who said so).
+
+The Permissions page edits a draft like every page: nothing is saved until Save, and
+Cancel leaves the rules as they were.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from pydantic.fields import FieldInfo
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLineEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.audit_export import audit_rows, write_csv
+from desktop.permissions import (
+    MODE_TITLES,
+    RISK_TITLES,
+    RULE_TITLES,
+    Mode,
+    PermissionSettings,
+    Rule,
+)
+from desktop.workspace import Workspace
+from ui.settings_form import Draft, SettingsForm, SettingsPage, hint_label
+
+DEFAULT_RULE = "By mode"
+
+
+class ModeField(QComboBox):
+    """The permission mode, by its title."""
+
+    def __init__(self, _field: FieldInfo | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        for mode, title in MODE_TITLES.items():
+            self.addItem(title, mode.value)
+
+    def field_value(self) -> str:
+        return str(self.currentData())
+
+    def set_field_value(self, value: Mode | str) -> None:
+        self.setCurrentIndex(max(self.findData(str(value)), 0))
+
+
+class RuleCombo(QComboBox):
+    """By mode (no rule) / Always allow / Ask / Never."""
+
+    def __init__(self, rule: Rule | None) -> None:
+        super().__init__()
+        self.addItem(DEFAULT_RULE, None)
+        for value, title in RULE_TITLES.items():
+            self.addItem(title, value.value)
+        self.set_rule(rule)
+
+    def rule(self) -> Rule | None:
+        data = self.currentData()
+        return Rule(data) if data else None
+
+    def set_rule(self, rule: Rule | None) -> None:
+        self.setCurrentIndex(self.findData(rule.value) if rule else 0)
+
+
+class PermissionsPage(SettingsPage):
+    """The current mode and a table of every tool action with its risk level and rule."""
+
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._workspace = workspace
+        permissions = workspace.settings.permissions
+        self.form = SettingsForm()
+        self.form.add_fields(
+            permissions, prefix="permissions", only=["mode"], widgets={"mode": ModeField}
+        )
+
+        self.table = QTableWidget(0, 4)
+        self.table.setObjectName("rulesTable")
+        self.table.setHorizontalHeaderLabels(["Tool", "Action", "Risk", "Rule"])
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.combos: dict[str, RuleCombo] = {}
+        self._fill(permissions)
+
+        self.empty = hint_label("No tools are available on this machine yet.")
+        self.empty.setVisible(not self.combos)
+        self.reset = QPushButton("Reset all rules")
+        self.reset.clicked.connect(self.reset_rules)
+        explanation = hint_label(
+            "A rule decides before the mode does. “Never” always wins; “Always allow” skips the "
+            "approval sheet for that action."
+        )
+        row = QHBoxLayout()
+        row.addWidget(explanation, 1)
+        row.addWidget(self.reset)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.form)
+        layout.addLayout(row)
+        layout.addWidget(self.empty)
+        layout.addWidget(self.table, 1)
+
+    def _fill(self, permissions: PermissionSettings) -> None:
+        entries: list[tuple[str, str, str, str]] = []  # key, tool, action, risk
+        for tool in self._workspace.registry:
+            for info in tool.actions():
+                key = (
+                    info.name
+                    if info.name.startswith(f"{tool.name}.")
+                    else f"{tool.name}.{info.name}"
+                )
+                entries.append((key, tool.title, info.name, RISK_TITLES[info.risk]))
+        known = {key for key, *_ in entries}
+        for key in sorted(set(permissions.rules) - known):  # host rules and tools not loaded now
+            tool, _, action = key.partition(".")
+            entries.append((key, tool, action or "(all)", ""))
+        self.table.setRowCount(len(entries))
+        for row, (key, tool, action, risk) in enumerate(entries):
+            for column, text in enumerate((tool, action, risk)):
+                item = QTableWidgetItem(text)
+                item.setToolTip(key)
+                self.table.setItem(row, column, item)
+            combo = RuleCombo(permissions.rules.get(key))
+            self.table.setCellWidget(row, 3, combo)
+            self.combos[key] = combo
+
+    def reset_rules(self) -> None:
+        for combo in self.combos.values():
+            combo.set_rule(None)
+
+    def collect(self, draft: Draft) -> None:
+        self.form.write(draft.data)
+        draft.data["permissions"]["rules"] = {
+            key: rule.value
+            for key, combo in self.combos.items()
+            if (rule := combo.rule()) is not None
+        }
+
+    def show_problems(self, problems: Mapping[str, str]) -> set[str]:
+        return self.form.show_problems(problems)
+
+    def clear_problems(self) -> None:
+        self.form.clear_problems()
+
+
+class AuditPage(SettingsPage):
+    """Every decision and execution, newest first, filterable and exportable as CSV."""
+
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._workspace = workspace
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter by tool, action, summary, decision or outcome")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self.refresh)
+        self.export = QPushButton("Export CSV…")
+        self.export.clicked.connect(self.choose_export_file)
+        self.status = hint_label()
+        self.table = QTableWidget(0, 6)
+        self.table.setObjectName("auditTable")
+        self.table.setHorizontalHeaderLabels(
+            ["Time", "Tool", "Action", "Summary", "Decision", "Outcome"]
+        )
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self._export_dialog: QFileDialog | None = None
+
+        top = QHBoxLayout()
+        top.addWidget(self.filter, 1)
+        top.addWidget(self.export)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.status)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        self.refresh()
+        super().showEvent(event)
+
+    def refresh(self) -> None:
+        entries = self._workspace.store.audit(self.filter.text())
+        rows = audit_rows(entries)
+        self.table.setRowCount(len(rows))
+        for row, (entry, values) in enumerate(zip(entries, rows, strict=True)):
+            decision = f"{entry.decision} ({entry.decided_by})"
+            for column, text in enumerate(
+                (values[0], entry.tool, entry.action, entry.summary, decision, values[6])
+            ):
+                item = QTableWidgetItem(text)
+                item.setTextAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(row, column, item)
+        self.status.setText(f"{len(rows)} entries" if rows else "Nothing recorded yet.")
+
+    def choose_export_file(self) -> None:
+        dialog = QFileDialog(self, "Export audit log", str(Path.home() / "deskhand-audit.csv"))
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilter("CSV files (*.csv)")
+        dialog.fileSelected.connect(lambda path: self.export_to(Path(path)))
+        self._export_dialog = dialog
+        dialog.open()
+
+    def export_to(self, path: Path) -> None:
+        try:
+            count = write_csv(self._workspace.store.audit(self.filter.text()), path)
+        except OSError as exc:
+            self.status.setText(
+                f"Couldn't write {path}: {exc.strerror or exc}. Choose another place."
+            )
+            return
+        self.status.setText(f"Exported {count} entries to {path}.")
+
+    def collect(self, draft: Draft) -> None:
+        """The audit log is read-only."""
