@@ -1,0 +1,1 @@
+"""Qt widgets: they render the agent's events and collect the person's answers."""
