@@ -1,0 +1,5 @@
+// Test script: never answers.
+function run(argv) {
+  delay(600);
+  return "{}";
+}

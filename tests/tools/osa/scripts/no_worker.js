@@ -1,0 +1,4 @@
+// Test stand-in for a worker that cannot start: it exits at once without a greeting.
+function run(argv) {
+  return "";
+}

@@ -1,0 +1,4 @@
+// Test script: answers with text that is not JSON.
+function run(argv) {
+  return "hello";
+}

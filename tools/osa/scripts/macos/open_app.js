@@ -1,0 +1,14 @@
+// Opens an app, or brings it to the front. Input: {"name": "Safari"} (a name or a bundle id).
+// Output: {"opened": true} or {"error": {"number": -10814}} when no app has that name.
+function run(argv) {
+  var input = JSON.parse(argv[0]);
+  var app;
+  try {
+    app = Application(input.name);
+  } catch (error) {
+    // Only the name lookup happens here, so any failure means no such app is installed.
+    return JSON.stringify({ error: { number: -10814, message: "no application with that name" } });
+  }
+  app.activate();
+  return JSON.stringify({ opened: true });
+}
