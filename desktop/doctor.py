@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from desktop import errors
 from desktop.workspace import Workspace
 from tools.browser.locate import find_browser, install_hint
+from tools.macos import macos_status
 
 
 class Check(BaseModel):
@@ -102,6 +103,14 @@ async def browser(_: Workspace) -> Check:
         status="ok",
         detail=f"{choice.source}: {choice.path or choice.channel}",
         required=False,
+    )
+
+
+@register
+async def mac_tools(_: Workspace) -> Check:
+    available, line = macos_status()
+    return Check(
+        name="Mac tools", status="ok" if available else "warn", detail=line, required=False
     )
 
 

@@ -85,6 +85,22 @@ class ModelSettings(BaseModel):
     )
 
 
+class AppsSettings(BaseModel):
+    """Settings → Apps: the Mac tools and what Deskhand learned about their permissions."""
+
+    macos_enabled: bool = Field(
+        True,
+        title="Mac apps",
+        description="Let Claude use Calendar, Reminders, Notes, Mail, the clipboard and Finder "
+        "(macOS only; each app asks for Automation permission once).",
+    )
+    automation: dict[str, str] = Field(
+        default_factory=dict,
+        title="Automation permissions",
+        description="Per app: allowed, denied or unknown, as last seen.",
+    )
+
+
 KeyStorage = Literal["keychain", "session", "file"]
 
 
@@ -93,6 +109,7 @@ class Settings(BaseModel):
 
     model: ModelSettings = Field(default_factory=ModelSettings, title="Model")
     permissions: PermissionSettings = Field(default_factory=PermissionSettings, title="Permissions")
+    apps: AppsSettings = Field(default_factory=AppsSettings, title="Apps")
     key_storage: KeyStorage = Field(
         "keychain",
         title="Key storage",

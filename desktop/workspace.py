@@ -17,6 +17,7 @@ from desktop.paths import DataPaths
 from desktop.permissions import Mode, PermissionSettings, Rule
 from desktop.settings import KeyStorage, Settings, SettingsFile
 from desktop.store import Store
+from desktop.toolbox import Toolbox
 from tools.base import ToolRegistry
 
 
@@ -36,7 +37,8 @@ class Workspace:
             storage=self.settings.key_storage,
         )
         self.store = Store.open(paths.database)
-        self.registry = registry or ToolRegistry()
+        self.toolbox = Toolbox(self.settings, on_automation_change=self._remember_automation)
+        self.registry = registry if registry is not None else self.toolbox.registry
         self.mode_override = mode  # --permission-mode: this run only, not saved
         self.gate = Gate(settings=self.permissions, store=self.store, remember=self.set_rule)
         self.agent = Agent(
@@ -110,7 +112,13 @@ class Workspace:
         """Model ids from the server's models API, newest first. Raises on failure."""
         return await model.list_models(await self.agent.client())
 
+    def _remember_automation(self, states: dict[str, str]) -> None:
+        settings = self.settings.model_copy(deep=True)
+        settings.apps.automation = states
+        self.apply_settings(settings)
+
     async def close(self) -> None:
+        await self.toolbox.close()
         await self.agent.close()
         self.store.close()
 

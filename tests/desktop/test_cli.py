@@ -49,6 +49,8 @@ def test_doctor_passes_with_a_reachable_server(
         assert check in lines, result.stdout
     assert "FAIL" not in result.stdout
     assert "claude-sonnet" in lines["API reachable"]
+    if sys.platform != "darwin":
+        assert "macOS only" in lines["Mac tools"] and "warn" in lines["Mac tools"]
     assert any(r.path.startswith("/v1/models/") for r in api_env.requests)
 
 
