@@ -1,1 +1,36 @@
-"""The browser the model drives (Playwright); for now, finding which browser to use."""
+"""The browser the model drives: the SDK's browser toolset implemented with Playwright.
+
+Public pieces:
+
+- `PlaywrightBrowser`: the toolset (`browser_toolset_20260801`); see `driver` for how the app
+  calls it. `BrowserPool` / `BrowserConfig`: one browser process, one context per chat.
+- `UrlPolicy`: which addresses may open (pure); `browser_risk` / `browser_summary`: the
+  gate's risk level and the approval sheet's line (pure).
+- `find_browser` / `install_hint`: which browser will run, or the command that installs one.
+"""
+
+from tools.browser.config import BrowserConfig
+from tools.browser.driver import PlaywrightBrowser, Progress, progress_scope
+from tools.browser.errors import BrowserError, BrowserNotFound
+from tools.browser.locate import BrowserChoice, find_browser, install_hint
+from tools.browser.pool import BrowserPool
+from tools.browser.risk import browser_action, browser_risk, browser_summary
+from tools.browser.url_policy import UrlPolicy, UrlRefused
+
+__all__ = [
+    "BrowserChoice",
+    "BrowserConfig",
+    "BrowserError",
+    "BrowserNotFound",
+    "BrowserPool",
+    "PlaywrightBrowser",
+    "Progress",
+    "UrlPolicy",
+    "UrlRefused",
+    "browser_action",
+    "browser_risk",
+    "browser_summary",
+    "find_browser",
+    "install_hint",
+    "progress_scope",
+]

@@ -1,0 +1,185 @@
+"""Sessions, launching, the confirm hook and progress, as the app wires them (real Chromium)."""
+
+from __future__ import annotations
+
+import base64
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+from anthropic.types.beta import BetaToolUseBlock
+from PIL import Image
+
+from tests.support.page_server import PageServer
+from tests.tools.browser.conftest import TEST_POLICY, Driver, Gate
+from tools.browser import BrowserConfig, BrowserPool, PlaywrightBrowser, progress_scope
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_each_session_has_its_own_context_and_tab_numbers(
+    pool: BrowserPool, pages: PageServer
+) -> None:
+    first, second = Driver(pool.for_session("chat-a")), Driver(pool.for_session("chat-b"))
+    try:
+        assert pool.for_session("chat-a") is first.toolset  # reused across turns
+        a = await first.open(pages.url("form.html"))
+        b = await second.open(pages.url("second.html"))
+        assert a.active["tab_id"] == b.active["tab_id"] == "tab_1"
+        await first.eval("document.cookie = 'who=a'")
+        assert await second.eval("document.cookie") == ""
+    finally:
+        await pool.close_session("chat-a")
+    # the other chat is untouched, and a deleted chat starts over
+    assert (await second("list_tabs")).active["title"] == "Second page"
+    fresh = Driver(pool.for_session("chat-a"))
+    assert (await fresh("list_tabs")).tabs == []
+    assert await fresh.open(pages.url("form.html"))
+    assert await fresh.eval("document.cookie") == ""
+    await pool.close_session("chat-a")
+    await pool.close_session("chat-b")
+
+
+async def test_confirm_sees_member_input_and_tab_url(
+    browser: Driver, pages: PageServer, gate: Gate
+) -> None:
+    await browser.open(pages.url("form.html"))
+    page = await browser("read_page", filter="interactive")
+    ref = page.ref('"Sign up"')
+    await browser("left_click", target={"type": "ref", "ref": ref})
+    context = gate.asked[-1]
+    assert context.member == "left_click"
+    assert context.input.to_dict() == {"target": {"type": "ref", "ref": ref}}
+    assert context.tab_url == pages.url("form.html") and context.tab_id == "tab_1"
+    risk, reason, summary = browser.toolset.describe(context)
+    assert (risk, summary) == ("change", "Click 'Sign up' on 127.0.0.1")
+    assert reason
+
+    gate.answer = False
+    declined = await browser("left_click", target={"type": "ref", "ref": ref})
+    assert declined.is_error and "did not grant permission" in declined.text
+
+
+async def test_progress_lines_name_what_runs(browser: Driver, pages: PageServer) -> None:
+    lines: list[str] = []
+    with progress_scope(lines.append):
+        await browser.open(pages.url("form.html"))
+        page = await browser("read_page", filter="interactive")
+        await browser("left_click", target={"type": "ref", "ref": page.ref('"Sign up"')})
+    assert lines == [
+        f"Browser: open {pages.url('form.html')}",
+        "Browser: read the page",
+        "Browser: click 'Sign up'",
+    ]
+
+
+async def test_launch_is_lazy_and_standalone_close_ends_it(
+    chromium: dict[str, Any], pages: PageServer, tmp_path: Path
+) -> None:
+    browser = PlaywrightBrowser(
+        headless=True, url_policy=TEST_POLICY, downloads_dir=tmp_path, **chromium
+    )
+    assert not browser.pool.launched
+    entry = browser.to_dict()
+    assert entry["type"] == "browser_toolset_20260801"
+    assert entry["configs"]["javascript_exec"] == {"enabled": False}
+    use = BetaToolUseBlock(
+        type="tool_use",
+        id="toolu_js",
+        name="javascript_exec",
+        input={"text": "1"},
+        toolset_name="browser",
+    )
+    disabled = await browser.tool_result(use)
+    assert disabled.get("is_error") and not browser.pool.launched
+    assert (await Driver(browser).open(pages.url("form.html"))).active["title"] == "Sign-up form"
+    assert browser.pool.launched
+    await browser.close()
+    assert not browser.pool.launched
+
+
+async def test_missing_browser_gives_the_install_command(tmp_path: Path) -> None:
+    browser = PlaywrightBrowser(
+        headless=True, executable_path=str(tmp_path / "no-such-chrome"), downloads_dir=tmp_path
+    )
+    try:
+        result = await Driver(browser)("navigate", url="https://example.com/")
+        assert result.is_error
+        assert "Install one with:" in result.text and str(tmp_path) not in result.text
+    finally:
+        await browser.close()
+
+
+async def test_configure_applies_new_policy_to_the_running_browser(
+    chromium: dict[str, Any], pages: PageServer, tmp_path: Path
+) -> None:
+    config = BrowserConfig(
+        headless=True, url_policy=TEST_POLICY, downloads_dir=tmp_path, **chromium
+    )
+    pool = BrowserPool(config)
+    try:
+        assert await Driver(pool.for_session(1)).open(pages.url("form.html"))
+        await pool.configure(BrowserConfig(headless=True, downloads_dir=tmp_path, **chromium))
+        refused = await Driver(pool.for_session(1))("navigate", url=pages.url("second.html"))
+        assert refused.is_error and "private network" in refused.text
+        assert pool.launched  # same browser process, same tabs
+    finally:
+        await pool.close()
+
+
+async def test_a_large_viewport_is_shrunk_and_clicks_are_scaled_back(
+    chromium: dict[str, Any], pages: PageServer, tmp_path: Path
+) -> None:
+    browser = PlaywrightBrowser(
+        headless=True,
+        url_policy=TEST_POLICY,
+        downloads_dir=tmp_path,
+        viewport=(1920, 1080),
+        **chromium,
+    )
+    driver = Driver(browser)
+    try:
+        await driver.open(pages.url("pointer.html"))
+        shot = (await driver("screenshot")).images[0]
+        image = Image.open(io.BytesIO(base64.b64decode(shot["source"]["data"])))
+        assert max(image.size) <= 1568 and image.width * image.height <= 1_150_000
+        scale = image.width / 1920
+        # the red square is at (900, 600) in the page: click where the screenshot shows it
+        target = {"type": "coordinate", "x": round(200 * scale), "y": round(100 * scale)}
+        await driver("left_click", target=target)
+        log = str(await driver.eval("document.getElementById('log').textContent"))
+        x, y = (int(v) for v in log.split()[1].split(","))
+        assert abs(x - 200) <= 2 and abs(y - 100) <= 2
+    finally:
+        await browser.close()
+
+
+async def test_persistent_profile_keeps_cookies_across_launches(
+    chromium: dict[str, Any], pages: PageServer, tmp_path: Path
+) -> None:
+    config = BrowserConfig(
+        headless=True,
+        url_policy=TEST_POLICY,
+        downloads_dir=tmp_path / "downloads",
+        profile_dir=tmp_path / "profile",
+        **chromium,
+    )
+    first = BrowserPool(config)
+    try:
+        chat = Driver(first.for_session("a"))
+        await chat.open(pages.url("form.html"))
+        await chat.eval("document.cookie = 'remember=me; max-age=3600'")
+        other = Driver(first.for_session("b"))  # same profile: the cookie is shared
+        await other.open(pages.url("second.html"))
+        assert await other.eval("document.cookie") == "remember=me"
+        assert (await other("list_tabs")).active["tab_id"] == "tab_1"
+    finally:
+        await first.close()
+    second = BrowserPool(config)
+    try:
+        again = Driver(second.for_session("a"))
+        await again.open(pages.url("form.html"))
+        assert await again.eval("document.cookie") == "remember=me"
+    finally:
+        await second.close()

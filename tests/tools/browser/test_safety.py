@@ -1,0 +1,187 @@
+"""What the driver must refuse, with real Chromium: refused addresses however a page reaches them,
+passwords, stale references; and the fixed phrases the model reads instead of raw errors."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+
+from tests.support.page_server import PageServer
+from tests.tools.browser.conftest import TEST_POLICY, Driver, Gate
+from tools.browser import errors
+from tools.browser.guard import RequestGuard
+from tools.browser.url_policy import Refusal, UrlPolicy
+
+pytestmark = pytest.mark.anyio
+REFUSED_LINE = "A navigation was refused."
+
+
+def secrets_hit(sentinel: PageServer) -> list[str]:
+    return [path for path in sentinel.paths() if "secret" in path]
+
+
+async def test_model_navigation_to_a_refused_address_never_starts(
+    browser: Driver, sentinel: PageServer, gate: Gate
+) -> None:
+    for url in (
+        sentinel.url("secret-direct"),
+        "javascript:alert(1)",
+        " file:///etc/passwd",
+        "http://0x7f000002/",
+        "http://169.254.169.254/latest/meta-data/",
+    ):
+        result = await browser("navigate", url=url)
+        assert result.is_error and result.text.startswith("The address was refused")
+    assert gate.members() == []  # refused before the person is asked
+    assert secrets_hit(sentinel) == []
+    assert not browser.toolset.pool.session(browser.toolset.session_id).launched
+
+
+async def test_redirect_to_a_refused_address_is_stopped(
+    browser: Driver, pages: PageServer, sentinel: PageServer
+) -> None:
+    await browser.open(pages.url("form.html"))
+    result = await browser(
+        "navigate", url=pages.url("redirect?to=" + quote(sentinel.url("secret-redirect")))
+    )
+    assert result.is_error
+    assert result.texts == [errors.NAV_REFUSED, REFUSED_LINE]
+    assert secrets_hit(sentinel) == []
+    state = await browser("list_tabs")
+    assert state.active["url"] == pages.url("form.html")  # the tab stayed where it was
+
+
+async def test_second_redirect_hop_is_checked_too(
+    browser: Driver, pages: PageServer, sentinel: PageServer
+) -> None:
+    inner = "/redirect?to=" + quote(sentinel.url("secret-second-hop"))
+    result = await browser("navigate", url=pages.url("redirect?to=" + quote(inner)))
+    assert result.is_error and REFUSED_LINE in result.texts
+    assert secrets_hit(sentinel) == []
+    assert "/redirect" in "".join(pages.paths())  # the allowed hops did happen
+
+
+async def test_meta_refresh_to_a_refused_address(
+    browser: Driver, pages: PageServer, sentinel: PageServer
+) -> None:
+    opened = await browser.open(pages.url("meta-refresh.html"))
+    waited = await browser.until(lambda results: any(REFUSED_LINE in r.texts for r in results))
+    assert REFUSED_LINE in opened.texts + [text for r in waited for text in r.texts]
+    assert waited[-1].active["url"] == pages.url("meta-refresh.html")
+    assert secrets_hit(sentinel) == []
+
+
+async def test_page_scripts_cannot_reach_refused_addresses(
+    browser: Driver, pages: PageServer, sentinel: PageServer
+) -> None:
+    await browser.open(pages.url("popups.html"))
+    page = await browser("read_page", filter="interactive")
+
+    popup = await browser(
+        "left_click", target={"type": "ref", "ref": page.ref("Open refused popup")}
+    )
+    settled = await browser("wait", duration=0.3)
+    assert REFUSED_LINE in popup.texts + settled.texts
+    assert [tab["tab_id"] for tab in settled.tabs] == ["tab_1"]  # the empty popup was closed
+    assert settled.active["tab_id"] == "tab_1"
+
+    moved = await browser(
+        "left_click", target={"type": "ref", "ref": page.ref("Go to refused address")}
+    )
+    assert REFUSED_LINE in moved.texts
+    assert moved.active["url"] == pages.url("popups.html")
+
+    resources = await browser("navigate", url=pages.url("subresources.html"))
+    await browser.until(lambda results: "blocked" in results[-1].active["title"])
+    assert not resources.is_error
+    assert secrets_hit(sentinel) == []
+
+
+async def test_password_fields_are_never_typed_filled_or_read(
+    browser: Driver, pages: PageServer
+) -> None:
+    await browser.open(pages.url("form.html"))
+    page = await browser("read_page", filter="interactive")
+    password = page.ref('"Password"')
+    filled = await browser("form_input", target={"type": "ref", "ref": password}, value="letmein")
+    assert filled.is_error and filled.text == errors.PASSWORD_FIELD
+
+    await browser("left_click", target={"type": "ref", "ref": password})
+    typed = await browser("type", text="letmein")
+    assert typed.is_error and typed.text == errors.PASSWORD_FIELD
+    pasted = await browser("key", text="ctrl+v")
+    assert pasted.is_error and pasted.text == errors.PASSWORD_FIELD
+    held = await browser("hold_key", text="a", duration=0.1)
+    assert held.is_error
+    assert await browser.eval("document.getElementById('password').value") == "hunter2-secret"
+    moved_on = await browser("key", text="Tab")  # leaving the field is fine
+    assert not moved_on.is_error
+
+    for read in (
+        await browser("read_page"),
+        await browser("read_page", filter="all"),
+        await browser("find", query="password field"),
+    ):
+        assert "hunter2" not in read.text and "[password]" in read.text
+    everything = (await browser("read_page", filter="all")).text
+    (confirm_line,) = [line for line in everything.splitlines() if "Confirm password" in line]
+    assert "[password]" in confirm_line and 'placeholder="Repeat it"' in confirm_line
+
+
+async def test_stale_ref_after_navigation_never_clicks_something_else(
+    browser: Driver, pages: PageServer
+) -> None:
+    await browser.open(pages.url("form.html"))
+    form = await browser("read_page", filter="interactive")
+    sign_up = form.ref('"Sign up"')
+    await browser.open(pages.url("second.html"))
+    # the second page has its own first button under Playwright's same internal number
+    await browser("read_page", filter="interactive")
+    clicked = await browser("left_click", target={"type": "ref", "ref": sign_up})
+    assert clicked.is_error and clicked.text == errors.STALE_REF
+    unknown = await browser("scroll_to", target={"type": "ref", "ref": "ref_99999"})
+    assert unknown.is_error and unknown.text == errors.STALE_REF
+    subtree = await browser("read_page", ref=sign_up)
+    assert subtree.is_error and subtree.text == errors.STALE_REF
+
+
+async def test_refs_from_another_tab_are_refused(browser: Driver, pages: PageServer) -> None:
+    await browser.open(pages.url("form.html"))
+    form = await browser("read_page", filter="interactive")
+    await browser("new_tab")
+    await browser.open(pages.url("form.html"))
+    clicked = await browser("left_click", target={"type": "ref", "ref": form.ref('"Sign up"')})
+    assert clicked.is_error and clicked.text == errors.STALE_REF
+
+
+async def test_dns_names_that_point_inside_are_refused() -> None:
+    async def resolver(host: str) -> list[str]:
+        table = {"rebind.example": ["127.0.0.1"], "public.example": ["93.184.215.14"]}
+        if host not in table:
+            raise OSError("no such host")
+        return table[host]
+
+    guard = RequestGuard(lambda: UrlPolicy(), lambda _page: None, resolver=resolver)
+    assert await guard.verdict("http://rebind.example/", navigation=True) is Refusal.PRIVATE
+    assert await guard.verdict("https://public.example/x", navigation=False) is None
+    assert await guard.verdict("https://unknown.example/", navigation=True) is None
+    assert await guard.verdict("ws://127.0.0.1:9222/", navigation=False) is Refusal.PRIVATE
+    assert await guard.verdict("data:text/plain,hi", navigation=False) is None
+    allowed = RequestGuard(lambda: TEST_POLICY, lambda _page: None, resolver=resolver)
+    assert await allowed.verdict("http://127.0.0.1:8000/", navigation=True) is None
+
+
+async def test_frames_cannot_be_redirected_to_refused_addresses(
+    browser: Driver, pages: PageServer, sentinel: PageServer
+) -> None:
+    # cross-origin frames whose first hop is allowed and whose redirects (one or two hops) are not
+    def redirects() -> int:
+        return sum(path.startswith("/redirect") for path in pages.paths())
+
+    before = redirects()
+    await browser.open(pages.url("frame-redirect.html"))
+    await browser.until(lambda _results: redirects() - before >= 3)
+    await browser("wait", duration=0.3)
+    assert redirects() - before == 3  # both frames' allowed hops happened
+    assert secrets_hit(sentinel) == []

@@ -1,0 +1,830 @@
+"""`PlaywrightBrowser`: the SDK's browser toolset (`browser_toolset_20260801`) driven by Playwright.
+
+How the app uses it (the SDK validates inputs, runs the URL policy and `confirm`, renders
+results; this class only implements the members):
+
+    pool = BrowserPool(BrowserConfig(downloads_dir=..., url_policy=UrlPolicy(...)))
+    browser = pool.for_session(session_id, confirm=gate_for(session_id))  # one per chat
+    tools = [browser.to_dict(), *function_tools]      # or pass `browser` itself in tools=[...]
+    ...
+    for use in message.content:                       # tool_use blocks of the reply
+        if use.type == "tool_use" and use.toolset_name == browser.toolset_name:   # "browser"
+            with progress_scope(card.progress):       # optional: "Browser: click 'Sign in'"
+                result = await browser.tool_result(use)   # the finished tool_result block param
+    await pool.close_session(session_id); await pool.close()
+
+`tool_result(use)` never raises for the model's mistakes or the page's failures: refusals
+and errors come back as `is_error` results with fixed phrases (only the SDK's
+`ToolsetUsageError`, a bug in the calling code, propagates). After an error, the app
+answers the turn's later browser calls with the SDK's "Not executed" result, as the SDK
+guide shows. `confirm(context)` (sync or async) receives a `BetaConfirmContext` (member,
+parsed input, tab_id, tab_url of the last report, tool_use) and must return True to run
+the call; it does not say which chat the call is for, hence one confirm per session (pass
+the same callable each time: a different one rebuilds the toolset). `describe(context)`
+gives the gate (risk, reason, summary), e.g. ("change", ..., "Click 'Sign in' on example.com").
+
+A standalone `PlaywrightBrowser(**options)` owns a private pool (one session); `close()`
+closes it. A pooled instance's `close()` only retires the toolset: the pool owns the browser.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import logging
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from anthropic.tools import ToolError, ToolsetUsageError
+from anthropic.tools.browser import (
+    BetaAsyncAbstractBrowserToolset20260801,
+    BetaAsyncConfirmCallable,
+    BetaBrowserNavigateResult,
+    BetaBrowserState,
+    BetaConfirmContext,
+    BetaLocalFilePolicy,
+    BetaScreenshotResult,
+    BetaToolConfigs,
+    BetaToolsetCallContext,
+    BetaURLContext,
+    beta_check_upload_path,
+)
+from anthropic.types.beta import (
+    BetaBrowserCloseTabInput,
+    BetaBrowserCoordinateTarget,
+    BetaBrowserDoubleClickInput,
+    BetaBrowserFileUploadInput,
+    BetaBrowserFindInput,
+    BetaBrowserFormInputInput,
+    BetaBrowserGetPageTextInput,
+    BetaBrowserHoldKeyInput,
+    BetaBrowserHoverInput,
+    BetaBrowserJavascriptExecInput,
+    BetaBrowserKeyInput,
+    BetaBrowserLeftClickDragInput,
+    BetaBrowserLeftClickInput,
+    BetaBrowserLeftMouseDownInput,
+    BetaBrowserLeftMouseUpInput,
+    BetaBrowserListTabsInput,
+    BetaBrowserMemberInput,
+    BetaBrowserMemberName,
+    BetaBrowserMiddleClickInput,
+    BetaBrowserMouseMoveInput,
+    BetaBrowserNavigateInput,
+    BetaBrowserNewTabInput,
+    BetaBrowserReadConsoleInput,
+    BetaBrowserReadNetworkInput,
+    BetaBrowserReadPageInput,
+    BetaBrowserRightClickInput,
+    BetaBrowserScreenshotInput,
+    BetaBrowserScrollInput,
+    BetaBrowserScrollToInput,
+    BetaBrowserStateTabEntryParam,
+    BetaBrowserSwitchTabInput,
+    BetaBrowserToolsetConfigsParam,
+    BetaBrowserTripleClickInput,
+    BetaBrowserTypeInput,
+    BetaBrowserWaitInput,
+    BetaBrowserZoomInput,
+)
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Locator
+
+from tools.browser import errors, keys
+from tools.browser.config import BrowserConfig, default_downloads_dir
+from tools.browser.forms import set_field
+from tools.browser.guard import Resolver
+from tools.browser.images import fit_scale, png_within_limits
+from tools.browser.observe import (
+    DEFAULT_DEPTH,
+    INTERACTIVE_ROLES,
+    find_elements,
+    is_interactive,
+    render_page,
+)
+from tools.browser.pagetext import PAGE_TEXT_SCRIPT, RUN_SCRIPT, bound_text
+from tools.browser.passwords import is_password, password_focused, secret_refs
+from tools.browser.pool import BrowserPool
+from tools.browser.risk import browser_action, browser_risk, browser_summary
+from tools.browser.session import BrowserSession
+from tools.browser.snapshot import AriaNode, parse_snapshot, scan_snapshot
+from tools.browser.tab import Tab
+from tools.browser.url_policy import UrlPolicy, UrlRefused
+
+log = logging.getLogger(__name__)
+
+__all__ = ["PlaywrightBrowser", "Progress", "progress_scope"]
+
+Progress = Callable[[str], None]
+_progress: ContextVar[Progress | None] = ContextVar("deskhand_browser_progress", default=None)
+
+
+@contextlib.contextmanager
+def progress_scope(callback: Progress | None) -> Iterator[None]:
+    """Send the progress lines of the browser calls awaited inside this block to `callback`."""
+    token = _progress.set(callback)
+    try:
+        yield
+    finally:
+        _progress.reset(token)
+
+
+WHEEL_NOTCH = 100  # pixels per scroll-wheel notch, as Chromium scrolls on Linux and Windows
+MAX_DURATION = 30.0
+SCRIPT_TIMEOUT = 30.0
+ZOOM_UPSCALE = 4.0
+LOG_CAP = 20_000
+SNAPSHOT_TIMEOUT_MS = 45_000
+MouseButton = Literal["left", "middle", "right"]
+
+
+class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
+    """Every member of the browser toolset, on one chat session's tabs."""
+
+    def __init__(
+        self,
+        *,
+        executable_path: str | None = None,
+        channel: str | None = None,
+        headless: bool = False,
+        profile_dir: Path | None = None,
+        url_policy: UrlPolicy | None = None,
+        confirm: BetaAsyncConfirmCallable | None = None,
+        downloads_dir: Path | None = None,
+        upload_dir: Path | None = None,
+        expose_download_paths: bool = False,
+        read_console: bool = False,
+        read_network: bool = False,
+        javascript_exec: bool = False,
+        file_upload: bool = False,
+        viewport: tuple[int, int] = (1280, 800),
+        progress: Progress | None = None,
+        tool_configs: BetaToolConfigs | None = None,
+        resolver: Resolver | None = None,
+    ) -> None:
+        """A browser with its own private pool. Options are those of `BrowserConfig`, plus:
+
+        - `confirm`: the SDK's confirm callable, asked before every call (the app's gate);
+          required when `javascript_exec` or `file_upload` is on.
+        - `progress`: called with one line ("Browser: click 'Sign in'") as each member starts.
+        - `resolver`: host-name lookup for the request guard (tests); the system's by default.
+        """
+        config = BrowserConfig(
+            executable_path=executable_path,
+            channel=channel,
+            headless=headless,
+            profile_dir=profile_dir,
+            url_policy=url_policy or UrlPolicy(),
+            downloads_dir=downloads_dir or default_downloads_dir(),
+            upload_dir=upload_dir,
+            expose_download_paths=expose_download_paths,
+            read_console=read_console,
+            read_network=read_network,
+            javascript_exec=javascript_exec,
+            file_upload=file_upload,
+            viewport=viewport,
+        )
+        pool = BrowserPool(config, confirm=confirm, resolver=resolver)
+        self._setup(pool, pool.session("default"), confirm, progress, tool_configs, owns_pool=True)
+
+    @classmethod
+    def _bound(
+        cls,
+        pool: BrowserPool,
+        session: BrowserSession,
+        *,
+        confirm: BetaAsyncConfirmCallable | None,
+        progress: Progress | None,
+        tool_configs: BetaToolConfigs | None = None,
+    ) -> PlaywrightBrowser:
+        """A toolset over a pool's session (what `BrowserPool.for_session` returns)."""
+        self = cls.__new__(cls)
+        self._setup(pool, session, confirm, progress, tool_configs, owns_pool=False)
+        return self
+
+    def _setup(
+        self,
+        pool: BrowserPool,
+        session: BrowserSession,
+        confirm: BetaAsyncConfirmCallable | None,
+        progress: Progress | None,
+        tool_configs: BetaToolConfigs | None,
+        *,
+        owns_pool: bool,
+    ) -> None:
+        self._pool = pool
+        self._session = session
+        self._owns_pool = owns_pool
+        self._confirm = confirm
+        self.progress = progress
+        config = pool.config
+        self._config = config
+        width, height = config.viewport
+        self._scale = fit_scale(width, height)
+        roots = [str(config.upload_dir)] if config.upload_dir is not None else []
+        configs = {
+            name: {"enabled": getattr(config, name)}
+            for name in ("read_console", "read_network", "javascript_exec", "file_upload")
+        }
+        super().__init__(
+            configs=cast(BetaBrowserToolsetConfigsParam, configs),
+            confirm=confirm,
+            url_policy=self._check_url,
+            file_policy=BetaLocalFilePolicy(
+                upload_roots=roots,
+                download_dir=config.downloads_dir,
+                expose_download_paths=config.expose_download_paths,
+            ),
+            tool_configs=tool_configs,
+        )
+
+    # --- what the app reads --------------------------------------------------------------------
+
+    @property
+    def pool(self) -> BrowserPool:
+        return self._pool
+
+    @property
+    def session_id(self) -> str:
+        return self._session.key
+
+    @property
+    def confirm_hook(self) -> BetaAsyncConfirmCallable | None:
+        return self._confirm
+
+    @property
+    def is_closed(self) -> bool:
+        return self._toolset_closed
+
+    def ref_label(self, ref: str) -> str | None:
+        """The name of the element a ref points to, from the last read of its tab."""
+        for tab in self._session.tabs.values():
+            label = tab.refs.label(ref)
+            if label is not None:
+                return label
+        return None
+
+    def risk(self, member: str, input: Mapping[str, Any]) -> tuple[str, str]:
+        return browser_risk(member, input, ref_label=self.ref_label)
+
+    def summary(self, member: str, input: Mapping[str, Any], url: str | None = None) -> str:
+        return browser_summary(member, input, url, ref_label=self.ref_label)
+
+    def describe(self, context: BetaConfirmContext) -> tuple[str, str, str]:
+        """(risk, reason, summary) for the call `confirm` is asked about."""
+        params = context.input.to_dict()
+        risk, reason = self.risk(context.member, params)
+        return risk, reason, self.summary(context.member, params, context.tab_url)
+
+    async def close(self) -> None:
+        """Retire the toolset; a standalone one also closes its browser."""
+        await super().close()
+        if self._owns_pool:
+            await self._pool.close()
+
+    async def close_toolset_only(self) -> None:
+        await super().close()
+
+    # --- the SDK's hooks -----------------------------------------------------------------------
+
+    def _check_url(self, _context: BetaURLContext, url: str) -> None:
+        try:
+            self._pool.config.url_policy.check(url)
+        except UrlRefused as refused:
+            raise ToolError(refused.phrase) from None
+
+    async def _browser_state(self, context: BetaToolsetCallContext) -> BetaBrowserState:
+        try:
+            return await self._session.state()
+        except Exception:
+            # An exception here would stop the whole run; an empty report only loses one update.
+            log.exception("Could not collect the browser state")
+            return BetaBrowserState(tabs=[])
+
+    async def execute(
+        self,
+        context: BetaToolsetCallContext,
+        name: BetaBrowserMemberName,
+        input: BetaBrowserMemberInput,
+    ) -> Any:
+        self._report_progress(name, input)
+        try:
+            return await super().execute(context, name, input)
+        except (ToolError, ToolsetUsageError):
+            raise
+        except keys.UnknownKey as exc:
+            raise errors.refusal(errors.UNKNOWN_KEY) from exc
+        except Exception as exc:
+            raise errors.from_playwright(exc, navigating=name == "navigate") from exc
+
+    def _report_progress(self, name: str, input: BetaBrowserMemberInput) -> None:
+        callback = _progress.get() or self.progress
+        if callback is None:
+            return
+        try:
+            line = "Browser: " + browser_action(name, input.to_dict(), ref_label=self.ref_label)
+            callback(line)
+        except Exception:
+            log.exception("The browser progress callback failed")
+
+    # --- helpers -------------------------------------------------------------------------------
+
+    async def _tab(self, input: object) -> Tab:
+        return await self._session.tab(getattr(input, "tab_id", None))
+
+    def _point(self, target: BetaBrowserCoordinateTarget) -> tuple[float, float]:
+        """A screenshot coordinate as a viewport coordinate, refusing points off the viewport."""
+        width, height = self._config.viewport
+        x, y = target.x / self._scale, target.y / self._scale
+        if not (0 <= x <= width and 0 <= y <= height):
+            raise errors.refusal(errors.OUTSIDE_VIEWPORT)
+        return x, y
+
+    async def _locator(self, tab: Tab, ref: str) -> Locator:
+        entry = tab.refs.resolve(ref)
+        if entry is None:
+            raise errors.refusal(errors.STALE_REF)
+        locator = tab.page.locator(f"aria-ref={entry.pw_ref}")
+        found = await locator.count()
+        if found == 0:
+            raise errors.refusal(errors.STALE_REF)
+        if found > 1:
+            raise errors.refusal(errors.AMBIGUOUS_REF)
+        return locator
+
+    async def _snapshot(
+        self, tab: Tab, *, boxes: bool = False, interactive_depth: int | None = None
+    ) -> tuple[AriaNode, set[str]]:
+        """The page's aria tree, or with `interactive_depth` only its controls (much faster on big
+        pages). `boxes`, needed only to tell what is on screen, costs extra time."""
+        # A page with tens of thousands of elements takes seconds to snapshot on a busy machine.
+        text = await tab.page.aria_snapshot(mode="ai", boxes=boxes, timeout=SNAPSHOT_TIMEOUT_MS)
+        if interactive_depth is None:
+            root = parse_snapshot(text)
+        else:
+            root = scan_snapshot(
+                text, is_interactive, interactive_depth, roles=INTERACTIVE_ROLES | {"iframe"}
+            )
+        return root, await secret_refs(tab.page, root)
+
+    @staticmethod
+    def _ref_of(tab: Tab) -> Callable[[AriaNode], str]:
+        def ref_of(node: AriaNode) -> str:
+            assert node.pw_ref is not None
+            return tab.refs.ref_for(node.pw_ref, node.role, node.name)
+
+        return ref_of
+
+    async def _press(self, tab: Tab, chord: list[str]) -> None:
+        keyboard = tab.page.keyboard
+        *held, last = chord
+        for key in held:
+            await keyboard.down(key)
+        try:
+            await keyboard.press(last)
+        finally:
+            for key in reversed(held):
+                await keyboard.up(key)
+
+    async def _click(
+        self,
+        input: BetaBrowserLeftClickInput
+        | BetaBrowserRightClickInput
+        | BetaBrowserMiddleClickInput
+        | BetaBrowserDoubleClickInput
+        | BetaBrowserTripleClickInput,
+        *,
+        button: MouseButton = "left",
+        count: int = 1,
+    ) -> None:
+        tab = await self._tab(input)
+        before = tab.nav_requests
+        modifiers = keys.modifier_keys(input.modifiers)
+        target = input.target
+        if target.type == "ref":
+            locator = await self._locator(tab, target.ref)
+            await locator.click(
+                button=button, click_count=count, modifiers=cast(Any, modifiers), timeout=5000
+            )
+        else:
+            x, y = self._point(target)
+            for key in modifiers:
+                await tab.page.keyboard.down(key)
+            try:
+                await tab.page.mouse.click(x, y, button=button, click_count=count)
+            finally:
+                for key in reversed(modifiers):
+                    await tab.page.keyboard.up(key)
+        await tab.settle(before)
+
+    # --- members: navigation -------------------------------------------------------------------
+
+    async def navigate(
+        self, context: BetaToolsetCallContext, input: BetaBrowserNavigateInput
+    ) -> BetaBrowserNavigateResult:
+        tab = await self._tab(input)
+        page = tab.page
+        response = None
+        word = input.url
+        if word in ("back", "forward", "reload"):
+            before = page.url
+            if word == "back":
+                response = await page.go_back(wait_until="domcontentloaded")
+                if response is None and page.url == before:
+                    raise errors.refusal(errors.NO_HISTORY_BACK)
+            elif word == "forward":
+                response = await page.go_forward(wait_until="domcontentloaded")
+                if response is None and page.url == before:
+                    raise errors.refusal(errors.NO_HISTORY_FORWARD)
+            else:
+                response = await page.reload(wait_until="domcontentloaded")
+        else:
+            try:
+                target = self._pool.config.url_policy.check(input.url)
+            except UrlRefused as refused:
+                raise errors.refusal(refused.phrase) from None
+            tab.refused = False
+            downloads_before = self._download_count()
+            try:
+                response = await page.goto(target, wait_until="domcontentloaded")
+            except PlaywrightError as exc:
+                if tab.refused:
+                    raise errors.refusal(errors.NAV_REFUSED) from exc
+                if self._download_count() > downloads_before:
+                    raise errors.refusal(errors.DOWNLOAD_INSTEAD) from exc
+                raise errors.from_playwright(exc, navigating=True) from exc
+        with contextlib.suppress(PlaywrightError):
+            await page.wait_for_load_state("load", timeout=2000)
+        await tab.refresh_title()
+        return BetaBrowserNavigateResult(
+            url=page.url, status=response.status if response is not None else None, title=tab.title
+        )
+
+    def _download_count(self) -> int:
+        return sum(
+            1
+            for change in self._session.changes
+            if isinstance(change, dict) and change.get("type") == "download_started"
+        )
+
+    # --- members: seeing -----------------------------------------------------------------------
+
+    async def screenshot(
+        self, context: BetaToolsetCallContext, input: BetaBrowserScreenshotInput
+    ) -> BetaScreenshotResult:
+        tab = await self._tab(input)
+        png = await tab.page.screenshot(type="png", animations="disabled", caret="initial")
+        if self._scale >= 0.999:
+            return BetaScreenshotResult(data=base64.b64encode(png).decode("ascii"))
+        data, media_type = await asyncio.to_thread(png_within_limits, png, self._scale)
+        return BetaScreenshotResult(data=data, media_type=cast(Any, media_type))
+
+    async def zoom(
+        self, context: BetaToolsetCallContext, input: BetaBrowserZoomInput
+    ) -> BetaScreenshotResult:
+        tab = await self._tab(input)
+        width, height = self._config.viewport
+        if len(input.region) != 4:
+            raise errors.refusal(errors.BAD_REGION)
+        x0, y0, x1, y1 = (value / self._scale for value in input.region)
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(width, x1), min(height, y1)
+        if x1 - x0 < 1 or y1 - y0 < 1:
+            raise errors.refusal(errors.BAD_REGION)
+        scale = fit_scale(x1 - x0, y1 - y0, upscale_limit=ZOOM_UPSCALE) * 0.999
+        if tab.cdp is not None:
+            # Rendered at the higher scale, so small text gains real detail rather than blur.
+            metrics = await tab.cdp.send("Page.getLayoutMetrics")
+            viewport = metrics["cssVisualViewport"]
+            clip = {
+                "x": x0 + viewport["pageX"],
+                "y": y0 + viewport["pageY"],
+                "width": x1 - x0,
+                "height": y1 - y0,
+                "scale": scale,
+            }
+            shot = await tab.cdp.send("Page.captureScreenshot", {"format": "png", "clip": clip})
+            png = base64.b64decode(shot["data"])
+            data, media_type = await asyncio.to_thread(png_within_limits, png, 1.0)
+        else:
+            png = await tab.page.screenshot(
+                type="png", clip={"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0}
+            )
+            data, media_type = await asyncio.to_thread(png_within_limits, png, scale)
+        return BetaScreenshotResult(data=data, media_type=cast(Any, media_type))
+
+    async def read_page(
+        self, context: BetaToolsetCallContext, input: BetaBrowserReadPageInput
+    ) -> str:
+        tab = await self._tab(input)
+        if input.filter == "interactive" and not input.ref:
+            depth = DEFAULT_DEPTH if input.depth is None else max(input.depth, 0)
+            root, secret = await self._snapshot(tab, interactive_depth=depth)
+        else:
+            root, secret = await self._snapshot(tab, boxes=input.filter is None)
+        if input.ref:
+            entry = tab.refs.resolve(input.ref)
+            node = None
+            if entry is not None:
+                node = next((n for n in root.walk() if n.pw_ref == entry.pw_ref), None)
+            if node is None:
+                raise errors.refusal(errors.STALE_REF)
+            root = AriaNode(role="document", children=[node])
+        return render_page(
+            root,
+            ref_of=self._ref_of(tab),
+            secret=secret,
+            filter=input.filter,
+            depth=input.depth,
+            viewport=self._config.viewport,
+        )
+
+    async def find(self, context: BetaToolsetCallContext, input: BetaBrowserFindInput) -> str:
+        tab = await self._tab(input)
+        root, secret = await self._snapshot(tab)
+        return find_elements(root, input.query, ref_of=self._ref_of(tab), secret=secret)
+
+    async def get_page_text(
+        self, context: BetaToolsetCallContext, input: BetaBrowserGetPageTextInput
+    ) -> str:
+        tab = await self._tab(input)
+        text = await tab.page.evaluate(PAGE_TEXT_SCRIPT)
+        return bound_text(str(text or ""), what="page text")
+
+    # --- members: pointer ----------------------------------------------------------------------
+
+    async def left_click(
+        self, context: BetaToolsetCallContext, input: BetaBrowserLeftClickInput
+    ) -> None:
+        await self._click(input)
+
+    async def right_click(
+        self, context: BetaToolsetCallContext, input: BetaBrowserRightClickInput
+    ) -> None:
+        await self._click(input, button="right")
+
+    async def middle_click(
+        self, context: BetaToolsetCallContext, input: BetaBrowserMiddleClickInput
+    ) -> None:
+        await self._click(input, button="middle")
+
+    async def double_click(
+        self, context: BetaToolsetCallContext, input: BetaBrowserDoubleClickInput
+    ) -> None:
+        await self._click(input, count=2)
+
+    async def triple_click(
+        self, context: BetaToolsetCallContext, input: BetaBrowserTripleClickInput
+    ) -> None:
+        await self._click(input, count=3)
+
+    async def hover(self, context: BetaToolsetCallContext, input: BetaBrowserHoverInput) -> None:
+        tab = await self._tab(input)
+        target = input.target
+        if target.type == "ref":
+            await (await self._locator(tab, target.ref)).hover(timeout=5000)
+        else:
+            await tab.page.mouse.move(*self._point(target))
+
+    async def mouse_move(
+        self, context: BetaToolsetCallContext, input: BetaBrowserMouseMoveInput
+    ) -> None:
+        tab = await self._tab(input)
+        await tab.page.mouse.move(*self._point(input.target))
+
+    async def left_mouse_down(
+        self, context: BetaToolsetCallContext, input: BetaBrowserLeftMouseDownInput
+    ) -> None:
+        tab = await self._tab(input)
+        await tab.page.mouse.move(*self._point(input.target))
+        await tab.page.mouse.down()
+
+    async def left_mouse_up(
+        self, context: BetaToolsetCallContext, input: BetaBrowserLeftMouseUpInput
+    ) -> None:
+        tab = await self._tab(input)
+        before = tab.nav_requests
+        await tab.page.mouse.move(*self._point(input.target))
+        await tab.page.mouse.up()
+        await tab.settle(before)
+
+    async def left_click_drag(
+        self, context: BetaToolsetCallContext, input: BetaBrowserLeftClickDragInput
+    ) -> None:
+        tab = await self._tab(input)
+        start, end = self._point(input.from_), self._point(input.target)
+        mouse = tab.page.mouse
+        await mouse.move(*start)
+        await mouse.down()
+        try:
+            # Several steps: drag-and-drop code listens for moves, not just the end point.
+            await mouse.move(*end, steps=8)
+        finally:
+            await mouse.up()
+
+    async def scroll(self, context: BetaToolsetCallContext, input: BetaBrowserScrollInput) -> None:
+        tab = await self._tab(input)
+        amount = input.scroll_amount if input.scroll_amount is not None else 3
+        amount = max(1, min(10, amount))
+        dx, dy = {
+            "up": (0, -1),
+            "down": (0, 1),
+            "left": (-1, 0),
+            "right": (1, 0),
+        }[input.scroll_direction]
+        await tab.page.mouse.move(*self._point(input.target))
+        before = await self._scroll_offset(tab)
+        await tab.page.mouse.wheel(dx * amount * WHEEL_NOTCH, dy * amount * WHEEL_NOTCH)
+        await self._scroll_settled(tab, before)
+
+    @staticmethod
+    async def _scroll_offset(tab: Tab) -> tuple[float, float] | None:
+        if tab.cdp is None:
+            return None
+        try:
+            metrics = await tab.cdp.send("Page.getLayoutMetrics")
+        except PlaywrightError:
+            return None
+        viewport = metrics["cssVisualViewport"]
+        return float(viewport["pageX"]), float(viewport["pageY"])
+
+    async def _scroll_settled(self, tab: Tab, before: tuple[float, float] | None) -> None:
+        """Wait until the page stops scrolling: the wheel returns before the page has moved."""
+        if before is None:
+            await asyncio.sleep(0.15)
+            return
+        last, steady = before, 0
+        for _ in range(40):  # two seconds at most, for a page that scrolls smoothly or not at all
+            await asyncio.sleep(0.05)
+            now = await self._scroll_offset(tab)
+            if now is None:
+                return
+            steady = steady + 1 if now == last else 0
+            if (now != before and steady >= 1) or steady >= 4:
+                return
+            last = now
+
+    async def scroll_to(
+        self, context: BetaToolsetCallContext, input: BetaBrowserScrollToInput
+    ) -> None:
+        tab = await self._tab(input)
+        await (await self._locator(tab, input.target.ref)).scroll_into_view_if_needed(timeout=5000)
+
+    # --- members: keyboard and forms -------------------------------------------------------------
+
+    async def type(self, context: BetaToolsetCallContext, input: BetaBrowserTypeInput) -> None:
+        tab = await self._tab(input)
+        if await password_focused(tab.page):
+            raise errors.refusal(errors.PASSWORD_FIELD)
+        before = tab.nav_requests
+        if len(input.text) > 200:
+            # One input event instead of hundreds of key events: same text, seconds faster.
+            await tab.page.keyboard.insert_text(input.text)
+        else:
+            await tab.page.keyboard.type(input.text)
+        await tab.settle(before)
+
+    async def key(self, context: BetaToolsetCallContext, input: BetaBrowserKeyInput) -> None:
+        tab = await self._tab(input)
+        chords = keys.parse_sequence(input.text)
+        repeat = max(1, min(100, input.repeat or 1))
+        if any(keys.is_text_entry(chord) for chord in chords) and await password_focused(tab.page):
+            raise errors.refusal(errors.PASSWORD_FIELD)
+        before = tab.nav_requests
+        for _ in range(repeat):
+            for chord in chords:
+                await self._press(tab, chord)
+        await tab.settle(before)
+
+    async def hold_key(
+        self, context: BetaToolsetCallContext, input: BetaBrowserHoldKeyInput
+    ) -> None:
+        if not 0 <= input.duration <= MAX_DURATION:
+            raise errors.refusal(errors.DURATION_TOO_LONG)
+        tab = await self._tab(input)
+        chord = keys.parse_chord(input.text)
+        if keys.is_text_entry(chord) and await password_focused(tab.page):
+            raise errors.refusal(errors.PASSWORD_FIELD)
+        keyboard = tab.page.keyboard
+        pressed: list[str] = []
+        try:
+            for key in chord:
+                await keyboard.down(key)
+                pressed.append(key)
+            await asyncio.sleep(input.duration)
+        finally:
+            for key in reversed(pressed):
+                with contextlib.suppress(PlaywrightError):
+                    await keyboard.up(key)
+
+    async def form_input(
+        self, context: BetaToolsetCallContext, input: BetaBrowserFormInputInput
+    ) -> None:
+        tab = await self._tab(input)
+        entry = tab.refs.resolve(input.target.ref)
+        locator = await self._locator(tab, input.target.ref)
+        if await is_password(locator):
+            raise errors.refusal(errors.PASSWORD_FIELD)
+        await set_field(locator, entry.role if entry is not None else "", input.value)
+
+    async def file_upload(
+        self, context: BetaToolsetCallContext, input: BetaBrowserFileUploadInput
+    ) -> None:
+        if input.document_ids:
+            raise errors.refusal(errors.DOCUMENTS_UNSUPPORTED)
+        upload_dir = self._config.upload_dir
+        paths = input.paths or []
+        if upload_dir is None or not paths:
+            raise errors.refusal("file_upload has no configured upload roots")
+        # The SDK's file policy vetted these already; checked again where the file is opened.
+        vetted = [beta_check_upload_path(path, [str(upload_dir)]) for path in paths]
+        tab = await self._tab(input)
+        locator = await self._locator(tab, input.target.ref)
+        if (await locator.get_attribute("type") or "").strip().lower() != "file":
+            raise errors.refusal(errors.NOT_A_FILE_INPUT)
+        await locator.set_input_files(vetted, timeout=5000)
+
+    # --- members: time, tabs, developer tools --------------------------------------------------
+
+    async def wait(self, context: BetaToolsetCallContext, input: BetaBrowserWaitInput) -> None:
+        if not 0 <= input.duration <= MAX_DURATION:
+            raise errors.refusal(errors.DURATION_TOO_LONG)
+        await asyncio.sleep(input.duration)
+
+    async def new_tab(
+        self, context: BetaToolsetCallContext, input: BetaBrowserNewTabInput
+    ) -> BetaBrowserStateTabEntryParam:
+        tab = await self._session.new_tab()
+        return tab.entry(active=True)
+
+    async def list_tabs(
+        self, context: BetaToolsetCallContext, input: BetaBrowserListTabsInput
+    ) -> list[BetaBrowserStateTabEntryParam]:
+        active = self._session.active
+        return [tab.entry(active=tab.tab_id == active) for tab in self._session.tabs.values()]
+
+    async def switch_tab(
+        self, context: BetaToolsetCallContext, input: BetaBrowserSwitchTabInput
+    ) -> BetaBrowserStateTabEntryParam:
+        return self._session.switch(input.tab_id).entry(active=True)
+
+    async def close_tab(
+        self, context: BetaToolsetCallContext, input: BetaBrowserCloseTabInput
+    ) -> None:
+        await self._session.close_tab(input.tab_id)
+
+    async def read_console(
+        self, context: BetaToolsetCallContext, input: BetaBrowserReadConsoleInput
+    ) -> str:
+        tab = await self._tab(input)
+        lines = list(tab.console)
+        tab.console.clear()
+        if not lines:
+            return "(no console messages since the last read)"
+        return bound_text("\n".join(lines), what="console output", cap=LOG_CAP)
+
+    async def read_network(
+        self, context: BetaToolsetCallContext, input: BetaBrowserReadNetworkInput
+    ) -> str:
+        tab = await self._tab(input)
+        await tab.logged()  # a request that just finished is still being written down
+        lines = list(tab.network)
+        tab.network.clear()
+        if not lines:
+            return "(no network requests since the last read)"
+        return bound_text("\n".join(lines), what="network log", cap=LOG_CAP)
+
+    async def javascript_exec(
+        self, context: BetaToolsetCallContext, input: BetaBrowserJavascriptExecInput
+    ) -> str:
+        tab = await self._tab(input)
+        before = tab.nav_requests
+        try:
+            # The model's code travels as an argument and runs through indirect eval: it is
+            # never spliced into the driver's own script.
+            outcome = await asyncio.wait_for(
+                tab.page.evaluate(RUN_SCRIPT, input.text), SCRIPT_TIMEOUT
+            )
+        except TimeoutError as exc:
+            raise errors.refusal(errors.SCRIPT_TIMEOUT) from exc
+        await tab.settle(before)
+        if not isinstance(outcome, dict) or not outcome.get("ok"):
+            name = outcome.get("name") if isinstance(outcome, dict) else None
+            return_name = (
+                name if isinstance(name, str) and name.isalnum() and len(name) < 40 else None
+            )
+            raise errors.refusal(
+                f"{errors.SCRIPT_THREW} ({return_name})."
+                if return_name
+                else f"{errors.SCRIPT_THREW}."
+            )
+        if outcome.get("undefined"):
+            return "undefined"
+        value = outcome.get("value")
+        text = (
+            value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+        )
+        return bound_text(text, what="result")

@@ -1,0 +1,313 @@
+"""Playwright's AI aria snapshot, parsed into a tree the driver can filter and render.
+
+`page.aria_snapshot(mode="ai", boxes=True)` returns YAML-like text, one element per
+line (`- button "Sign in" [ref=e14] [box=8,166,57,21]`), iframes inlined with `f1e2`
+style refs. This module reads that text into `AriaNode`s and nothing more: no Playwright
+import, so it is tested on strings.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+__all__ = ["AriaNode", "Box", "parse_snapshot", "scan_snapshot"]
+
+_LINE = re.compile(r"^( *)- (.*)$")
+_ROLE = re.compile(r"[A-Za-z]+")
+_ATTR = re.compile(r"\[([A-Za-z-]+)(?:=([^\]]*))?\]")
+# The usual key in one match: role, optional JSON-quoted name, bracketed attributes.
+_KEY = re.compile(r'([A-Za-z]+)(?: ("(?:[^"\\]|\\.)*"))?((?: \[[^\]]*\])*)')
+_YAML_ESCAPES = {"\\": "\\", '"': '"', "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+@dataclass(frozen=True)
+class Box:
+    """An element's bounding box in CSS pixels, relative to its frame's viewport."""
+
+    x: int
+    y: int
+    width: int
+    height: int
+
+    @property
+    def empty(self) -> bool:
+        return self.width <= 0 or self.height <= 0
+
+    def shifted(self, dx: int, dy: int) -> Box:
+        return Box(self.x + dx, self.y + dy, self.width, self.height)
+
+    def intersects(self, width: int, height: int) -> bool:
+        """Whether any of it lies inside a viewport of `width` × `height`."""
+        return (
+            self.x < width
+            and self.y < height
+            and self.x + self.width > 0
+            and self.y + self.height > 0
+        )
+
+
+@dataclass(eq=False, slots=True)
+class AriaNode:
+    """One line of the snapshot: an element (role, name, state flags, ref) or a text run."""
+
+    role: str
+    name: str = ""
+    flags: list[str] = field(default_factory=list)  # "checked", "level=2", "disabled", ...
+    pw_ref: str | None = None  # Playwright's ref ("e14", "f1e2"), resolved with aria-ref=
+    box: Box | None = None
+    pointer: bool = False  # the element shows a pointer cursor: clickable whatever its role
+    focused: bool = False
+    text: str | None = None  # inline text value (a textbox's value, a text run)
+    props: dict[str, str] = field(default_factory=dict)  # "url", "placeholder"
+    children: list[AriaNode] = field(default_factory=list)
+    parent: AriaNode | None = field(default=None, repr=False)
+
+    @property
+    def is_text(self) -> bool:
+        return self.role == "text"
+
+    @property
+    def in_frame(self) -> bool:
+        """Whether the element lives inside an iframe (its ref carries a frame prefix)."""
+        return self.pw_ref is not None and self.pw_ref.startswith("f")
+
+    def walk(self) -> Iterator[AriaNode]:
+        """This node and every descendant, in document order."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def ancestors(self) -> Iterator[AriaNode]:
+        node = self.parent
+        while node is not None:
+            yield node
+            node = node.parent
+
+    def all_text(self, limit: int = 200) -> str:
+        """Names and text of this subtree, space-joined, cut at `limit` characters."""
+        parts: list[str] = []
+        size = 0
+        for node in self.walk():
+            piece = node.text if node.is_text else node.name or node.text
+            if piece:
+                parts.append(piece)
+                size += len(piece) + 1
+                if size > limit:
+                    break
+        return " ".join(" ".join(parts).split())[:limit]
+
+
+def _decode_value(raw: str) -> str:
+    """A YAML scalar as Playwright writes it: bare, or double-quoted with JSON-like escapes plus \\xHH."""
+    if len(raw) < 2 or not (raw.startswith('"') and raw.endswith('"')):
+        return raw
+    out: list[str] = []
+    body = raw[1:-1]
+    index = 0
+    while index < len(body):
+        ch = body[index]
+        if ch == "\\" and index + 1 < len(body):
+            nxt = body[index + 1]
+            if nxt == "x" and index + 3 < len(body):
+                out.append(chr(int(body[index + 2 : index + 4], 16)))
+                index += 4
+                continue
+            if nxt == "u" and index + 5 < len(body):
+                out.append(chr(int(body[index + 2 : index + 6], 16)))
+                index += 6
+                continue
+            out.append(_YAML_ESCAPES.get(nxt, nxt))
+            index += 2
+            continue
+        out.append(ch)
+        index += 1
+    return "".join(out)
+
+
+def _split_line(body: str) -> tuple[str, str | None, bool]:
+    """`(key, value, has_children)` of one line's body after `- `."""
+    if body.startswith("'"):
+        index = 1
+        while index < len(body):
+            if body[index] == "'":
+                if body[index + 1 : index + 2] == "'":
+                    index += 2
+                    continue
+                break
+            index += 1
+        key = body[1:index].replace("''", "'")
+        rest = body[index + 1 :]
+    else:
+        cut = body.find(": ")
+        if cut >= 0:
+            key, rest = body[:cut], body[cut:]
+        elif body.endswith(":"):
+            key, rest = body[:-1], ":"
+        else:
+            key, rest = body, ""
+    if rest.startswith(": "):
+        return key, _decode_value(rest[2:]), False
+    return key, None, rest == ":"
+
+
+def _read_name(key: str, start: int) -> tuple[str, int]:
+    """The JSON-quoted accessible name starting at `start`, and where it ends."""
+    if key[start : start + 1] != '"':
+        return "", start
+    index = start + 1
+    while index < len(key):
+        if key[index] == "\\":
+            index += 2
+            continue
+        if key[index] == '"':
+            try:
+                return str(json.loads(key[start : index + 1])), index + 1
+            except ValueError:
+                return key[start + 1 : index], index + 1
+        index += 1
+    return key[start + 1 :], len(key)
+
+
+def _element(key: str, value: str | None) -> AriaNode:
+    quick = _KEY.fullmatch(key)
+    if quick is not None:
+        # A snapshot of a big page has tens of thousands of lines: this path avoids the scanner.
+        role, quoted, attributes = quick.groups()
+        if quoted is None:
+            name = ""
+        elif "\\" in quoted:
+            name, _end = _read_name(quoted, 0)
+        else:
+            name = quoted[1:-1]
+        node = AriaNode(role=role, name=name, text=value)
+        _apply_attributes(node, _ATTR.findall(attributes))
+        return node
+    role_match = _ROLE.match(key)
+    role = role_match.group(0) if role_match else "generic"
+    position = role_match.end() if role_match else 0
+    while key[position : position + 1] == " ":
+        position += 1
+    name, position = _read_name(key, position)
+    node = AriaNode(role=role, name=name, text=value)
+    _apply_attributes(node, _ATTR.findall(key, position))
+    return node
+
+
+def _apply_attributes(node: AriaNode, attributes: list[tuple[str, str]]) -> None:
+    for label, setting in attributes:
+        if label == "ref" and setting:
+            node.pw_ref = setting
+        elif label == "box" and setting:
+            try:
+                x, y, width, height = (int(float(v)) for v in setting.split(","))
+            except ValueError:
+                continue
+            node.box = Box(x, y, width, height)
+        elif label == "cursor":
+            node.pointer = setting == "pointer"
+        elif label == "active":
+            node.focused = True
+        else:
+            node.flags.append(f"{label}={setting}" if setting else label)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    # Tens of thousands of small nodes trigger the cyclic collector over and over, which alone
+    # doubles the parse time of a big page; nothing here is garbage until the tree is dropped.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def parse_snapshot(text: str) -> AriaNode:
+    """The snapshot as a tree under a synthetic `document` root."""
+    with _collector_paused():
+        return _parse(text)
+
+
+def _parse(text: str) -> AriaNode:
+    root = AriaNode(role="document")
+    stack: list[tuple[int, AriaNode]] = [(-1, root)]
+    for line in text.splitlines():
+        match = _LINE.match(line)
+        if match is None:
+            continue
+        level = len(match.group(1)) // 2
+        key, value, _has_children = _split_line(match.group(2))
+        while stack[-1][0] >= level:
+            stack.pop()
+        parent = stack[-1][1]
+        if key.startswith("/"):
+            parent.props[key[1:]] = value or ""
+            continue
+        if key == "text":
+            node = AriaNode(role="text", text=value or "")
+        else:
+            node = _element(key, value)
+        node.parent = parent
+        parent.children.append(node)
+        stack.append((level, node))
+    return root
+
+
+def scan_snapshot(
+    text: str, keep: Callable[[AriaNode], bool], depth: int, *, roles: frozenset[str]
+) -> AriaNode:
+    """Only the elements `keep` accepts, flat under a `document` root, without building the tree.
+
+    For the interactive view of a big page: a 2,000-row table is tens of thousands of lines, and
+    only a line with a ref and one of `roles` (or a pointer cursor) can be a control, so the rest
+    is skipped unparsed. A kept element's own lines come with it: its props, its value written as
+    text under them, a select's options.
+    """
+    with _collector_paused():
+        root = AriaNode(role="document")
+        current: AriaNode | None = None
+        current_indent = -1
+        for line in text.splitlines():
+            stripped = line.lstrip(" ")
+            if not stripped.startswith("- "):
+                continue
+            indent = len(line) - len(stripped)
+            if current is not None and indent <= current_indent:
+                current, current_indent = None, -1
+            if current is not None and indent == current_indent + 2 and "[ref=" not in stripped:
+                key, value, _children = _split_line(stripped[2:])
+                if key.startswith("/"):
+                    current.props[key[1:]] = value or ""
+                elif key == "text":
+                    current.children.append(AriaNode(role="text", text=value or "", parent=current))
+                else:
+                    current.children.append(replace_parent(_element(key, value), current))
+                continue
+            if "[ref=" not in stripped or indent // 2 + 1 > depth:
+                continue
+            role_match = _ROLE.match(stripped, 3 if stripped.startswith("- '") else 2)
+            if role_match is None or (
+                role_match.group(0) not in roles and "[cursor=pointer]" not in stripped
+            ):
+                continue
+            key, value, _children = _split_line(stripped[2:])
+            node = _element(key, value)
+            if keep(node):
+                node.parent = root
+                root.children.append(node)
+                current, current_indent = node, indent
+        return root
+
+
+def replace_parent(node: AriaNode, parent: AriaNode) -> AriaNode:
+    node.parent = parent
+    return node
