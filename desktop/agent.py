@@ -20,6 +20,7 @@ from anthropic import AsyncAnthropic
 from pydantic import BaseModel
 
 from desktop import errors, images
+from desktop.browser_calls import NOT_EXECUTED, BrowserCalls
 from desktop.events import (
     AgentEvent,
     MessageCommitted,
@@ -82,12 +83,14 @@ class Agent:
         registry: ToolRegistry,
         gate: Gate,
         attachments_dir: Any,
+        browser: BrowserCalls | None = None,
     ) -> None:
         self.store = store
         self._settings = settings
         self._api_key = api_key
         self.registry = registry
         self.gate = gate
+        self.browser = browser
         self.attachments_dir = attachments_dir
         self._client: AsyncAnthropic | None = None
         self._client_config: tuple[Any, ...] | None = None
@@ -133,9 +136,7 @@ class Agent:
             self._fail(session_id, exc, settings, emit)
             return
         while True:
-            request = build_request(
-                settings, self.store.messages(session_id), self.registry.api_tools()
-            )
+            request = build_request(settings, self.store.messages(session_id), self.api_tools())
             outcome = await self._stream_one(client, session_id, request, settings, emit)
             if outcome is None:
                 return
@@ -238,14 +239,30 @@ class Agent:
             )
         )
 
+    def api_tools(self) -> list[dict[str, Any]]:
+        """The `tools[]` to send: function tools, then the browser toolset when it is on."""
+        tools = self.registry.api_tools()
+        if self.browser is not None:
+            tools.append(self.browser.api_tool())
+        return tools
+
     async def _run_tools(
         self, session_id: int, tool_uses: list[dict[str, Any]], emit: Emit
     ) -> None:
         """Run each call in order; commit all results as one user message, even when stopped."""
         results: list[dict[str, Any]] = []
+        browser_failed = False
         try:
             for use in tool_uses:
-                results.append(await self._run_tool(session_id, use, emit))
+                if self.browser is None or not BrowserCalls.handles(use):
+                    results.append(await self._run_tool(session_id, use, emit))
+                elif browser_failed:
+                    # The model planned these as a sequence; after a failure the rest rarely make sense.
+                    results.append(self._not_executed(session_id, use, emit))
+                else:
+                    block = await self._run_browser_tool(session_id, use, emit)
+                    browser_failed = bool(block.get("is_error"))
+                    results.append(block)
         finally:
             # On Stop, the calls that never ran (or were cut off) are answered too.
             answered = {r["tool_use_id"] for r in results}
@@ -274,6 +291,80 @@ class Agent:
                     session_id=session_id, message_id=message_id, role="user", status="complete"
                 )
             )
+
+    async def _run_browser_tool(
+        self, session_id: int, use: dict[str, Any], emit: Emit
+    ) -> dict[str, Any]:
+        assert self.browser is not None
+        label, summary = BrowserCalls.label(use)
+        tool_use_id = use["id"]
+        emit(
+            ToolStarted(
+                session_id=session_id,
+                tool_use_id=tool_use_id,
+                name=f"browser.{use.get('name')}",
+                label=label,
+                summary=summary,
+                input=use.get("input") or {},
+            )
+        )
+        call = await self.browser.run(
+            session_id,
+            use,
+            lambda line: emit(
+                ToolProgress(session_id=session_id, tool_use_id=tool_use_id, line=line)
+            ),
+        )
+        image_blocks = await self._save_images(session_id, call.as_result())
+        emit(
+            ToolFinished(
+                session_id=session_id,
+                tool_use_id=tool_use_id,
+                is_error=call.is_error,
+                summary=call.text()[:300],
+                outcome=call.outcome,  # type: ignore[arg-type]
+                images=[block["deskhand_image"]["path"] for block in image_blocks],
+            )
+        )
+        # Keep the SDK's rendering (text, browser state) but put screenshots on disk.
+        stored = iter(image_blocks)
+        content = call.block.get("content")
+        if isinstance(content, list):
+            content = [
+                next(stored)
+                if isinstance(item, dict) and item.get("type") == "image"
+                else dict(item)
+                for item in content
+            ]
+        return {**call.block, "content": content or "Done."}  # keeps toolset_name and is_error
+
+    def _not_executed(self, session_id: int, use: dict[str, Any], emit: Emit) -> dict[str, Any]:
+        label, summary = BrowserCalls.label(use)
+        emit(
+            ToolStarted(
+                session_id=session_id,
+                tool_use_id=use["id"],
+                name=f"browser.{use.get('name')}",
+                label=label,
+                summary=summary,
+                input=use.get("input") or {},
+            )
+        )
+        emit(
+            ToolFinished(
+                session_id=session_id,
+                tool_use_id=use["id"],
+                is_error=True,
+                summary=NOT_EXECUTED,
+                outcome="error",
+            )
+        )
+        return {
+            "type": "tool_result",
+            "tool_use_id": use["id"],
+            "content": NOT_EXECUTED,
+            "is_error": True,
+        }
 
     async def _run_tool(self, session_id: int, use: dict[str, Any], emit: Emit) -> dict[str, Any]:
         raw_input = use.get("input") or {}

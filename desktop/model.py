@@ -105,6 +105,11 @@ def _answer_open_tool_uses(messages: list[dict[str, Any]]) -> None:
         following["content"][:0] = missing
 
 
+def tool_name(tool: dict[str, Any]) -> str:
+    """A function tool's name, or a toolset's family ("browser_toolset_20260801" -> "browser")."""
+    return str(tool.get("name") or str(tool.get("type", "")).split("_toolset")[0])
+
+
 def build_request(
     settings: Settings, history: list[StoredMessage], tools: list[dict[str, Any]]
 ) -> dict[str, Any]:
@@ -123,7 +128,7 @@ def build_request(
         "system": [
             {
                 "type": "text",
-                "text": system_prompt(settings, [t["name"] for t in tools]),
+                "text": system_prompt(settings, [tool_name(t) for t in tools]),
                 "cache_control": CACHE,
             }
         ],

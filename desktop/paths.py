@@ -18,6 +18,7 @@ class DataPaths(BaseModel):
     database: Path
     settings: Path
     attachments: Path
+    downloads: Path
     logs: Path
     key_file: Path
     keychain_account: str
@@ -29,17 +30,20 @@ class DataPaths(BaseModel):
             config = Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
             logs = Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))
             account = "api-key"
+            downloads = platformdirs.user_downloads_path() / APP_NAME
         else:
             data = config = Path(data_dir).expanduser().resolve()
             logs = data / "logs"
             # A custom data dir gets its own keychain entry so two data dirs never share a key.
             digest = hashlib.sha256(str(data).encode()).hexdigest()[:12]
             account = f"api-key:{digest}"
+            downloads = data / "downloads"
         return cls(
             root=data,
             database=data / "deskhand.db",
             settings=config / "settings.json",
             attachments=data / "attachments",
+            downloads=downloads,
             logs=logs,
             key_file=config / "api-key",
             keychain_account=account,

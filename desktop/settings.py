@@ -60,7 +60,7 @@ class ModelSettings(BaseModel):
         description="Extra instructions added to every conversation.",
     )
     keep_images: int = Field(
-        5,
+        3,
         ge=1,
         le=20,
         title="Screenshots sent",
@@ -101,6 +101,45 @@ class AppsSettings(BaseModel):
     )
 
 
+class BrowserSettings(BaseModel):
+    """Settings → Browser: which browser, how it shows, and what the model may do with it."""
+
+    enabled: bool = Field(True, title="Browser", description="Let Claude use a browser for you.")
+    executable_path: str = Field(
+        "",
+        title="Browser path",
+        description="Leave blank to use Playwright's Chromium, Chrome, Edge or a system Chromium.",
+    )
+    headless: bool = Field(
+        False, title="Hide the browser window", description="Run the browser without a window."
+    )
+    persistent_profile: bool = Field(
+        False,
+        title="Keep a Deskhand profile",
+        description="Keep cookies and sign-ins between chats in a profile only Deskhand uses.",
+    )
+    allow_hosts: str = Field(
+        "",
+        title="Always allowed sites",
+        description="Hosts separated by spaces or commas; these may be local or private addresses.",
+    )
+    block_hosts: str = Field(
+        "", title="Blocked sites", description="Hosts separated by spaces or commas; never opened."
+    )
+    read_console: bool = Field(False, title="Read the console", description="Off by default.")
+    read_network: bool = Field(False, title="Read network requests", description="Off by default.")
+    javascript_exec: bool = Field(
+        False, title="Run JavaScript", description="Off by default; always asks before it runs."
+    )
+    file_upload: bool = Field(
+        False, title="Upload files", description="Off by default; only from the folder below."
+    )
+    upload_dir: str = Field("", title="Upload folder", description="Uploads come only from here.")
+
+    def hosts(self, text: str) -> tuple[str, ...]:
+        return tuple(h for h in text.replace(",", " ").split() if h)
+
+
 KeyStorage = Literal["keychain", "session", "file"]
 
 
@@ -110,6 +149,7 @@ class Settings(BaseModel):
     model: ModelSettings = Field(default_factory=ModelSettings, title="Model")
     permissions: PermissionSettings = Field(default_factory=PermissionSettings, title="Permissions")
     apps: AppsSettings = Field(default_factory=AppsSettings, title="Apps")
+    browser: BrowserSettings = Field(default_factory=BrowserSettings, title="Browser")
     key_storage: KeyStorage = Field(
         "keychain",
         title="Key storage",

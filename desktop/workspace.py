@@ -5,12 +5,14 @@ The composition root builds one `Workspace`; the window shows it and calls into 
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from desktop import model
 from desktop.agent import Agent
+from desktop.browser_calls import BrowserCalls, browser_config
 from desktop.gate import Gate
 from desktop.keystore import KeyStore
 from desktop.paths import DataPaths
@@ -37,7 +39,9 @@ class Workspace:
             storage=self.settings.key_storage,
         )
         self.store = Store.open(paths.database)
-        self.toolbox = Toolbox(self.settings, on_automation_change=self._remember_automation)
+        self.toolbox = Toolbox(
+            self.settings, downloads=paths.downloads, on_automation_change=self._remember_automation
+        )
         self.registry = registry if registry is not None else self.toolbox.registry
         self.mode_override = mode  # --permission-mode: this run only, not saved
         self.gate = Gate(settings=self.permissions, store=self.store, remember=self.set_rule)
@@ -48,8 +52,12 @@ class Workspace:
             registry=self.registry,
             gate=self.gate,
             attachments_dir=paths.attachments,
+            browser=BrowserCalls(self.toolbox.browser_pool, self.gate)
+            if self.toolbox.browser_pool
+            else None,
         )
         self.listeners: list[Callable[[Settings], None]] = []
+        self._background: set[asyncio.Future[None]] = set()
 
     @classmethod
     def open(cls, data_dir: Path | None = None, **kwargs: object) -> Workspace:
@@ -70,11 +78,29 @@ class Workspace:
             stored_in = self.keys.set(api_key, settings.key_storage)
             if stored_in != settings.key_storage:
                 settings = settings.model_copy(update={"key_storage": stored_in})
+        browser_changed = settings.browser != self.settings.browser
         self.settings = settings
         self.settings_file.save(settings)
+        if browser_changed:
+            self._reconfigure_browser()
         for listener in self.listeners:
             listener(settings)
         return stored_in
+
+    def _reconfigure_browser(self) -> None:
+        """New browser settings apply from the next browser call (a relaunch if needed)."""
+        pool = self.toolbox.browser_pool
+        if pool is None:
+            return
+        config = browser_config(self.settings.browser, self.paths.downloads)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pool.config = config  # nothing launched without a loop: the next launch reads it
+            return
+        task = asyncio.ensure_future(pool.configure(config))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def permissions(self) -> PermissionSettings:
         """The permission settings in force: saved ones, with this run's mode override."""
@@ -103,7 +129,10 @@ class Workspace:
             settings.permissions.rules[key] = rule
         self.apply_settings(settings)
 
-    def delete_session(self, session_id: int) -> None:
+    async def delete_session(self, session_id: int) -> None:
+        """Delete a chat: its messages, its attachments and its browser context."""
+        if self.agent.browser is not None:
+            await self.agent.browser.close_session(session_id)
         for path in self.store.delete_session(session_id):
             path.unlink(missing_ok=True)
         shutil.rmtree(self.paths.attachments / str(session_id), ignore_errors=True)
