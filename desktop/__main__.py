@@ -29,6 +29,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="when to ask before acting, for this run only: ask every time, ask for changes, "
         "or autonomous (only consequential actions ask)",
     )
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="start offscreen, open the window, check the store, settings, API client and "
+        "browser; print one line and exit 0, or say what failed and exit 1",
+    )
     commands = parser.add_subparsers(dest="command")
     commands.add_parser(
         "doctor", help="check the setup and print a table; exits non-zero if a required check fails"
@@ -78,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.command == "doctor":
         return doctor(args)
+    if args.self_test:
+        from ui.self_test import run_self_test
+
+        return run_self_test(args.data_dir)
     from desktop.app import run
 
     return run(args)

@@ -7,14 +7,28 @@ import asyncio
 import logging
 import logging.handlers
 import sys
+from pathlib import Path
 
 import qasync
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from desktop.login_path import adopt_login_path
 from desktop.paths import DataPaths
 from desktop.permissions import Mode
+from desktop.playwright_env import configure_playwright
 from desktop.workspace import Workspace
+
+
+def _app_icon() -> QIcon:
+    """Deskhand's icon: inside a bundle (sys._MEIPASS), else in the source tree's assets/."""
+    base = Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parents[1]))
+    icon = QIcon()
+    for size in (16, 32, 48, 64, 128, 256, 512):
+        path = base / "assets" / "icons" / f"deskhand-{size}.png"
+        if path.is_file():
+            icon.addFile(str(path))
+    return icon if not icon.isNull() else QIcon.fromTheme("dialog-information")
 
 
 def _setup_logging(paths: DataPaths) -> None:
@@ -37,6 +51,7 @@ async def _main(app: QApplication, args: argparse.Namespace) -> int:
         )
         return 1
     _setup_logging(paths)
+    await adopt_login_path()  # opened from the Finder: the login shell's PATH, before tools exist
     mode = Mode(args.permission_mode) if args.permission_mode else None
     workspace = Workspace(paths, mode=mode)
     quitting = asyncio.Event()
@@ -50,11 +65,12 @@ async def _main(app: QApplication, args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    configure_playwright()  # in a bundle: browsers in the per-user cache; before Playwright starts
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setApplicationName("Deskhand")
     app.setOrganizationName("Deskhand")
-    app.setWindowIcon(QIcon.fromTheme("dialog-information"))
+    app.setWindowIcon(_app_icon())
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:

@@ -54,6 +54,30 @@ def needed(*, frozen: bool | None = None, platform: str = sys.platform) -> bool:
     return platform == "darwin" or is_frozen
 
 
+def restore_library_path(
+    environ: MutableMapping[str, str] | None = None,
+    *,
+    frozen: bool | None = None,
+    platform: str = sys.platform,
+) -> None:
+    """Give the programs Deskhand starts the person's LD_LIBRARY_PATH, not the bundle's.
+
+    In a frozen Linux bundle PyInstaller's bootloader points LD_LIBRARY_PATH at the bundle's
+    own libraries (keeping the person's value in LD_LIBRARY_PATH_ORIG). Deskhand itself has
+    already started with it; a system Chromium or the login shell started with it could load
+    the bundle's older copies of their libraries and crash.
+    """
+    env = os.environ if environ is None else environ
+    is_frozen = bool(getattr(sys, "frozen", False)) if frozen is None else frozen
+    if not (is_frozen and platform.startswith("linux")):
+        return
+    original = env.pop("LD_LIBRARY_PATH_ORIG", None)
+    if original:
+        env["LD_LIBRARY_PATH"] = original
+    else:
+        env.pop("LD_LIBRARY_PATH", None)
+
+
 def login_shell(environ: MutableMapping[str, str] | None = None) -> str:
     """The person's shell: $SHELL, else the password database, else the platform default."""
     env = os.environ if environ is None else environ
@@ -140,8 +164,11 @@ async def adopt_login_path(
     """Merge the login shell's PATH into `environ` (default: this process's), once, at start.
 
     Skipped where it is not `needed()` (a terminal start already has it) unless `force`.
+    First, in a Linux bundle, the library path children inherit is restored (see
+    `restore_library_path`).
     """
     env = os.environ if environ is None else environ
+    restore_library_path(env)
     current = env.get("PATH", "")
     if not (force or needed()):
         return LoginPath("skipped", current, "started from a terminal")

@@ -1,0 +1,505 @@
+"""The main window: session sidebar, the chat thread, the composer and the status line.
+
+It turns what the person does into calls on the workspace (`agent.run_turn` as an
+asyncio task, Stop as cancelling that task, Retry as `agent.continue_turn`) and routes
+the agent's events to the thread of the session they belong to. Nothing here blocks:
+turns run as tasks on the qasync loop, and dialogs are opened with `open()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict, deque
+from collections.abc import Coroutine
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QToolBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.agent import tool_label
+from desktop.events import AgentEvent, MessageCommitted, TurnFailed, TurnFinished, Usage
+from desktop.permissions import MODE_TITLES, ApprovalRequest, Mode
+from desktop.workspace import Workspace
+from ui import composer, markdown_view, session_list, thread_view, tool_card
+from ui.approval_sheet import ApprovalSheet
+from ui.composer import Composer
+from ui.session_list import SessionList
+from ui.thread_view import ThreadView
+
+log = logging.getLogger(__name__)
+
+APP_NAME = "Deskhand"
+# Views of recently visited sessions are kept so that switching back is instant and keeps
+# error cards; views of sessions with a running turn are never dropped.
+MAX_CACHED_VIEWS = 8
+UNEXPECTED_FAILURE = TurnFailed(
+    session_id=0,
+    error_kind="unexpected",
+    title="Something went wrong",
+    detail="An unexpected error stopped this reply. Your messages are saved; press Retry.",
+)
+
+
+def usage_text(model: str | None, usage: Usage | None) -> str:
+    """The status line: model, tokens in/out and cache reads of the last turn."""
+    if usage is None:
+        return f"{model}  ·  no tokens used yet" if model else "No tokens used yet"
+    parts = [
+        model or "unknown model",
+        f"{usage.input_tokens:,} tokens in  /  {usage.output_tokens:,} out",
+        f"{usage.cache_read_input_tokens:,} cache read",
+    ]
+    if usage.cache_creation_input_tokens:
+        parts.append(f"{usage.cache_creation_input_tokens:,} cache write")
+    return "  ·  ".join(parts)
+
+
+class NoticeBanner(QFrame):
+    """Something the person should know at start (a history moved aside...); dismissable."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("noticeBanner")
+        self.label = QLabel(text)
+        self.label.setObjectName("noticeBannerText")
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = QToolButton()
+        close.setObjectName("noticeBannerClose")
+        close.setText("✕")
+        close.setToolTip("Dismiss")
+        close.clicked.connect(self.deleteLater)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(14, 8, 8, 8)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+
+
+class MainWindow(QMainWindow):
+    """Deskhand's window onto one `Workspace`."""
+
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.workspace = workspace
+        self.setWindowTitle(APP_NAME)
+        self.resize(1120, 760)
+        self.setMinimumSize(640, 420)
+        self.turn_task: asyncio.Task[None] | None = None  # the newest turn, for tests and tools
+        self.current_session_id: int | None = None
+        self.settings_dialog: QDialog | None = None
+        self._turns: dict[int, asyncio.Task[None]] = {}
+        self._views: OrderedDict[int, ThreadView] = OrderedDict()
+        self._draft: ThreadView | None = None
+        self._first_run_checked = False
+        self._deleting: set[asyncio.Future[None]] = set()
+
+        self.sessions = SessionList(workspace.store)
+        self.sessions.new_chat_requested.connect(self.new_chat)
+        self.sessions.session_activated.connect(self.open_session)
+        self.sessions.rename_requested.connect(self.rename_session)
+        self.sessions.delete_requested.connect(self.delete_session)
+        settings_button = QPushButton("⚙  Settings")
+        settings_button.setObjectName("sidebarSettings")
+        settings_button.clicked.connect(lambda: self.open_settings())
+        sidebar = QWidget()
+        sidebar.setObjectName("sidebar")
+        sidebar_layout = QVBoxLayout(sidebar)
+        sidebar_layout.setContentsMargins(0, 0, 0, 10)
+        sidebar_layout.addWidget(self.sessions, 1)
+        sidebar_layout.addWidget(settings_button, 0, Qt.AlignmentFlag.AlignLeft)
+
+        self.banners = QVBoxLayout()
+        self.banners.setContentsMargins(16, 0, 16, 0)
+        self.stack = QStackedWidget()
+        self.composer = Composer()
+        self.composer.submitted.connect(self._submit)
+        self.composer.stop_requested.connect(self.stop)
+        main = QWidget()
+        main.setObjectName("mainPane")
+        main_layout = QVBoxLayout(main)
+        main_layout.setContentsMargins(0, 0, 0, 0)
+        main_layout.setSpacing(0)
+        main_layout.addLayout(self.banners)
+        main_layout.addWidget(self.stack, 1)
+        composer_row = QHBoxLayout()
+        composer_row.setContentsMargins(20, 8, 20, 14)
+        composer_row.addWidget(self.composer)
+        main_layout.addLayout(composer_row)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.setObjectName("mainSplitter")
+        # Qt widens handles narrower than 5 px over their neighbours to keep them
+        # grabbable; overlapped, the thread could no longer scroll by shifting pixels.
+        splitter.setHandleWidth(5)
+        splitter.addWidget(sidebar)
+        splitter.addWidget(main)
+        splitter.setCollapsible(1, False)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([260, 860])
+        self.setCentralWidget(splitter)
+
+        self.usage_label = QLabel()
+        self.usage_label.setObjectName("usageLabel")
+        self.statusBar().addWidget(self.usage_label, 1)
+        self._build_menu()
+        self._build_toolbar()
+        self.setStyleSheet(STYLE)
+
+        self.approval_sheet: ApprovalSheet | None = None
+        self._approvals: deque[ApprovalRequest] = deque()
+        workspace.gate.approver = self.ask_approval
+
+        for notice in workspace.notices:
+            self.banners.addWidget(NoticeBanner(notice))
+        self.sessions.refresh()
+        self.new_chat()
+
+    def _build_toolbar(self) -> None:
+        toolbar = QToolBar("Permissions")
+        toolbar.setObjectName("modeToolbar")
+        toolbar.setMovable(False)
+        label = QLabel("Permissions:")
+        label.setObjectName("modeLabel")
+        self.mode_box = QComboBox()
+        self.mode_box.setObjectName("modeBox")
+        self.mode_box.setToolTip(
+            "Ask every time: every action asks.\nAsk for changes: reading runs, anything else asks."
+            "\nAutonomous: only actions that send, delete, pay or run code ask."
+        )
+        for mode, title in MODE_TITLES.items():
+            self.mode_box.addItem(title, mode.value)
+        self._show_mode()
+        self.mode_box.currentIndexChanged.connect(self._mode_chosen)
+        toolbar.addWidget(label)
+        toolbar.addWidget(self.mode_box)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, toolbar)
+
+    def _show_mode(self) -> None:
+        self.mode_box.blockSignals(True)
+        self.mode_box.setCurrentIndex(max(self.mode_box.findData(self.workspace.mode.value), 0))
+        self.mode_box.blockSignals(False)
+
+    def _mode_chosen(self, index: int) -> None:
+        self.workspace.set_mode(Mode(self.mode_box.itemData(index)))
+        self.statusBar().showMessage(f"Permissions: {self.mode_box.currentText()}", 3000)
+
+    # -- approvals ------------------------------------------------------------------
+
+    def ask_approval(self, request: ApprovalRequest) -> None:
+        """The gate's approver: show one sheet at a time, in the order the calls came."""
+        self._approvals.append(request)
+        if self.approval_sheet is None:
+            self._next_approval()
+
+    def _next_approval(self) -> None:
+        self.approval_sheet = None
+        while self._approvals:
+            request = self._approvals.popleft()
+            if request.done:
+                continue  # stopped while it waited its turn
+            tool = self.workspace.registry.get(request.call.tool)
+            title = tool.title if tool is not None else request.call.tool.capitalize()
+            sheet = ApprovalSheet(request, tool_label(title, request.call.action), self)
+            sheet.finished.connect(lambda _result: QTimer.singleShot(0, self, self._next_approval))
+            self.approval_sheet = sheet
+            sheet.open()
+            return
+
+    def _build_menu(self) -> None:
+        menu = self.menuBar().addMenu("&File")
+        new_chat = QAction("&New Chat", self)
+        new_chat.setShortcut(QKeySequence.StandardKey.New)
+        new_chat.triggered.connect(self.new_chat)
+        settings = QAction("&Settings…", self)
+        settings.setShortcut(QKeySequence("Ctrl+,"))
+        settings.setMenuRole(QAction.MenuRole.PreferencesRole)
+        settings.triggered.connect(lambda: self.open_settings())
+        quit_action = QAction("&Quit", self)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        quit_action.triggered.connect(self.close)
+        menu.addAction(new_chat)
+        menu.addSeparator()
+        menu.addAction(settings)
+        menu.addSeparator()
+        menu.addAction(quit_action)
+        self.settings_action = settings
+
+    # -- views ----------------------------------------------------------------------
+
+    @property
+    def thread(self) -> ThreadView:
+        """The thread the person is looking at."""
+        view = self.stack.currentWidget()
+        assert isinstance(view, ThreadView)
+        return view
+
+    def view_for(self, session_id: int) -> ThreadView | None:
+        return self._views.get(session_id)
+
+    def _make_view(self, session_id: int | None) -> ThreadView:
+        view = ThreadView(session_id)
+        view.retry_requested.connect(self.retry)
+        view.settings_requested.connect(lambda: self.open_settings())
+        self.stack.addWidget(view)
+        return view
+
+    def _show(self, view: ThreadView, session_id: int | None) -> None:
+        self.stack.setCurrentWidget(view)
+        self.current_session_id = session_id
+        self.sessions.select(session_id)
+        self.composer.set_running(session_id in self._turns)
+        session = self.workspace.store.session(session_id) if session_id is not None else None
+        self.setWindowTitle(f"{session.title} — {APP_NAME}" if session else APP_NAME)
+        self._drop_old_views()
+
+    def _drop_old_views(self) -> None:
+        idle = [
+            sid for sid in self._views if sid != self.current_session_id and sid not in self._turns
+        ]
+        for sid in idle[: max(0, len(self._views) - MAX_CACHED_VIEWS)]:
+            self._discard_view(sid)
+
+    def _discard_view(self, session_id: int) -> None:
+        view = self._views.pop(session_id, None)
+        if view is not None:
+            self.stack.removeWidget(view)
+            view.deleteLater()
+
+    def new_chat(self) -> None:
+        """An empty thread; the session is created when the first message is sent."""
+        if self._draft is None:
+            self._draft = self._make_view(None)
+        self._show(self._draft, None)
+        self._show_usage(self.workspace.settings.model.model, None)
+        self.composer.editor.setFocus()
+
+    def open_session(self, session_id: int) -> None:
+        view = self._views.get(session_id)
+        if view is None:
+            if self.workspace.store.session(session_id) is None:
+                self.sessions.refresh()
+                return
+            view = self._make_view(session_id)
+            view.load(self.workspace.store.messages(session_id))
+            view.set_busy(session_id in self._turns)
+            self._views[session_id] = view
+        else:
+            self._views.move_to_end(session_id)
+        self._show(view, session_id)
+        model, usage = self.workspace.store.last_usage(session_id)
+        self._show_usage(model or self.workspace.settings.model.model, usage)
+
+    def rename_session(self, session_id: int, title: str) -> None:
+        self.workspace.store.rename_session(session_id, title)
+        self.sessions.refresh()
+        if session_id == self.current_session_id and (
+            session := self.workspace.store.session(session_id)
+        ):
+            self.setWindowTitle(f"{session.title} — {APP_NAME}")
+
+    def delete_session(self, session_id: int) -> None:
+        """Delete a session (the list has already asked); a running reply is stopped first."""
+        self._discard_view(session_id)
+        if session_id == self.current_session_id:
+            self.new_chat()
+        deleting = asyncio.ensure_future(self._delete(session_id))
+        self._deleting.add(deleting)  # held until done: the loop keeps only weak references
+        deleting.add_done_callback(self._deleting.discard)
+        self.sessions.refresh()
+
+    async def _delete(self, session_id: int) -> None:
+        task = self._turns.get(session_id)
+        if task is not None:
+            # The stopped turn still writes its partial reply; delete once it has.
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        await self.workspace.delete_session(session_id)
+        if shiboken6.isValid(self):
+            self.sessions.refresh()
+
+    # -- turns ----------------------------------------------------------------------
+
+    def _submit(self, text: str) -> None:
+        if self.send(text):
+            self.composer.clear()
+
+    def send(self, text: str) -> bool:
+        """Send a message in the current session (creating it if needed); False if refused."""
+        text = text.strip()
+        if not text or self.current_session_id in self._turns:
+            return False  # while a reply runs here, the button is Stop
+        if self.current_session_id is None:
+            session = self.workspace.store.create_session()
+            view = self._draft or self._make_view(None)
+            self._draft = None
+            view.session_id = session.id
+            self._views[session.id] = view
+            self.current_session_id = session.id
+        session_id = self.current_session_id
+        self._views[session_id].add_user_message(text)
+        self._start_turn(session_id, self.workspace.agent.run_turn(session_id, text, self._emit))
+        self._show(self._views[session_id], session_id)
+        self.sessions.refresh()
+        return True
+
+    def retry(self, session_id: int) -> None:
+        """Answer the stored history again (Retry on an error card)."""
+        if session_id in self._turns:
+            return
+        self._start_turn(session_id, self.workspace.agent.continue_turn(session_id, self._emit))
+
+    def stop(self) -> None:
+        """Stop the reply running in the current session; its partial text stays."""
+        task = self._turns.get(self.current_session_id) if self.current_session_id else None
+        if task is not None:
+            task.cancel()
+
+    def is_running(self, session_id: int | None = None) -> bool:
+        return (self.current_session_id if session_id is None else session_id) in self._turns
+
+    def _start_turn(self, session_id: int, turn: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(turn)
+        self._turns[session_id] = task
+        self.turn_task = task
+        task.add_done_callback(lambda done: self._turn_done(session_id, done))
+        if view := self._views.get(session_id):
+            view.set_busy(True)
+        if session_id == self.current_session_id:
+            self.composer.set_running(True)
+
+    def _turn_done(self, session_id: int, task: asyncio.Task[None]) -> None:
+        if not shiboken6.isValid(self):
+            return  # the window is gone; the agent has already saved what matters
+        if self._turns.get(session_id) is task:
+            del self._turns[session_id]
+        stopped = task.cancelled()
+        view = self._views.get(session_id)
+        if not stopped and (error := task.exception()) is not None:
+            log.error("a turn ended with an unexpected error", exc_info=error)
+            if view is not None:
+                view.add_error(UNEXPECTED_FAILURE.model_copy(update={"session_id": session_id}))
+        if view is not None:
+            view.turn_ended(stopped=stopped)
+            view.set_busy(False)
+        if session_id == self.current_session_id:
+            self.composer.set_running(False)
+        self.sessions.refresh()
+        self._drop_old_views()
+
+    def _emit(self, event: AgentEvent) -> None:
+        """The agent's `emit`: route each event to the thread of its session."""
+        if not shiboken6.isValid(self):
+            return
+        # Hidden threads of running sessions keep rendering, so switching back shows
+        # the reply as it stands; sessions without a view only refresh the sidebar.
+        view = self._views.get(event.session_id)
+        if view is not None:
+            view.handle(event)
+        if isinstance(event, MessageCommitted):
+            self.sessions.refresh()  # titles and order change as messages land
+        elif isinstance(event, TurnFinished) and event.session_id == self.current_session_id:
+            self._show_usage(event.model, event.usage)
+
+    def _show_usage(self, model: str | None, usage: Usage | None) -> None:
+        self.usage_label.setText(usage_text(model, usage))
+
+    # -- settings and start-up ------------------------------------------------------
+
+    def open_settings(self, page: str = "model") -> None:
+        """Open the Settings dialog (non-blocking) on `page`."""
+        if self.settings_dialog is not None and shiboken6.isValid(self.settings_dialog):
+            if self.settings_dialog.isVisible():
+                self.settings_dialog.raise_()
+                self.settings_dialog.activateWindow()
+                return
+        try:
+            from ui.settings_dialog import SettingsDialog  # loaded when first needed
+        except ModuleNotFoundError as exc:
+            if exc.name != "ui.settings_dialog":
+                raise
+            log.warning("the settings dialog is not available")
+            self.statusBar().showMessage("Settings are not available in this build.", 5000)
+            return
+        dialog = SettingsDialog(self.workspace, self, page=page)
+        dialog.saved.connect(self._settings_saved)
+        self.settings_dialog = dialog
+        dialog.open()
+
+    def _settings_saved(self, *_args: object) -> None:
+        self._show_mode()
+        if self.current_session_id is None:
+            self._show_usage(self.workspace.settings.model.model, None)
+        self.statusBar().showMessage("Settings saved.", 3000)
+
+    def first_run_check(self) -> None:
+        """Without an API key nothing works: open Settings on its Model page."""
+        if not self.workspace.has_key():
+            self.open_settings("model")
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._first_run_checked:
+            self._first_run_checked = True
+            # After the window is on screen, so the dialog opens over it.
+            QTimer.singleShot(0, self, self.first_run_check)
+
+    async def shutdown(self) -> None:
+        """On quit: stop running replies and wait until their partial text is saved."""
+        tasks = [*self._turns.values(), *self._deleting]
+        for task in self._turns.values():
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        # Stopping keeps the partial replies in the store, marked as stopped.
+        for task in list(self._turns.values()):
+            task.cancel()
+        super().closeEvent(event)
+
+
+_WINDOW_STYLE = """
+#sidebar { background: #f5f6f8; }
+#mainPane { background: #ffffff; }
+#mainSplitter::handle { background: #f5f6f8; border-right: 1px solid #e3e6ea; }
+#sidebarSettings {
+    background: transparent; border: none; color: #57606a; padding: 6px 14px; text-align: left;
+}
+#sidebarSettings:hover { color: #1f2328; }
+#noticeBanner {
+    background: #fff8e6; border: 1px solid #f3d58b; border-radius: 8px; margin-top: 10px;
+}
+#noticeBannerText { color: #4d3b00; }
+#noticeBannerClose { border: none; background: transparent; color: #7a6400; }
+#usageLabel { color: #57606a; padding-left: 6px; }
+#modeToolbar { background: #ffffff; border-bottom: 1px solid #e3e6ea; spacing: 6px; padding: 2px 10px; }
+#modeLabel { color: #57606a; }
+"""
+
+STYLE = "\n".join(
+    [
+        _WINDOW_STYLE,
+        session_list.STYLE,
+        thread_view.STYLE,
+        markdown_view.STYLE,
+        tool_card.STYLE,
+        composer.STYLE,
+    ]
+)

@@ -1,0 +1,223 @@
+"""The session sidebar: New chat, a search field, and the sessions newest first.
+
+Search matches titles and message text (through `Store.sessions(query)`). Rename is an
+inline edit (double-click, F2 or the context menu); delete asks first, in a message box
+opened with `open()` so the event loop keeps running. The list only reports what the
+person asked for; the window carries it out.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.store import Store, format_time
+
+SEARCH_DELAY_MS = 150
+SESSION_ID_ROLE = Qt.ItemDataRole.UserRole
+
+
+class _SessionListWidget(QListWidget):
+    """The list itself; Delete (or Ctrl/Cmd+Backspace) asks to delete the current session."""
+
+    delete_pressed = Signal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        backspace_delete = event.key() == Qt.Key.Key_Backspace and bool(
+            event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        )
+        if event.key() == Qt.Key.Key_Delete or backspace_delete:
+            self.delete_pressed.emit()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+
+class SessionList(QWidget):
+    """Sidebar of sessions. Emits what the person asks for; `refresh()` re-reads the store."""
+
+    new_chat_requested = Signal()
+    session_activated = Signal(int)
+    rename_requested = Signal(int, str)
+    delete_requested = Signal(int)
+
+    def __init__(self, store: Store, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sessionPane")
+        self.store = store
+        self.new_chat_button = QPushButton("＋  New chat")
+        self.new_chat_button.setObjectName("newChatButton")
+        self.new_chat_button.clicked.connect(self.new_chat_requested)
+        self.search = QLineEdit()
+        self.search.setObjectName("sessionSearch")
+        self.search.setPlaceholderText("Search chats")
+        self.search.setClearButtonEnabled(True)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self.refresh)
+        self.search.textChanged.connect(lambda _text: self._search_timer.start())
+        self.list = _SessionListWidget()
+        self.list.setObjectName("sessionList")
+        self.list.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked
+            | QAbstractItemView.EditTrigger.EditKeyPressed
+        )
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.currentItemChanged.connect(self._current_changed)
+        self.list.itemChanged.connect(self._item_edited)
+        self.list.customContextMenuRequested.connect(self._context_menu)
+        self.list.delete_pressed.connect(self._delete_current)
+        self.menu: QMenu | None = None
+        self.confirm_box: QMessageBox | None = None
+        self._populating = False
+        self._selected: int | None = None
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 12, 10, 10)
+        layout.setSpacing(8)
+        layout.addWidget(self.new_chat_button)
+        layout.addWidget(self.search)
+        layout.addWidget(self.list, 1)
+
+    # -- contents -------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Re-read the sessions matching the search, keeping the selection."""
+        self._search_timer.stop()
+        if self.list.state() == QAbstractItemView.State.EditingState:
+            self._search_timer.start()  # never yank a title out from under the person's edit
+            return
+        self._populating = True
+        try:
+            self.list.clear()
+            for session in self.store.sessions(self.search.text()):
+                item = QListWidgetItem(session.title)
+                item.setData(SESSION_ID_ROLE, session.id)
+                item.setToolTip(f"{session.title}\nLast activity {format_time(session.updated_at)}")
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+                self.list.addItem(item)
+                if session.id == self._selected:
+                    self.list.setCurrentItem(item)
+        finally:
+            self._populating = False
+
+    def select(self, session_id: int | None) -> None:
+        """Highlight a session (None: nothing, as for a new chat) without emitting anything."""
+        self._selected = session_id
+        self._populating = True
+        try:
+            item = self._item_for(session_id)
+            if item is None:
+                self.list.setCurrentRow(-1)
+                self.list.clearSelection()
+            else:
+                self.list.setCurrentItem(item)
+        finally:
+            self._populating = False
+
+    def session_ids(self) -> list[int]:
+        return [int(self.list.item(row).data(SESSION_ID_ROLE)) for row in range(self.list.count())]
+
+    def titles(self) -> list[str]:
+        return [self.list.item(row).text() for row in range(self.list.count())]
+
+    def _item_for(self, session_id: int | None) -> QListWidgetItem | None:
+        for row in range(self.list.count()):
+            item = self.list.item(row)
+            if session_id is not None and item.data(SESSION_ID_ROLE) == session_id:
+                return item
+        return None
+
+    # -- what the person does -------------------------------------------------------
+
+    def _current_changed(self, current: QListWidgetItem | None, _previous: object) -> None:
+        if self._populating or current is None:
+            return
+        session_id = int(current.data(SESSION_ID_ROLE))
+        if session_id != self._selected:
+            self._selected = session_id
+            self.session_activated.emit(session_id)
+
+    def start_rename(self, session_id: int) -> None:
+        item = self._item_for(session_id)
+        if item is not None:
+            self.list.editItem(item)
+
+    def _item_edited(self, item: QListWidgetItem) -> None:
+        if self._populating:
+            return
+        self.rename_requested.emit(int(item.data(SESSION_ID_ROLE)), item.text())
+
+    def _context_menu(self, position: QPoint) -> None:
+        item = self.list.itemAt(position)
+        if item is None:
+            return
+        session_id = int(item.data(SESSION_ID_ROLE))
+        menu = QMenu(self)
+        menu.addAction("Rename", lambda: self.start_rename(session_id))
+        menu.addAction("Delete…", lambda: self.confirm_delete(session_id))
+        self.menu = menu
+        menu.popup(self.list.viewport().mapToGlobal(position))
+
+    def _delete_current(self) -> None:
+        item = self.list.currentItem()
+        if item is not None:
+            self.confirm_delete(int(item.data(SESSION_ID_ROLE)))
+
+    def confirm_delete(self, session_id: int) -> QMessageBox:
+        """Ask before deleting; `delete_requested` follows only if the person agrees."""
+        item = self._item_for(session_id)
+        title = item.text() if item is not None else "this chat"
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle("Delete chat")
+        box.setText(f"Delete “{title}”?")
+        box.setInformativeText(
+            "The chat and all its messages will be removed. This can't be undone."
+        )
+        delete_button = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+
+        def decided(_result: int) -> None:
+            if box.clickedButton() is delete_button:
+                self.delete_requested.emit(session_id)
+            self.confirm_box = None
+            box.deleteLater()
+
+        box.finished.connect(decided)
+        self.confirm_box = box
+        box.open()
+        return box
+
+
+STYLE = """
+#newChatButton {
+    background: #ffffff; border: 1px solid #d0d7de; border-radius: 8px;
+    padding: 7px 10px; text-align: left; font-weight: 600; color: #24292f;
+}
+#newChatButton:hover { background: #eef1f4; }
+#sessionSearch {
+    background: #ffffff; border: 1px solid #d0d7de; border-radius: 8px; padding: 5px 8px;
+    color: #24292f;
+}
+#sessionList { background: transparent; border: none; outline: 0; color: #24292f; }
+#sessionList::item { padding: 7px 8px; border-radius: 6px; margin: 1px 0px; }
+#sessionList::item:hover { background: #e9ecef; }
+#sessionList::item:selected { background: #dde3ea; color: #1f2328; }
+"""

@@ -1,0 +1,584 @@
+"""One session's conversation as a scrolling column: the person's bubbles, Claude's replies
+as Markdown, tool cards, notices and error cards with Retry.
+
+`ThreadView.handle(event)` renders the agent's events. Text deltas are buffered and
+applied at most once per frame by a ~16 ms timer, so a fast stream never causes one
+relayout per token; the column follows the newest text only while the person is
+already at the bottom.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFontMetrics, QPalette, QResizeEvent, QTextDocument
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.events import (
+    AgentEvent,
+    MessageCommitted,
+    MessageStarted,
+    TextDelta,
+    ToolFinished,
+    ToolProgress,
+    ToolStarted,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+)
+from desktop.store import StoredMessage
+from ui.markdown_view import (
+    DEFAULT_POINT_SIZE,
+    MarkdownView,
+    ProseBlockView,
+    StableHints,
+    WrappingLabel,
+)
+from ui.tool_card import ToolCard, input_preview
+
+FRAME_MS = 16
+BACKGROUND = "#ffffff"
+TEXT = "#1f2328"
+MAX_COLUMN_WIDTH = 860
+BOTTOM_SLACK_PX = 24
+STOPPED = "Stopped"
+INTERRUPTED = "Interrupted: this reply did not finish"
+EMPTY_HINT = "Ask Claude anything.\nEnter sends, Shift+Enter starts a new line."
+
+
+def _plain_label(text: str, object_name: str) -> WrappingLabel:
+    label = WrappingLabel(text)
+    label.setObjectName(object_name)
+    return label
+
+
+def _restyle(widget: QWidget) -> None:
+    # Dynamic properties used by the style sheet only apply after a re-polish.
+    widget.style().unpolish(widget)
+    widget.style().polish(widget)
+
+
+class UserBubble(StableHints, QWidget):
+    """The person's message: plain text in a tinted bubble on the right."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bubble = QFrame()
+        self.bubble.setObjectName("userBubble")
+        self.label = _plain_label(text, "userText")
+        inner = QVBoxLayout(self.bubble)
+        inner.setContentsMargins(14, 9, 14, 9)
+        inner.addWidget(self.label)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addStretch(1)
+        row.addWidget(self.bubble)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        # As wide as the text needs, at most 80% of the column; the label wraps inside.
+        metrics = QFontMetrics(self.label.font())
+        natural = max(
+            (metrics.horizontalAdvance(line) for line in self.label.text().splitlines()),
+            default=0,
+        )
+        width = min(natural + 28 + 4, max(120, int(event.size().width() * 0.8)))
+        if self.bubble.width() != width:
+            self.bubble.setFixedWidth(width)
+        super().resizeEvent(event)
+
+    def plain_text(self) -> str:
+        return self.label.text()
+
+
+class AssistantMessage(StableHints, QWidget):
+    """One reply from Claude: Markdown, plus a marker if it was stopped or cut off."""
+
+    def __init__(self, base_pt: float, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.grows_in_place()
+        self.body = MarkdownView(base_pt=base_pt)
+        self.marker = QLabel()
+        self.marker.setObjectName("messageMarker")
+        self.marker.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(6)
+        layout.addWidget(self.body)
+        layout.addWidget(self.marker)
+
+    def mark(self, status: str) -> None:
+        """Show how the reply ended when it did not complete ('stopped' or 'failed')."""
+        if status == "complete":
+            return
+        self.marker.setText(f"■ {STOPPED}" if status == "stopped" else f"⚠ {INTERRUPTED}")
+        self.marker.setProperty("status", status)
+        _restyle(self.marker)
+        self.marker.show()
+
+    @property
+    def status(self) -> str:
+        return str(self.marker.property("status") or "complete")
+
+    def plain_text(self) -> str:
+        text = self.body.markdown()
+        return f"{text}\n{self.marker.text()}" if self.marker.isVisibleTo(self) else text
+
+
+class NoticeLine(StableHints, QFrame):
+    """A one-line outcome in the thread: a notice, a warning, or where a reply was stopped."""
+
+    def __init__(self, text: str, kind: str = "info", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("noticeLine")
+        self.setProperty("kind", kind)
+        self.label = _plain_label(text, "noticeText")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(12, 7, 12, 7)
+        layout.addWidget(self.label)
+
+    def plain_text(self) -> str:
+        return self.label.text()
+
+
+class ErrorCard(StableHints, QFrame):
+    """A failed turn: what went wrong, what to do, and Retry / Open Settings."""
+
+    retry_clicked = Signal()
+    settings_clicked = Signal()
+
+    def __init__(self, failure: TurnFailed, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("errorCard")
+        self.failure = failure
+        self.title = _plain_label(failure.title, "errorTitle")
+        self.detail = _plain_label(failure.detail, "errorDetail")
+        # Errors the person fixes in Settings (a bad key, a wrong model) are worth
+        # retrying afterwards, even though retrying as-is would fail again.
+        self.retry_button: QPushButton | None = None
+        self.settings_button: QPushButton | None = None
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(0, 4, 0, 0)
+        if failure.retryable or failure.open_settings:
+            self.retry_button = QPushButton("Retry")
+            self.retry_button.setObjectName("retryButton")
+            self.retry_button.clicked.connect(self._retry)
+            buttons.addWidget(self.retry_button)
+        if failure.open_settings:
+            self.settings_button = QPushButton("Open Settings")
+            self.settings_button.setObjectName("errorSettingsButton")
+            self.settings_button.clicked.connect(self.settings_clicked)
+            buttons.addWidget(self.settings_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 10, 14, 10)
+        layout.setSpacing(4)
+        layout.addWidget(self.title)
+        layout.addWidget(self.detail)
+        if self.retry_button or self.settings_button:
+            layout.addLayout(buttons)
+        self.retried = False
+
+    def set_retry_enabled(self, enabled: bool) -> None:
+        if self.retry_button is not None and not self.retried:
+            self.retry_button.setEnabled(enabled)
+
+    def _retry(self) -> None:
+        if self.retried:
+            return
+        self.retried = True
+        if self.retry_button is not None:
+            self.retry_button.setEnabled(False)
+            self.retry_button.setText("Retried")
+        self.retry_clicked.emit()
+
+    def plain_text(self) -> str:
+        return f"{self.title.text()}\n{self.detail.text()}"
+
+
+class _Column(StableHints, QWidget):
+    """The widget inside the scroll area; its height is set by `ThreadView._fit_column`."""
+
+
+class ThreadView(QScrollArea):
+    """The scrolling conversation of one session (or of a chat not started yet).
+
+    The column is sized by hand (height for the viewport's width) rather than by
+    `widgetResizable`, which would ask the whole thread for its height at its size
+    hint's width as well, on every change.
+    """
+
+    retry_requested = Signal(int)
+    settings_requested = Signal()
+
+    def __init__(self, session_id: int | None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("threadView")
+        self.session_id = session_id
+        self.setWidgetResizable(False)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.column = _Column()
+        self.column.setObjectName("threadColumn")
+        # Colours by palette, not style sheet: a style-sheet background makes the column
+        # non-opaque to Qt, and then scrolling repaints the whole viewport instead of
+        # shifting the pixels already drawn.
+        palette = self.column.palette()
+        palette.setColor(QPalette.ColorRole.Window, QColor(BACKGROUND))
+        palette.setColor(QPalette.ColorRole.WindowText, QColor(TEXT))
+        self.column.setPalette(palette)
+        self.column.setAutoFillBackground(True)
+        self.column.grows_in_place()
+        self.viewport().setPalette(palette)
+        self.viewport().setAutoFillBackground(True)
+        font = self.column.font()
+        self.base_pt = max(font.pointSizeF(), DEFAULT_POINT_SIZE)
+        font.setPointSizeF(self.base_pt)
+        self.column.setFont(font)
+        self._layout = QVBoxLayout(self.column)
+        self._layout.setSpacing(16)
+        self._layout.addStretch(1)
+        self.setWidget(self.column)
+        self.column.installEventFilter(self)
+        self.viewport().installEventFilter(self)
+        self.empty_hint = QLabel(EMPTY_HINT)
+        self.empty_hint.setObjectName("emptyThread")
+        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._layout.insertWidget(0, self.empty_hint)
+
+        # One relayout per frame, however fast the deltas come.
+        self._pending: list[str] = []
+        self._frame = QTimer(self)
+        self._frame.setInterval(FRAME_MS)
+        self._frame.setTimerType(Qt.TimerType.PreciseTimer)
+        self._frame.timeout.connect(self._apply_pending)
+
+        self._live: AssistantMessage | None = None
+        self._thinking: QLabel | None = None
+        self._stop_shown = False
+        self._tool_cards: dict[str, ToolCard] = {}
+        self._error_cards: list[ErrorCard] = []
+
+        self._follow = True
+        self._scroll_pending = False
+        bar = self.verticalScrollBar()
+        bar.valueChanged.connect(self._on_scrolled)
+
+    # -- building the column ------------------------------------------------------
+
+    def _add(self, widget: QWidget) -> None:
+        if self.empty_hint.isVisibleTo(self):
+            self.empty_hint.hide()
+        self._layout.insertWidget(self._layout.count() - 1, widget)
+        widget.show()  # now, not on the next turn of the loop (see MarkdownView)
+
+    def _remove(self, widget: QWidget) -> None:
+        self._layout.removeWidget(widget)
+        widget.hide()
+        widget.deleteLater()
+
+    def items(self) -> list[QWidget]:
+        """The widgets of the thread, top to bottom."""
+        found = []
+        for index in range(self._layout.count()):
+            widget = self._layout.itemAt(index).widget()
+            if widget is not None and widget is not self.empty_hint:
+                found.append(widget)
+        return found
+
+    def rendered_text(self) -> str:
+        """What a person can read in the thread, top to bottom, as plain text."""
+        parts: list[str] = []
+        for item in self.items():
+            if isinstance(item, AssistantMessage):
+                for view in item.body.block_views():
+                    if isinstance(view, ProseBlockView):
+                        document = QTextDocument()
+                        document.setHtml(view.text())
+                        parts.append(document.toPlainText())
+                    else:
+                        parts.append(view.block.code)
+                if item.marker.isVisibleTo(item):
+                    parts.append(item.marker.text())
+            elif isinstance(item, QLabel):
+                parts.append(item.text())
+            elif hasattr(item, "plain_text"):
+                parts.append(item.plain_text())
+        return "\n".join(parts)
+
+    def add_user_message(self, text: str) -> UserBubble:
+        bubble = UserBubble(text)
+        self._follow = True  # sending means wanting to see the answer
+        self._add(bubble)
+        return bubble
+
+    def add_notice(self, text: str, kind: str = "info") -> NoticeLine:
+        line = NoticeLine(text, kind)
+        self._add(line)
+        return line
+
+    def add_error(self, failure: TurnFailed) -> ErrorCard:
+        card = ErrorCard(failure)
+        card.retry_clicked.connect(self._on_retry_clicked)
+        card.settings_clicked.connect(self.settings_requested)
+        self._error_cards.append(card)
+        self._add(card)
+        return card
+
+    def error_cards(self) -> list[ErrorCard]:
+        return list(self._error_cards)
+
+    def set_busy(self, busy: bool) -> None:
+        """While a turn runs in this session, Retry would start a second one: disable it."""
+        for card in self._error_cards:
+            card.set_retry_enabled(not busy)
+
+    def _on_retry_clicked(self) -> None:
+        if self.session_id is not None:
+            self.retry_requested.emit(self.session_id)
+
+    # -- history ------------------------------------------------------------------
+
+    def load(self, messages: list[StoredMessage]) -> None:
+        """Render a session's stored messages."""
+        for message in messages:
+            if message.role == "user":
+                self._load_user(message)
+            else:
+                self._load_assistant(message)
+        self._follow = True
+
+    def _load_user(self, message: StoredMessage) -> None:
+        for block in message.content:
+            if block.get("type") == "tool_result":
+                card = self._tool_cards.get(str(block.get("tool_use_id")))
+                if card is not None:
+                    text, images = _result_summary(block.get("content"))
+                    card.finish(is_error=bool(block.get("is_error")), summary=text, images=images)
+        if message.text.strip():
+            self.add_user_message(message.text)
+
+    def _load_assistant(self, message: StoredMessage) -> None:
+        last: AssistantMessage | None = None
+        text: list[str] = []
+
+        def flush_text() -> None:
+            nonlocal last
+            if "".join(text).strip():
+                last = AssistantMessage(self.base_pt)
+                last.body.set_markdown("".join(text))
+                self._add(last)
+            text.clear()
+
+        for block in message.content:
+            if block.get("type") == "text":
+                text.append(str(block.get("text", "")))
+            elif block.get("type") == "tool_use":
+                flush_text()
+                raw_input = block.get("input")
+                card = ToolCard(
+                    str(block.get("name", "tool")),
+                    input_preview(raw_input if isinstance(raw_input, dict) else {}),
+                )
+                self._tool_cards[str(block.get("id"))] = card
+                self._add(card)
+        flush_text()
+        if message.status != "complete":
+            if last is not None:
+                last.mark(message.status)
+            else:
+                self.add_notice(STOPPED if message.status == "stopped" else INTERRUPTED, "stopped")
+
+    # -- live events --------------------------------------------------------------
+
+    def handle(self, event: AgentEvent) -> None:
+        """Render one agent event for this session."""
+        if isinstance(event, TextDelta):
+            self._pending.append(event.text)
+            if not self._frame.isActive():
+                # Show the first text at once, then coalesce whatever follows per frame.
+                self._apply_pending()
+                self._frame.start()
+            return
+        self.flush()
+        if isinstance(event, TurnStarted | MessageStarted):
+            self._live = None
+            self._show_thinking()
+        elif isinstance(event, ToolStarted):
+            self._hide_thinking()
+            card = ToolCard(event.label or event.name, event.summary)
+            self._tool_cards[event.tool_use_id] = card
+            self._add(card)
+        elif isinstance(event, ToolProgress):
+            if card := self._tool_cards.get(event.tool_use_id):
+                card.add_progress(event.line)
+        elif isinstance(event, ToolFinished):
+            card = self._tool_cards.get(event.tool_use_id)
+            if card is None:
+                card = self._tool_cards[event.tool_use_id] = ToolCard(event.tool_use_id)
+                self._add(card)
+            card.finish(
+                is_error=event.is_error,
+                summary=event.summary,
+                images=event.images,
+                outcome=event.outcome,
+            )
+        elif isinstance(event, MessageCommitted):
+            if event.role == "assistant":
+                self._end_live(event.status)
+        elif isinstance(event, TurnFinished):
+            self._hide_thinking()
+            if event.notice:
+                self.add_notice(event.notice, "warning")
+        elif isinstance(event, TurnFailed):
+            self._hide_thinking()
+            self._end_live("failed")
+            self.add_error(event)
+
+    def turn_ended(self, *, stopped: bool) -> None:
+        """The turn's task is over; if it was stopped, say so where it stopped."""
+        self.flush()
+        self._hide_thinking()
+        self._end_live("stopped" if stopped else "complete")
+        if stopped and not self._stop_shown:
+            self.add_notice(STOPPED, "stopped")
+        self._stop_shown = False
+
+    def flush(self) -> None:
+        """Apply buffered text now (before anything else is added below it)."""
+        self._frame.stop()
+        self._apply_pending()
+
+    def _apply_pending(self) -> None:
+        self._catch_up_scroll()
+        if not self._pending:
+            self._frame.stop()  # the stream paused or ended: no idle ticking
+            return
+        text = "".join(self._pending)
+        self._pending.clear()
+        if self._live is None:
+            self._hide_thinking()
+            self._live = AssistantMessage(self.base_pt)
+            self._add(self._live)
+        self._live.body.append(text, show=False)
+        self._lay_out_now([*self._live.body.take_changed(), self._live])
+        self._live.body.show_new()
+
+    def _lay_out_now(self, changed: list[QWidget]) -> None:
+        """Lay out the column top-down now, after the `changed` widgets (innermost first) grew.
+
+        Left to Qt, the innermost layout would activate first, inside its parent's stale
+        size, squeezing every block of the reply, and the outer layouts would then put
+        them back: two moves and repaints of everything on every frame. The layout
+        requests Qt has queued find everything already done and return at once.
+        """
+        for widget in changed:
+            widget.updateGeometry()  # drop the stale cached heights on the way up
+        self._fit_column()
+        self._layout.activate()
+        for widget in reversed(changed):
+            if (layout := widget.layout()) is not None:
+                layout.activate()
+
+    def _end_live(self, status: str) -> None:
+        if self._live is None:
+            return
+        self._live.body.finish()
+        self._live.mark(status)
+        if status == "stopped":
+            self._stop_shown = True
+        self._live = None
+
+    def _show_thinking(self) -> None:
+        if self._thinking is None:
+            self._thinking = QLabel("Claude is thinking…")
+            self._thinking.setObjectName("thinking")
+            self._add(self._thinking)
+
+    def _hide_thinking(self) -> None:
+        if self._thinking is not None:
+            self._remove(self._thinking)
+            self._thinking = None
+
+    # -- scrolling and width ------------------------------------------------------
+
+    def _on_scrolled(self, value: int) -> None:
+        self._follow = value >= self.verticalScrollBar().maximum() - BOTTOM_SLACK_PX
+
+    def is_at_bottom(self) -> bool:
+        bar = self.verticalScrollBar()
+        return bar.value() >= bar.maximum() - BOTTOM_SLACK_PX
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (watched is self.column and event.type() == QEvent.Type.LayoutRequest) or (
+            watched is self.viewport() and event.type() == QEvent.Type.Resize
+        ):
+            self._fit_column()
+        return super().eventFilter(watched, event)
+
+    def _fit_column(self) -> None:
+        width = self.viewport().width()
+        # A readable measure: the column stays centred and at most MAX_COLUMN_WIDTH wide.
+        side = max(20, (width - MAX_COLUMN_WIDTH) // 2)
+        if self._layout.contentsMargins().left() != side:
+            self._layout.setContentsMargins(side, 18, side, 18)
+        height = max(self._layout.totalHeightForWidth(width), self.viewport().height())
+        if self.column.width() != width or self.column.height() != height:
+            follow = self._follow
+            self.column.resize(width, height)
+            if follow and self._frame.isActive():
+                # Qt scrolls by shifting the pixels already drawn, unless part of the
+                # area still needs painting (it will not "scroll junk"), and the
+                # streaming tail just changed: that would repaint the whole viewport
+                # on every frame. The next frame tick scrolls first, while all is clean.
+                self._scroll_pending = True
+            elif follow:
+                self._scroll_to_bottom()
+
+    def _catch_up_scroll(self) -> None:
+        if self._scroll_pending:
+            self._scroll_pending = False
+            self._scroll_to_bottom()
+
+    def _scroll_to_bottom(self) -> None:
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+
+def _result_summary(content: Any) -> tuple[str, list[str]]:
+    """A stored tool_result's text and the files of its images."""
+    if isinstance(content, str):
+        return content[:300], []
+    texts: list[str] = []
+    images: list[str] = []
+    for part in content or []:
+        if isinstance(part, dict) and part.get("type") == "text":
+            texts.append(str(part.get("text", "")))
+        elif isinstance(part, dict) and "deskhand_image" in part:
+            images.append(str(part["deskhand_image"]["path"]))
+    return "\n".join(texts)[:300], images
+
+
+STYLE = """
+#userBubble { background: #e7effd; border-radius: 14px; }
+#userText { color: #1f2328; }
+#messageMarker { color: #6e7781; font-style: italic; }
+#messageMarker[status="failed"] { color: #b42318; }
+#noticeLine { background: #f6f8fa; border: 1px solid #e1e4e8; border-radius: 8px; }
+#noticeLine[kind="warning"] { background: #fff8e6; border-color: #f3d58b; }
+#noticeLine[kind="stopped"] { background: transparent; border: none; }
+#noticeLine[kind="stopped"] #noticeText { color: #6e7781; font-style: italic; }
+#errorCard { background: #fdf1f0; border: 1px solid #f1bcb8; border-radius: 10px; }
+#errorTitle { font-weight: 600; color: #b42318; }
+#errorDetail { color: #3d2b2a; }
+#thinking { color: #6e7781; font-style: italic; }
+#emptyThread { color: #8c959f; padding-top: 120px; }
+"""
