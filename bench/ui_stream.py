@@ -269,14 +269,14 @@ def main() -> None:
         window.resize(1200, 900)
         window.show()
         app.processEvents()
-        paint_probe = PaintProbe(window.thread, probes)
-        app.installEventFilter(paint_probe)
         rss_before = _maxrss_mb()
+        paint_probe: PaintProbe | None = None
         try:
             # The first turn creates the API client; measured apart from the stream.
             loop.run_until_complete(_turn(window, "Warm up.", warm_up))
             window.new_chat()
-            probes.frames.clear()
+            paint_probe = PaintProbe(window.thread, probes)
+            app.installEventFilter(paint_probe)
             started, elapsed = loop.run_until_complete(
                 _turn(window, "Write me a long answer with code, lists and tables.", probes)
             )
@@ -284,7 +284,8 @@ def main() -> None:
             if rendered != text:
                 raise SystemExit("the rendered reply differs from the streamed text")
         finally:
-            app.removeEventFilter(paint_probe)
+            if paint_probe is not None:
+                app.removeEventFilter(paint_probe)
             parent_end.send("done")
             server.join(timeout=5)
         blocks = sum(len(v.block_views()) for v in window.thread.findChildren(MarkdownView))
@@ -297,7 +298,7 @@ def main() -> None:
     latency_ms = [v * 1000 for v in probes.callback_latency]
     lateness_ms = [v * 1000 for v in probes.sleep_lateness]
     stall = _stall_ms(probes)
-    p99 = _percentile(frame_gaps, 0.99)
+    p99 = _percentile(frame_gaps, 0.99) if frame_gaps else float("inf")
     tokens = len(text) // CHARS_PER_TOKEN
 
     def verdict(ok: bool) -> str:

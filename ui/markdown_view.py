@@ -408,6 +408,8 @@ def _reserve_space_while_hidden(widget: QWidget) -> None:
     policy = widget.sizePolicy()
     policy.setRetainSizeWhenHidden(True)
     widget.setSizePolicy(policy)
+
+
 GROUP_SIZE = 12
 
 
@@ -480,9 +482,7 @@ class MarkdownView(StableHints, QWidget):
                 self._settle(self._tail[:cut])
                 self._tail = self._tail[cut:]
                 self._splitter.rebase(cut)
-            self._show_tail(
-                render_blocks(self._tail, self._base_pt) if self._tail.strip() else []
-            )
+            self._show_tail(render_blocks(self._tail, self._base_pt) if self._tail.strip() else [])
         if show:
             self.show_new()
 

@@ -55,6 +55,7 @@ from ui.settings_form import (
     TextField,
     hint_label,
 )
+from ui.tool_pages import AppsPage, BrowserPage
 
 __all__ = ["PAGES", "Draft", "ModelPage", "PageSpec", "SettingsDialog", "SettingsPage"]
 
@@ -345,6 +346,8 @@ class PageSpec:
 PAGES: tuple[PageSpec, ...] = (
     PageSpec("model", "Model", ModelPage),
     PageSpec("permissions", "Permissions", PermissionsPage),
+    PageSpec("browser", "Browser", BrowserPage),
+    PageSpec("apps", "Apps", AppsPage),
     PageSpec("audit", "Audit", AuditPage),
 )
 
