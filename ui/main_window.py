@@ -423,7 +423,7 @@ class MainWindow(QMainWindow):
 
     # -- settings and start-up ------------------------------------------------------
 
-    def open_settings(self, page: str = "model") -> None:
+    def open_settings(self, page: str = "model", *, welcome: bool = False) -> None:
         """Open the Settings dialog (non-blocking) on `page`."""
         if self.settings_dialog is not None and shiboken6.isValid(self.settings_dialog):
             if self.settings_dialog.isVisible():
@@ -438,7 +438,7 @@ class MainWindow(QMainWindow):
             log.warning("the settings dialog is not available")
             self.statusBar().showMessage("Settings are not available in this build.", 5000)
             return
-        dialog = SettingsDialog(self.workspace, self, page=page)
+        dialog = SettingsDialog(self.workspace, self, page=page, welcome=welcome)
         dialog.saved.connect(self._settings_saved)
         self.settings_dialog = dialog
         dialog.open()
@@ -450,9 +450,9 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Settings saved.", 3000)
 
     def first_run_check(self) -> None:
-        """Without an API key nothing works: open Settings on its Model page."""
+        """Without an API key nothing works: open Settings on its Model page, with a welcome."""
         if not self.workspace.has_key():
-            self.open_settings("model")
+            self.open_settings("model", welcome=True)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

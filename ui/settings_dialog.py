@@ -56,6 +56,7 @@ from ui.settings_form import (
     hint_label,
 )
 from ui.tool_pages import AppsPage, BrowserPage
+from ui.welcome import WelcomePanel
 
 __all__ = ["PAGES", "Draft", "ModelPage", "PageSpec", "SettingsDialog", "SettingsPage"]
 
@@ -358,10 +359,16 @@ class SettingsDialog(QDialog):
     saved = Signal()
 
     def __init__(
-        self, workspace: Workspace, parent: QWidget | None = None, page: str = "model"
+        self,
+        workspace: Workspace,
+        parent: QWidget | None = None,
+        page: str = "model",
+        *,
+        welcome: bool = False,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Settings")
+        self.setWindowTitle("Welcome to Deskhand" if welcome else "Settings")
+        self.welcome = WelcomePanel() if welcome else None
         self.setMinimumSize(720, 480)
         self.resize(800, 620)
         self._workspace = workspace
@@ -401,6 +408,8 @@ class SettingsDialog(QDialog):
 
         content = QVBoxLayout()
         content.setSpacing(12)
+        if self.welcome is not None:
+            content.addWidget(self.welcome)
         content.addWidget(self._heading)
         content.addWidget(self._stack, 1)
         body = QHBoxLayout()

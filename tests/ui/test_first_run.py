@@ -1,0 +1,36 @@
+"""First run without an API key: Settings opens on the Model page with a welcome."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from desktop.workspace import Workspace
+from tests.support.waiting import wait_until
+from ui.main_window import MainWindow
+from ui.settings_dialog import SettingsDialog
+
+
+def test_first_run_without_a_key_opens_settings_with_a_welcome(
+    qtbot, aloop, data_dir: Path, no_api_env: None
+) -> None:  # type: ignore[no-untyped-def]
+    workspace = Workspace.open(data_dir)
+    window = MainWindow(workspace)
+    qtbot.addWidget(window)
+    window.show()
+    aloop.run_until_complete(
+        wait_until(lambda: window.settings_dialog is not None, what="settings")
+    )
+    dialog = window.settings_dialog
+    assert isinstance(dialog, SettingsDialog) and dialog.isVisible()
+    assert dialog.welcome is not None and "Anthropic API key" in dialog.welcome.text()
+    assert "Claude can act for you" in dialog.welcome.text()
+    assert dialog._stack.currentIndex() == 0  # the Model page
+    workspace.store.close()
+
+
+def test_with_a_key_nothing_opens(qtbot, aloop, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
+    window = MainWindow(workspace)
+    qtbot.addWidget(window)
+    window.show()
+    window.first_run_check()
+    assert window.settings_dialog is None
