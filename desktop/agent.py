@@ -296,18 +296,8 @@ class Agent:
         self, session_id: int, use: dict[str, Any], emit: Emit
     ) -> dict[str, Any]:
         assert self.browser is not None
-        label, summary = BrowserCalls.label(use)
         tool_use_id = use["id"]
-        emit(
-            ToolStarted(
-                session_id=session_id,
-                tool_use_id=tool_use_id,
-                name=f"browser.{use.get('name')}",
-                label=label,
-                summary=summary,
-                input=use.get("input") or {},
-            )
-        )
+        self._browser_started(session_id, use, emit)
         call = await self.browser.run(
             session_id,
             use,
@@ -338,7 +328,8 @@ class Agent:
             ]
         return {**call.block, "content": content or "Done."}  # keeps toolset_name and is_error
 
-    def _not_executed(self, session_id: int, use: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    @staticmethod
+    def _browser_started(session_id: int, use: dict[str, Any], emit: Emit) -> None:
         label, summary = BrowserCalls.label(use)
         emit(
             ToolStarted(
@@ -350,6 +341,9 @@ class Agent:
                 input=use.get("input") or {},
             )
         )
+
+    def _not_executed(self, session_id: int, use: dict[str, Any], emit: Emit) -> dict[str, Any]:
+        self._browser_started(session_id, use, emit)
         emit(
             ToolFinished(
                 session_id=session_id,
