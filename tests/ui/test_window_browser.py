@@ -1,0 +1,95 @@
+"""The browser end to end in the real window: cards, a screenshot thumbnail, and the sheet for JavaScript."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from desktop.workspace import Workspace
+from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
+from tests.support.page_server import PageServer
+from tests.ui import test_main_window as main_window_tests
+from tests.ui.test_main_window import finish_turn, settle, type_and_send
+from tools.browser import find_browser
+from ui.main_window import MainWindow
+from ui.tool_card import ToolCard
+
+pytestmark = pytest.mark.skipif(
+    find_browser() is None, reason="no Chromium-family browser installed"
+)
+
+aloop = main_window_tests.aloop
+
+
+def browser_use(name: str, **input: object) -> ToolUse:
+    return ToolUse(name=name, input=dict(input), extra={"toolset_name": "browser"})
+
+
+@pytest.fixture
+def pages() -> Iterator[PageServer]:
+    with PageServer() as server:
+        yield server
+
+
+@pytest.fixture
+def browsing_window(
+    qtbot, aloop, data_dir: Path, api_env: ScriptedModelServer
+) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
+    data_dir.mkdir(parents=True)
+    (data_dir / "settings.json").write_text(
+        json.dumps(
+            {
+                "model": {"max_retries": 0},
+                "permissions": {"mode": "autonomous"},
+                "browser": {"headless": True, "allow_hosts": "127.0.0.1", "javascript_exec": True},
+            }
+        )
+    )
+    workspace = Workspace.open(data_dir)
+    window = MainWindow(workspace)
+    qtbot.addWidget(window)
+    window.show()
+    yield window
+    aloop.run_until_complete(window.shutdown())
+    aloop.run_until_complete(workspace.toolbox.close())
+
+
+def test_browsing_shows_cards_a_screenshot_and_asks_before_javascript(
+    qtbot, aloop, browsing_window: MainWindow, model_server: ScriptedModelServer, pages: PageServer
+) -> None:  # type: ignore[no-untyped-def]
+    window = browsing_window
+    page = pages.url("form.html")
+    model_server.enqueue(
+        tool_reply(browser_use("navigate", url=page), browser_use("screenshot")),
+        tool_reply(browser_use("javascript_exec", text="document.title")),
+        text_reply("The form is open."),
+    )
+    type_and_send(qtbot, window, "Open the sign-up form")
+    settle(
+        aloop,
+        lambda: window.approval_sheet is not None and window.approval_sheet.isVisible(),
+        "the sheet",
+    )
+    sheet = window.approval_sheet
+    assert sheet is not None
+    assert "Consequential" in sheet.badge.text()
+    assert page in sheet.target.text()  # the approver sees which page the script would run on
+    assert "document.title" in sheet.input_view.toPlainText()
+    qtbot.mouseClick(sheet.deny, Qt.MouseButton.LeftButton)
+    finish_turn(aloop, window)
+
+    cards = window.thread.findChildren(ToolCard)
+    assert [c.title.text() for c in cards] == [
+        "Browser: navigate",
+        "Browser: screenshot",
+        "Browser: javascript exec",
+    ]
+    assert [c.state.text() for c in cards] == ["Done", "Done", "Denied by you"]
+    assert len(cards[1].thumbnails) == 1
+    shot = model_server.message_requests[1]["messages"][-1]["content"][1]
+    kinds = [item["type"] for item in shot["content"]]
+    assert "image" in kinds and "browser_state" in kinds
