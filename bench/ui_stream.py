@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import ctypes
 import itertools
 import multiprocessing
 import os
@@ -38,15 +37,6 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import PySide6
-
-# PySide6 6.12.0 on Python 3.11 drops a reference to None on every void call and to True
-# on every Signal.emit; a long stream makes millions of them and CPython aborts. Python
-# 3.12+ (immortal None/True/False) and PySide6 6.11 are fine. See tests/ui/__init__.py.
-if sys.version_info < (3, 12) and PySide6.__version__ == "6.12.0":
-    for immortal in (None, True, False):
-        ctypes.c_ssize_t.from_address(id(immortal)).value += 1 << 40
 
 import qasync
 from PySide6.QtCore import QEvent, QObject

@@ -48,6 +48,7 @@ KeyProvider = Callable[[], Awaitable[str | None]]
 
 STOPPED_TOOL = "Stopped by the person before this action finished."
 MAX_PAUSE_CONTINUATIONS = 5
+YIELD_EVERY = 0.004  # seconds of stream handling before the window gets a turn
 OutcomeKind = Literal["ok", "error", "denied", "blocked", "stopped"]
 
 
@@ -105,7 +106,8 @@ class Agent:
         if self._client is None or config != self._client_config:
             if self._client is not None:
                 await self._client.close()
-            self._client = make_client(settings, key)
+            # Building the client loads the TLS certificates: seconds on a cold disk, so off the loop.
+            self._client = await asyncio.to_thread(make_client, settings, key)
             self._client_config = config
         return self._client
 
@@ -172,10 +174,16 @@ class Agent:
         received: list[str] = []
         try:
             async with client.beta.messages.stream(**request) as stream:
+                last_yield = time.monotonic()
                 async for event in stream:
                     if event.type == "text":
                         received.append(event.text)
                         emit(TextDelta(session_id=session_id, text=event.text))
+                    # While data is buffered the stream never suspends; hand the loop back to the
+                    # window every few ms so painting and input never wait for a burst to end.
+                    if time.monotonic() - last_yield > YIELD_EVERY:
+                        await asyncio.sleep(0)
+                        last_yield = time.monotonic()
                 final = await stream.get_final_message()
         except asyncio.CancelledError:
             self._keep_partial(session_id, received, "stopped", settings, emit)

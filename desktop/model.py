@@ -67,7 +67,12 @@ def _clean_blocks(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def conversation(history: list[StoredMessage]) -> list[dict[str, Any]]:
     """The stored history as API messages, always valid to send."""
     messages: list[dict[str, Any]] = []
-    for stored in history:
+    # A reply that failed mid-stream stays in the thread but is not sent back, and a cut-off
+    # reply at the very end would read as a prefill to continue: Retry asks afresh instead.
+    sendable = [m for m in history if m.status != "failed"]
+    while sendable and sendable[-1].role == "assistant" and sendable[-1].status != "complete":
+        sendable.pop()
+    for stored in sendable:
         blocks = _clean_blocks(stored.content)
         if not blocks:
             continue

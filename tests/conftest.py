@@ -63,6 +63,7 @@ def aloop(qapp):  # type: ignore[no-untyped-def]
 
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
+    _keep_running_loop_between_calls(loop)
     yield loop
     pending = asyncio.all_tasks(loop)
     for task in pending:
@@ -72,3 +73,26 @@ def aloop(qapp):  # type: ignore[no-untyped-def]
     loop.close()  # now, while Qt objects live; closing at garbage collection would fail
     asyncio.set_event_loop(None)
     gc.collect()  # drop Qt wrappers of this test now, not during a later test or at exit
+
+
+def _keep_running_loop_between_calls(loop: asyncio.AbstractEventLoop) -> None:
+    """qasync's `run_until_complete` processes events once more after `run_forever` cleared the
+    running loop; a stream callback landing there finds no asyncio loop (httpcore raises
+    AsyncLibraryNotFoundError). Keep the loop set until `run_until_complete` returns."""
+    run_forever = loop.run_forever
+    run_until_complete = loop.run_until_complete
+
+    def run_forever_keeping_the_loop() -> None:
+        try:
+            run_forever()
+        finally:
+            asyncio.events._set_running_loop(loop)
+
+    def run_until_complete_then_clear(future):  # type: ignore[no-untyped-def]
+        try:
+            return run_until_complete(future)
+        finally:
+            asyncio.events._set_running_loop(None)
+
+    loop.run_forever = run_forever_keeping_the_loop  # type: ignore[method-assign]
+    loop.run_until_complete = run_until_complete_then_clear  # type: ignore[method-assign]

@@ -6,6 +6,10 @@ block: prose as Qt-flavoured HTML, fenced code as its raw text. `MarkdownView` s
 reply with one widget per block; while a reply streams, `SettledSplitter` finds the last
 point before which the text can no longer change its rendering, so that part is rendered
 once and only the short unsettled tail is re-rendered on each frame.
+
+The same cost rule shapes the widgets: `WrappingLabel` and the `StableHints` containers
+keep size hints constant so that Qt never re-measures text that did not change (the
+thread view relies on them too).
 """
 
 from __future__ import annotations
@@ -51,7 +55,6 @@ code {{ font-family: '{mono}'; font-size: {code}pt; background-color: #eef0f3; c
 pre {{ font-family: '{mono}'; font-size: {code}pt; white-space: pre-wrap; margin: 0px; }}
 a {{ color: #0969da; text-decoration: none; }}
 th {{ background-color: #f3f5f7; font-weight: 600; }}
-blockquote {{ color: #57606a; margin-left: 14px; margin-top: 0px; margin-bottom: 0px; }}
 """
 
 
@@ -127,6 +130,21 @@ class _QtRenderer(RendererHTML):
         )
 
     code_block = fence
+
+    def blockquote_open(
+        self, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        # Qt draws no left border on blocks; a thin tinted table cell stands in for it.
+        return (
+            '<table cellspacing="0" cellpadding="0" style="margin-top: 2px; margin-bottom: 2px;">'
+            '<tr><td width="3" bgcolor="#d0d7de"></td>'
+            '<td style="padding-left: 12px; color: #57606a;">\n'
+        )
+
+    def blockquote_close(
+        self, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
+        return "</td></tr></table>\n"
 
     def image(self, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         # Never let a reply make Qt load a file or URL; show the picture as a link instead.

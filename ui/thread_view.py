@@ -512,6 +512,8 @@ class ThreadView(QScrollArea):
 
     def _on_scrolled(self, value: int) -> None:
         self._follow = value >= self.verticalScrollBar().maximum() - BOTTOM_SLACK_PX
+        if not self._follow:
+            self._scroll_pending = False  # the person scrolled away: leave them there
 
     def is_at_bottom(self) -> bool:
         bar = self.verticalScrollBar()
@@ -544,7 +546,7 @@ class ThreadView(QScrollArea):
                 self._scroll_to_bottom()
 
     def _catch_up_scroll(self) -> None:
-        if self._scroll_pending:
+        if self._scroll_pending and self._follow:
             self._scroll_pending = False
             self._scroll_to_bottom()
 
@@ -579,6 +581,12 @@ STYLE = """
 #errorCard { background: #fdf1f0; border: 1px solid #f1bcb8; border-radius: 10px; }
 #errorTitle { font-weight: 600; color: #b42318; }
 #errorDetail { color: #3d2b2a; }
+#errorCard QPushButton {
+    background: #ffffff; border: 1px solid #d0d7de; border-radius: 6px; padding: 4px 14px;
+    color: #24292f;
+}
+#errorCard QPushButton:hover { background: #f3f4f6; }
+#errorCard QPushButton:disabled { color: #8c959f; }
 #thinking { color: #6e7781; font-style: italic; }
 #emptyThread { color: #8c959f; padding-top: 120px; }
 """

@@ -226,6 +226,7 @@ def test_retry_after_failure_answers_the_same_message(
     assert again.text == "Here is the full answer."
     sent = model_server.message_requests[1]["messages"]
     assert sent[0]["role"] == "user" and sent[0]["content"][0]["text"] == "Question"
+    assert [m["role"] for m in sent] == ["user"]  # the failed half answer is not sent as a prefill
 
 
 def test_missing_key_says_what_to_do(data_dir: Path, no_api_env: None) -> None:

@@ -19,8 +19,7 @@ from ui.image_viewer import ImageViewer
 from ui.main_window import MainWindow
 from ui.tool_card import ToolCard
 
-# The same window and loop fixtures as the main window's tests.
-aloop = main_window_tests.aloop
+# The same window fixture as the main window's tests.
 window = main_window_tests.window
 
 

@@ -12,7 +12,6 @@ from PySide6.QtCore import Qt
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.page_server import PageServer
-from tests.ui import test_main_window as main_window_tests
 from tests.ui.test_main_window import finish_turn, settle, type_and_send
 from tools.browser import find_browser
 from ui.main_window import MainWindow
@@ -21,8 +20,6 @@ from ui.tool_card import ToolCard
 pytestmark = pytest.mark.skipif(
     find_browser() is None, reason="no Chromium-family browser installed"
 )
-
-aloop = main_window_tests.aloop
 
 
 def browser_use(name: str, **input: object) -> ToolUse:
