@@ -39,6 +39,7 @@ from desktop.model import build_request, make_client
 from desktop.permissions import ToolCall
 from desktop.settings import Settings
 from desktop.store import MessageStatus, Store
+from desktop.stream_worker import StreamWorker
 from tools.base import TOOL_FAILED, RunContext, Tool, ToolRegistry, ToolResult
 
 log = logging.getLogger(__name__)
@@ -48,7 +49,6 @@ KeyProvider = Callable[[], Awaitable[str | None]]
 
 STOPPED_TOOL = "Stopped by the person before this action finished."
 MAX_PAUSE_CONTINUATIONS = 5
-YIELD_EVERY = 0.004  # seconds of stream handling before the window gets a turn
 OutcomeKind = Literal["ok", "error", "denied", "blocked", "stopped"]
 
 
@@ -95,6 +95,7 @@ class Agent:
         self.attachments_dir = attachments_dir
         self._client: AsyncAnthropic | None = None
         self._client_config: tuple[Any, ...] | None = None
+        self.streams = StreamWorker()
 
     async def client(self) -> AsyncAnthropic:
         """The client for the current settings and key; rebuilt when either changes."""
@@ -112,6 +113,7 @@ class Agent:
         return self._client
 
     async def close(self) -> None:
+        await self.streams.close()
         if self._client is not None:
             await self._client.close()
             self._client = None
@@ -173,18 +175,17 @@ class Agent:
         emit(MessageStarted(session_id=session_id))
         received: list[str] = []
         try:
-            async with client.beta.messages.stream(**request) as stream:
-                last_yield = time.monotonic()
-                async for event in stream:
-                    if event.type == "text":
-                        received.append(event.text)
-                        emit(TextDelta(session_id=session_id, text=event.text))
-                    # While data is buffered the stream never suspends; hand the loop back to the
-                    # window every few ms so painting and input never wait for a burst to end.
-                    if time.monotonic() - last_yield > YIELD_EVERY:
-                        await asyncio.sleep(0)
-                        last_yield = time.monotonic()
-                final = await stream.get_final_message()
+
+            def on_text(text: str) -> None:
+                received.append(text)
+                emit(TextDelta(session_id=session_id, text=text))
+
+            final = await self.streams.stream(
+                client_key=self._client_config,
+                make_client=lambda: make_client(settings, self._client_config[0]),  # type: ignore[index]
+                request=request,
+                on_text=on_text,
+            )
         except asyncio.CancelledError:
             self._keep_partial(session_id, received, "stopped", settings, emit)
             raise
