@@ -37,8 +37,10 @@ from desktop.agent import tool_label
 from desktop.events import AgentEvent, MessageCommitted, TurnFailed, TurnFinished, Usage
 from desktop.permissions import MODE_TITLES, ApprovalRequest, Mode
 from desktop.workspace import Workspace
+from tools.browser import find_browser
 from ui import composer, markdown_view, session_list, thread_view, tool_card
 from ui.approval_sheet import ApprovalSheet
+from ui.browser_download import BrowserDownloadDialog
 from ui.composer import Composer
 from ui.session_list import SessionList
 from ui.thread_view import ThreadView
@@ -109,6 +111,7 @@ class MainWindow(QMainWindow):
         self._draft: ThreadView | None = None
         self._first_run_checked = False
         self._deleting: set[asyncio.Future[None]] = set()
+        self.download_task: asyncio.Future[bool] | None = None
 
         self.sessions = SessionList(workspace.store)
         self.sessions.new_chat_requested.connect(self.new_chat)
@@ -168,6 +171,9 @@ class MainWindow(QMainWindow):
 
         for notice in workspace.notices:
             self.banners.addWidget(NoticeBanner(notice))
+        self.browser_banner: NoticeBanner | None = None
+        self.browser_download: BrowserDownloadDialog | None = None
+        self._offer_browser_if_missing()
         self.sessions.refresh()
         self.new_chat()
 
@@ -199,6 +205,35 @@ class MainWindow(QMainWindow):
     def _mode_chosen(self, index: int) -> None:
         self.workspace.set_mode(Mode(self.mode_box.itemData(index)))
         self.statusBar().showMessage(f"Permissions: {self.mode_box.currentText()}", 3000)
+
+    # -- browser --------------------------------------------------------------------
+
+    def _offer_browser_if_missing(self) -> None:
+        browser = self.workspace.settings.browser
+        if not browser.enabled or find_browser(browser.executable_path.strip() or None) is not None:
+            return
+        self.browser_banner = NoticeBanner(
+            "Claude can use a browser for you, but none was found on this computer. "
+            "Download Chromium (about 170 MB), or install Google Chrome."
+        )
+        button = QPushButton("Download Chromium…")
+        button.setObjectName("browserDownloadButton")
+        button.clicked.connect(self.offer_browser_download)
+        self.browser_banner.layout().insertWidget(1, button)
+        self.banners.addWidget(self.browser_banner)
+
+    def offer_browser_download(self) -> None:
+        """The download offer with its progress bar; the banner goes once a browser is there."""
+        dialog = BrowserDownloadDialog(self)
+        dialog.succeeded.connect(self._browser_downloaded)
+        self.browser_download = dialog
+        self.download_task = asyncio.ensure_future(dialog.ask())
+
+    def _browser_downloaded(self) -> None:
+        if self.browser_banner is not None and shiboken6.isValid(self.browser_banner):
+            self.browser_banner.deleteLater()
+        self.browser_banner = None
+        self.statusBar().showMessage("Chromium is ready: Claude can use the browser.", 5000)
 
     # -- approvals ------------------------------------------------------------------
 
@@ -463,6 +498,8 @@ class MainWindow(QMainWindow):
 
     async def shutdown(self) -> None:
         """On quit: stop running replies and wait until their partial text is saved."""
+        if self.download_task is not None:
+            self.download_task.cancel()
         tasks = [*self._turns.values(), *self._deleting]
         for task in self._turns.values():
             task.cancel()

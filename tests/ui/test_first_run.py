@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
+
 from desktop.workspace import Workspace
 from tests.support.waiting import wait_until
+from ui.browser_download import BrowserDownloadDialog
 from ui.main_window import MainWindow
 from ui.settings_dialog import SettingsDialog
 
@@ -34,3 +38,25 @@ def test_with_a_key_nothing_opens(qtbot, aloop, workspace: Workspace) -> None:  
     window.show()
     window.first_run_check()
     assert window.settings_dialog is None
+
+
+def test_without_a_browser_a_banner_offers_the_download(
+    qtbot, aloop, data_dir: Path, api_env
+) -> None:  # type: ignore[no-untyped-def]
+    workspace = Workspace.open(data_dir)
+    settings = workspace.settings.model_copy(deep=True)
+    settings.browser.executable_path = str(data_dir / "no-such-browser")
+    workspace.apply_settings(settings)
+    window = MainWindow(workspace)
+    qtbot.addWidget(window)
+    window.show()
+    banner = window.browser_banner
+    assert banner is not None and "none was found" in banner.label.text()
+    button = banner.findChild(QPushButton, "browserDownloadButton")
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    dialog = window.browser_download
+    assert isinstance(dialog, BrowserDownloadDialog)
+    aloop.run_until_complete(wait_until(dialog.isVisible, what="the download offer"))
+    qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)  # "Not now"
+    assert aloop.run_until_complete(window.download_task) is False
+    workspace.store.close()
