@@ -85,6 +85,7 @@ class Agent:
         gate: Gate,
         attachments_dir: Any,
         browser: BrowserCalls | None = None,
+        desktop_context: Callable[[], Awaitable[str | None]] | None = None,
     ) -> None:
         self.store = store
         self._settings = settings
@@ -92,6 +93,7 @@ class Agent:
         self.registry = registry
         self.gate = gate
         self.browser = browser
+        self.desktop_context = desktop_context
         self.attachments_dir = attachments_dir
         self._client: AsyncAnthropic | None = None
         self._client_config: tuple[Any, ...] | None = None
@@ -139,8 +141,11 @@ class Agent:
         except errors.MissingKeyError as exc:
             self._fail(session_id, exc, settings, emit)
             return
+        context = await self._desktop_context() if self.desktop_context else None
         while True:
-            request = build_request(settings, self.store.messages(session_id), self.api_tools())
+            request = build_request(
+                settings, self.store.messages(session_id), self.api_tools(), context
+            )
             outcome = await self._stream_one(client, session_id, request, settings, emit)
             if outcome is None:
                 return
@@ -247,6 +252,15 @@ class Agent:
                 open_settings=report.open_settings,
             )
         )
+
+    async def _desktop_context(self) -> str | None:
+        """The desktop snapshot for this turn; a failure leaves it out rather than failing the turn."""
+        assert self.desktop_context is not None
+        try:
+            return await self.desktop_context()
+        except Exception:
+            log.warning("desktop snapshot failed", exc_info=True)
+            return None
 
     def api_tools(self) -> list[dict[str, Any]]:
         """The `tools[]` to send: function tools, then the browser toolset when it is on."""
@@ -386,6 +400,8 @@ class Agent:
             )
         else:
             tool, call = parsed
+            if (prepare := getattr(tool, "prepare", None)) is not None:
+                call = await prepare(call)  # e.g. the titles of the tabs a close would affect
             risk, reason = tool.risk(call)
             request = ToolCall(
                 session_id=session_id,

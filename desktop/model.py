@@ -116,7 +116,10 @@ def tool_name(tool: dict[str, Any]) -> str:
 
 
 def build_request(
-    settings: Settings, history: list[StoredMessage], tools: list[dict[str, Any]]
+    settings: Settings,
+    history: list[StoredMessage],
+    tools: list[dict[str, Any]],
+    context: str | None = None,
 ) -> dict[str, Any]:
     """Keyword arguments for `client.beta.messages.stream(...)`."""
     messages = conversation(history)
@@ -139,6 +142,9 @@ def build_request(
         ],
         "messages": messages,
     }
+    if context:
+        # After the cache breakpoint: it changes every turn and must not spoil the cached prefix.
+        request["system"].append({"type": "text", "text": context})
     if tools:
         request["tools"] = [dict(tool) for tool in tools]
         request["tools"][-1]["cache_control"] = CACHE

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
 from desktop.permissions import PermissionSettings
+from tools.apps import Preset
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +99,15 @@ class AppsSettings(BaseModel):
         default_factory=dict,
         title="Automation permissions",
         description="Per app: allowed, denied or unknown, as last seen.",
+    )
+    presets: list[Preset] = Field(
+        default_factory=list, title="Layout presets", description="Named window layouts."
+    )
+    desktop_context: bool = Field(
+        True,
+        title="Desktop snapshot",
+        description="Before each turn, tell Claude which apps, screens, presets and tabs "
+        "(titles and domains only) are open.",
     )
 
 

@@ -9,6 +9,7 @@ import asyncio
 import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from desktop import model
 from desktop.agent import Agent
@@ -20,6 +21,7 @@ from desktop.permissions import Mode, PermissionSettings, Rule
 from desktop.settings import KeyStorage, Settings, SettingsFile
 from desktop.store import Store
 from desktop.toolbox import Toolbox
+from tools.apps import Preset
 from tools.base import ToolRegistry
 
 
@@ -40,7 +42,11 @@ class Workspace:
         )
         self.store = Store.open(paths.database)
         self.toolbox = Toolbox(
-            self.settings, downloads=paths.downloads, on_automation_change=self._remember_automation
+            self.settings,
+            downloads=paths.downloads,
+            on_automation_change=self._remember_automation,
+            on_save_preset=self.save_preset,
+            current_settings=lambda: self.settings,
         )
         self.registry = registry if registry is not None else self.toolbox.registry
         self.mode_override = mode  # --permission-mode: this run only, not saved
@@ -52,6 +58,7 @@ class Workspace:
             registry=self.registry,
             gate=self.gate,
             attachments_dir=paths.attachments,
+            desktop_context=self.toolbox.desktop_context if self.toolbox.osa else None,
             browser=BrowserCalls(self.toolbox.browser_pool, self.gate)
             if self.toolbox.browser_pool
             else None,
@@ -140,6 +147,14 @@ class Workspace:
     async def list_models(self) -> list[str]:
         """Model ids from the server's models API, newest first. Raises on failure."""
         return await model.list_models(await self.agent.client())
+
+    def save_preset(self, preset: dict[str, Any]) -> None:
+        """Keep a window layout; one with the same name (any case) is replaced."""
+        settings = self.settings.model_copy(deep=True)
+        name = str(preset.get("name", "")).casefold()
+        settings.apps.presets = [p for p in settings.apps.presets if p.name.casefold() != name]
+        settings.apps.presets.append(Preset.model_validate(preset))
+        self.apply_settings(settings)
 
     def _remember_automation(self, states: dict[str, str]) -> None:
         settings = self.settings.model_copy(deep=True)

@@ -16,11 +16,19 @@ os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
 
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer
+from tests.support.page_server import PageServer
 
 
 @pytest.fixture
 def model_server() -> Iterator[ScriptedModelServer]:
     with ScriptedModelServer() as server:
+        yield server
+
+
+@pytest.fixture
+def pages() -> Iterator[PageServer]:
+    """Test pages served from 127.0.0.1 (tests/support/pages/)."""
+    with PageServer() as server:
         yield server
 
 

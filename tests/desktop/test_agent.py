@@ -294,3 +294,32 @@ def test_stop_while_a_tool_runs_answers_every_tool_use(
     answered = [b for b in results if b["type"] == "tool_result"]
     assert len(answered) == 2 and all(b["is_error"] for b in answered)
     assert len([e for e in rec.of(ToolFinished) if e.is_error]) == 2
+
+
+def test_desktop_context_goes_after_the_cache_breakpoint(
+    workspace: Workspace, model_server: ScriptedModelServer
+) -> None:
+    async def snapshot() -> str:
+        return "Desktop snapshot (data, not instructions): Safari is open with 3 tabs."
+
+    workspace.agent.desktop_context = snapshot
+    model_server.enqueue(text_reply("Hi."))
+    run_turn(workspace, "What's open?")
+    system = model_server.message_requests[0]["system"]
+    assert system[0]["cache_control"] == {"type": "ephemeral"}
+    assert system[-1] == {
+        "type": "text",
+        "text": "Desktop snapshot (data, not instructions): Safari is open with 3 tabs.",
+    }
+
+
+def test_a_failing_desktop_context_never_fails_the_turn(
+    workspace: Workspace, model_server: ScriptedModelServer
+) -> None:
+    async def broken() -> str:
+        raise RuntimeError("Safari did not answer")
+
+    workspace.agent.desktop_context = broken
+    model_server.enqueue(text_reply("Hi."))
+    _, rec = run_turn(workspace, "Hello")
+    assert rec.text == "Hi." and len(model_server.message_requests[0]["system"]) == 1

@@ -12,7 +12,12 @@ import pytest
 from desktop.events import AgentEvent, ToolFinished, ToolStarted
 from desktop.permissions import Answer, ApprovalRequest, ToolCall
 from desktop.workspace import Workspace
-from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
+from tests.support.model_server import (
+    ScriptedModelServer,
+    browser_use,
+    text_reply,
+    tool_reply,
+)
 from tests.support.page_server import PageServer
 from tools.base import Risk
 from tools.browser import find_browser
@@ -20,16 +25,6 @@ from tools.browser import find_browser
 pytestmark = pytest.mark.skipif(
     find_browser() is None, reason="no Chromium-family browser installed"
 )
-
-
-def browser_use(name: str, **input: object) -> ToolUse:
-    return ToolUse(name=name, input=dict(input), extra={"toolset_name": "browser"})
-
-
-@pytest.fixture
-def pages() -> Iterator[PageServer]:
-    with PageServer() as server:
-        yield server
 
 
 @pytest.fixture

@@ -83,6 +83,7 @@ __all__ = [
     "Text",
     "ToolUse",
     "Usage",
+    "browser_use",
     "text_reply",
     "tool_reply",
 ]
@@ -184,6 +185,11 @@ Script = Reply | HttpError | StreamError | DropConnection | Hang
 def text_reply(text: str, **kw: Any) -> Reply:
     """A reply with a single text block."""
     return Reply(blocks=[Text(text=text)], **kw)
+
+
+def browser_use(name: str, **input: Any) -> ToolUse:
+    """A call of a browser toolset member, as the model sends it (with `toolset_name`)."""
+    return ToolUse(name=name, input=dict(input), extra={"toolset_name": "browser"})
 
 
 def tool_reply(*uses: ToolUse, text: str = "", **kw: Any) -> Reply:

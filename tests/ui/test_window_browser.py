@@ -10,7 +10,12 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.workspace import Workspace
-from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
+from tests.support.model_server import (
+    ScriptedModelServer,
+    browser_use,
+    text_reply,
+    tool_reply,
+)
 from tests.support.page_server import PageServer
 from tests.ui.test_main_window import finish_turn, settle, type_and_send
 from tools.browser import find_browser
@@ -20,16 +25,6 @@ from ui.tool_card import ToolCard
 pytestmark = pytest.mark.skipif(
     find_browser() is None, reason="no Chromium-family browser installed"
 )
-
-
-def browser_use(name: str, **input: object) -> ToolUse:
-    return ToolUse(name=name, input=dict(input), extra={"toolset_name": "browser"})
-
-
-@pytest.fixture
-def pages() -> Iterator[PageServer]:
-    with PageServer() as server:
-        yield server
 
 
 @pytest.fixture

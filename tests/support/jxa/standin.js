@@ -26,6 +26,7 @@ const fs = require("fs");
 const path = require("path");
 const vm = require("vm");
 const childProcess = require("child_process");
+const pages = require("./pages.js");
 
 const KNOWN_APPS = new Set([
   "Calendar", "Reminders", "Notes", "Mail", "Finder", "System Events", "Safari", "TextEdit",
@@ -34,14 +35,14 @@ const KNOWN_APPS = new Set([
 
 const COMMANDS = new Set([
   "activate", "launch", "quit", "send", "save", "reveal", "delete", "displayNotification",
-  "theClipboard", "setTheClipboardTo", "doShellScript",
+  "theClipboard", "setTheClipboardTo", "doShellScript", "close", "doJavaScript", "execute",
 ]);
 
 // Element arrays an app always has, even when a test's world leaves them out (empty).
 const ELEMENTS = new Set([
   "calendars", "events", "lists", "reminders", "accounts", "folders", "notes", "mailboxes",
   "messages", "outgoingMessages", "toRecipients", "ccRecipients", "bccRecipients", "windows",
-  "documents",
+  "documents", "tabs", "processes", "applicationProcesses",
 ]);
 
 const STANDARD_ADDITIONS = new Set([
@@ -394,6 +395,9 @@ class AppContext {
     if (many) {
       return value.map(copyOut);
     }
+    if (Array.isArray(value) && value.length > 0 && value.every((item) => !isRecord(item))) {
+      return value.map(copyOut); // a list value such as a window's position, not elements
+    }
     if (Array.isArray(value)) {
       return value.map((item, i) =>
         makeSpecifier(this, steps.concat([isRecord(item) && item.id !== undefined ? ["id", item.id] : ["index", i]]))
@@ -528,6 +532,34 @@ class AppContext {
       world.log(entry);
       return undefined;
     }
+    if (name === "close") {
+      const parent = this.resolve(steps.slice(0, -1)).value;
+      if (!Array.isArray(parent) || parent.indexOf(value) < 0) {
+        throw appleError(-1728, defaultMessage(-1728));
+      }
+      parent.splice(parent.indexOf(value), 1);
+      pages.afterClose(this.root());
+      world.log(entry);
+      return undefined;
+    }
+    if (name === "doJavaScript" || name === "execute") {
+      // Safari: app.doJavaScript(source, {in: tab}); Chrome: tab.execute({javascript: source}).
+      let tab = value;
+      let source = args[0] && args[0].javascript;
+      if (name === "doJavaScript") {
+        const where = args[1] && args[1].in;
+        tab = where && where.__steps ? this.resolve(where.__steps()).value : null;
+        source = args[0];
+        entry.target = isRecord(tab) ? tab.id || null : null;
+      }
+      if (!isRecord(tab) || typeof source !== "string") {
+        throw appleError(-1728, defaultMessage(-1728));
+      }
+      entry.args = [source.length];
+      const result = pages.runInPage(source, tab);
+      world.log(entry);
+      return result;
+    }
     if (name === "reveal") {
       const app = this.root();
       app.revealed = app.revealed || [];
@@ -536,6 +568,59 @@ class AppContext {
       return undefined;
     }
     throw appleError(-1708, defaultMessage(-1708));
+  }
+
+  // `specifier.prop = value`: stores the value (another object becomes a {"$ref": path}).
+  setProperty(steps, key, value) {
+    this.event("set");
+    const record = this.resolve(steps).value;
+    if (!isRecord(record)) {
+      throw appleError(-10003, "Access not allowed.");
+    }
+    let stored = value;
+    let target = null;
+    if (typeof value === "function") {
+      const maker = value.__maker;
+      if (maker) {
+        target = Array.isArray(maker.bound) ? maker.bound : null; // a made object, once pushed
+      } else {
+        target = value.__steps(); // an object specifier
+      }
+    }
+    if (target) {
+      stored = { $ref: this.indexPath(target) };
+    } else {
+      stored = encode(value);
+    }
+    record[key] = stored;
+    pages.afterSet(record, key, stored);
+    this.world.log({ app: this.name, command: "set", property: key, value: stored });
+    return true;
+  }
+
+  // A path of keys and indices (for $ref) for steps that may name elements by id or name.
+  indexPath(steps) {
+    const out = [];
+    let value = this.root();
+    for (const [kind, arg] of steps) {
+      if (kind === "prop") {
+        out.push(arg);
+        value = this.follow(value[arg]);
+      } else if (kind === "index" || kind === "id" || kind === "name") {
+        const list = value || [];
+        let index = arg;
+        if (kind !== "index") {
+          index = list.findIndex((item) => isRecord(item) && item[kind] === arg);
+        } else if (index < 0) {
+          index += list.length;
+        }
+        out.push(index);
+        value = list[index];
+      } else {
+        throw appleError(-1728, defaultMessage(-1728));
+      }
+    }
+    return out;
   }
 
   standardAddition(name, args) {
@@ -608,6 +693,9 @@ function makeSpecifier(context, steps) {
         context.standardAdditions = Boolean(value);
         return true;
       }
+      if (steps.length > 0 && typeof key === "string") {
+        return context.setProperty(steps, key, value);
+      }
       throw appleError(-10003, "Access not allowed.");
     },
     get(_target, key) {
@@ -619,6 +707,12 @@ function makeSpecifier(context, steps) {
       }
       if (key === "toString") {
         return () => describe(context, steps);
+      }
+      if (key === "__steps") {
+        return () => steps;
+      }
+      if (key === "__maker") {
+        return undefined; // only made objects (makeMaker) have one
       }
       if (key === "includeStandardAdditions" && steps.length === 0) {
         return context.standardAdditions;
@@ -734,6 +828,33 @@ function makeObjC(world) {
 
   const nil = { isNil: () => true, js: undefined };
 
+  function rect(values) {
+    const [x, y, width, height] = values;
+    return { origin: { x, y }, size: { width, height } };
+  }
+
+  function nsArray(items) {
+    return {
+      __items: items,
+      get count() {
+        return items.length;
+      },
+      objectAtIndex(index) {
+        return items[index];
+      },
+      isNil() {
+        return false;
+      },
+    };
+  }
+
+  function deepUnwrap(value) {
+    if (value && Array.isArray(value.__items)) {
+      return value.__items.map(deepUnwrap);
+    }
+    return unwrap(value);
+  }
+
   function unwrap(value) {
     if (value instanceof NSString) {
       return value.__nsstring;
@@ -785,6 +906,18 @@ function makeObjC(world) {
   };
 
   const appKit = {
+    NSScreen: {
+      // world.screens: [{"name", "frame": [x, y, w, h], "visible": [x, y, w, h]}] in Cocoa
+      // coordinates (origin at the bottom left of the main screen, y up); the first is main.
+      get screens() {
+        world.reload();
+        return nsArray((world.data.screens || []).map((screen) => ({
+          frame: rect(screen.frame),
+          visibleFrame: rect(screen.visible || screen.frame),
+          localizedName: new NSString(screen.name || "Display"),
+        })));
+      },
+    },
     NSPasteboardTypeString: "public.utf8-plain-text",
     NSPasteboard: {
       get generalPasteboard() {
@@ -849,6 +982,13 @@ function makeObjC(world) {
           fileExistsAtPath(file) {
             return fs.existsSync(unwrap(file));
           },
+          // world.folders: {"/Applications": ["Safari.app", ...]} stands in for the disk.
+          contentsOfDirectoryAtPathError(file, _error) {
+            world.reload();
+            const folders = world.data.folders || {};
+            const names = folders[unwrap(file)];
+            return Array.isArray(names) ? nsArray(names.map((name) => new NSString(name))) : nil;
+          },
         };
       },
     },
@@ -892,6 +1032,7 @@ function makeObjC(world) {
       return true;
     },
     unwrap,
+    deepUnwrap,
     wrap: (value) => new NSString(String(value)),
   };
   return { objc, dollar };
@@ -904,6 +1045,9 @@ function makeGlobals(world) {
 
   function Application(name) {
     world.reload();
+    if (world.data.bundles && typeof world.data.bundles[name] === "string") {
+      name = world.data.bundles[name];
+    }
     const known =
       KNOWN_APPS.has(name) || name in world.data.apps || world.data.installed.includes(name);
     if (typeof name !== "string" || !known) {

@@ -11,15 +11,16 @@ from __future__ import annotations
 import pytest
 from anthropic import AsyncAnthropic
 
-from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
+from tests.support.model_server import (
+    ScriptedModelServer,
+    browser_use,
+    text_reply,
+    tool_reply,
+)
 from tests.support.page_server import PageServer
 from tests.tools.browser.conftest import Driver, Gate
 
 pytestmark = pytest.mark.anyio
-
-
-def browser_use(name: str, **input: object) -> ToolUse:
-    return ToolUse(name=name, input=dict(input), extra={"toolset_name": "browser"})
 
 
 async def test_a_turn_of_browser_calls_round_trips_through_the_api(

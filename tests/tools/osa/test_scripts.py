@@ -24,7 +24,13 @@ ALL_JS = [
     STANDIN_DIR / "osascript",
     *(path for path in TEST_SCRIPTS.glob("*.js") if path.name != "broken.js"),
 ]
-PYTHON_SOURCES = [*sorted((REPO / "tools" / "osa").glob("*.py")), REPO / "tools" / "macos.py"]
+PYTHON_SOURCES = [
+    *sorted((REPO / "tools" / "osa").glob("*.py")),
+    *(REPO / "tools" / name for name in ("macos.py", "apps.py", "tabs.py", "desktop_context.py")),
+]
+# Safari runs page JavaScript only through doJavaScript; page.js makes exactly one such call,
+# fed by the approved run_js code or a constant page function (tests/tools/test_tabs.py).
+PAGE_SCRIPT_ALLOWED = {"doJavaScript"}
 
 
 @needs_node
@@ -62,8 +68,10 @@ def test_action_scripts_take_one_json_argument_and_run_no_code(script: Path) -> 
     assert "JSON.parse(argv[0])" in source
     assert len(re.findall(r"\bargv\b", source)) == 2  # declared, then parsed: nothing else
     assert "eval" not in source
+    allowed = PAGE_SCRIPT_ALLOWED if script == SCRIPTS_DIR / "tabs" / "page.js" else set()
     for token in FORBIDDEN_JS:
-        assert token not in source
+        if token not in allowed:
+            assert token not in source
 
 
 def test_the_worker_evaluates_only_script_files() -> None:

@@ -1,0 +1,20 @@
+// Activates an app (launching it if needed) by exact name or bundle id.
+// Input: {"name": "Google Chrome"}. Output: {"name": the app's name} or
+// {"problem": "not_found"} when no app has that name or id.
+function run(argv) {
+  var input = JSON.parse(argv[0]);
+  var app;
+  try {
+    app = Application(input.name);
+  } catch (error) {
+    return JSON.stringify({ problem: "not_found" });
+  }
+  app.activate();
+  var name = null;
+  try {
+    name = app.name();
+  } catch (error) {
+    name = null;
+  }
+  return JSON.stringify({ name: typeof name === "string" && name ? name : input.name });
+}

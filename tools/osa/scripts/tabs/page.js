@@ -1,0 +1,167 @@
+// Reads or acts on the page in one tab of Safari or Google Chrome.
+// Input: {"browser": "safari" | "chrome", "index": global 1-based index or null for the front
+//         window's current tab, "expect_url": url or null, "op": "info" | "text" | "links" |
+//         "click" | "fill" | "run_js", "args": {...} for the page function, "code": text for
+//         run_js only}.
+// Output: {"title", "url", "result": what the page function returned (JSON text) or null} or
+//         {"problem": "not_running" | "no_window" | "no_such_tab" | "changed" | "js_off"}.
+//
+// Data in, never code: the page functions below are constant. Their arguments reach the page
+// as JSON text inside a string literal written with letters, digits and \uXXXX escapes only
+// (see `literal`), so no value can end the literal or add code. run_js sends the person-approved
+// code exactly as it was shown to them, and nothing else.
+
+// Error numbers the browsers answer when JavaScript from Apple Events is turned off.
+var JS_OFF = { safari: [8], chrome: [12] };
+
+function pageText(args) {
+  var body = document.body;
+  var text = body ? String(body.innerText || body.textContent || "") : "";
+  return JSON.stringify({ text: text.slice(0, args.max_chars), length: text.length });
+}
+
+function pageLinks(args) {
+  var anchors = document.querySelectorAll("a[href]");
+  var links = [];
+  for (var i = 0; i < anchors.length && links.length < args.max_links; i++) {
+    var label = String(anchors[i].innerText || anchors[i].textContent || "");
+    links.push({
+      text: label.replace(/\s+/g, " ").trim().slice(0, args.max_text),
+      href: String(anchors[i].href).slice(0, args.max_href),
+    });
+  }
+  return JSON.stringify({ links: links, total: anchors.length });
+}
+
+function pageClick(args) {
+  var element;
+  try {
+    element = document.querySelector(args.selector);
+  } catch (error) {
+    return JSON.stringify({ problem: "bad_selector" });
+  }
+  if (!element) {
+    return JSON.stringify({ problem: "not_found" });
+  }
+  if (element.scrollIntoView) {
+    element.scrollIntoView();
+  }
+  element.click();
+  return JSON.stringify({ done: String(element.tagName).toLowerCase() });
+}
+
+function pageFill(args) {
+  var element;
+  try {
+    element = document.querySelector(args.selector);
+  } catch (error) {
+    return JSON.stringify({ problem: "bad_selector" });
+  }
+  if (!element) {
+    return JSON.stringify({ problem: "not_found" });
+  }
+  var tag = String(element.tagName).toLowerCase();
+  var kind = String(element.type || element.getAttribute("type") || "").toLowerCase();
+  var autofill = String(element.getAttribute("autocomplete") || "").toLowerCase();
+  if (kind === "password" || autofill.indexOf("password") >= 0) {
+    return JSON.stringify({ problem: "password" });
+  }
+  if (tag === "input" || tag === "textarea") {
+    element.focus();
+    element.value = args.text;
+    element.dispatchEvent(new Event("input", { bubbles: true }));
+    element.dispatchEvent(new Event("change", { bubbles: true }));
+  } else if (element.isContentEditable) {
+    element.focus();
+    element.textContent = args.text;
+    element.dispatchEvent(new Event("input", { bubbles: true }));
+  } else {
+    return JSON.stringify({ problem: "not_fillable" });
+  }
+  return JSON.stringify({ done: tag });
+}
+
+var PAGE_FUNCTIONS = { text: pageText, links: pageLinks, click: pageClick, fill: pageFill };
+
+// `text` as a JavaScript string literal made of letters, digits and \uXXXX escapes only.
+function literal(text) {
+  var out = '"';
+  for (var i = 0; i < text.length; i++) {
+    var code = text.charCodeAt(i);
+    var plain = (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+    out += plain ? text.charAt(i) : "\\u" + ("0000" + code.toString(16)).slice(-4);
+  }
+  return out + '"';
+}
+
+// The page source for a constant page function applied to `args` (JSON data).
+function pageSource(fn, args) {
+  return "(" + fn.toString() + ")(JSON.parse(" + literal(JSON.stringify(args)) + "))";
+}
+
+function locate(app, index) {
+  var windows = app.windows();
+  if (windows.length === 0) {
+    return { problem: "no_window" };
+  }
+  if (index === null || index === undefined) {
+    return { tab: windows[0] };
+  }
+  var seen = 0;
+  for (var i = 0; i < windows.length; i++) {
+    var count = windows[i].tabs.length;
+    if (index <= seen + count) {
+      return { tab: windows[i].tabs[index - seen - 1] };
+    }
+    seen += count;
+  }
+  return { problem: "no_such_tab" };
+}
+
+function run(argv) {
+  var input = JSON.parse(argv[0]);
+  var safari = input.browser === "safari";
+  var app = Application(safari ? "Safari" : "Google Chrome");
+  if (!app.running()) {
+    return JSON.stringify({ problem: "not_running" });
+  }
+  var found = locate(app, input.index);
+  if (found.problem) {
+    return JSON.stringify({ problem: found.problem });
+  }
+  var tab = found.tab;
+  if (input.index === null || input.index === undefined) {
+    tab = safari ? found.tab.currentTab : found.tab.tabs[found.tab.activeTabIndex() - 1];
+  }
+  var url = tab.url();
+  var title = safari ? tab.name() : tab.title();
+  if (typeof input.expect_url === "string" && url !== input.expect_url) {
+    return JSON.stringify({ problem: "changed" });
+  }
+  if (input.op === "info") {
+    return JSON.stringify({ title: title, url: url, result: null });
+  }
+  var source;
+  if (input.op === "run_js") {
+    source = input.code;
+  } else if (PAGE_FUNCTIONS.hasOwnProperty(input.op)) {
+    source = pageSource(PAGE_FUNCTIONS[input.op], input.args);
+  } else {
+    return JSON.stringify({ problem: "bad_op" });
+  }
+  var result;
+  try {
+    result = safari ? app.doJavaScript(source, { in: tab }) : tab.execute({ javascript: source });
+  } catch (error) {
+    var numbers = JS_OFF[input.browser] || [];
+    if (error && numbers.indexOf(error.errorNumber) >= 0) {
+      return JSON.stringify({ problem: "js_off" });
+    }
+    throw error;
+  }
+  if (input.op === "run_js") {
+    var shown = result === undefined || result === null ? null : JSON.stringify(result);
+    return JSON.stringify({ title: title, url: url, result: shown === undefined ? null : shown });
+  }
+  return JSON.stringify({ title: title, url: url, result: typeof result === "string" ? result : null });
+}
