@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QLabel,
@@ -97,8 +97,49 @@ class AppsPage(FormPage):
             "Deskhand on for that app in System Settings → Privacy & Security → Automation."
         )
         explain.setWordWrap(True)
+        self.presets = QTableWidget(0, 2)
+        self.presets.setObjectName("presetsTable")
+        self.presets.setHorizontalHeaderLabels(["Layout preset (double-click to rename)", "Apps"])
+        self.presets.verticalHeader().hide()
+        self.presets.horizontalHeader().setStretchLastSection(True)
+        self._preset_items: list[list[dict[str, object]]] = []
+        for preset in workspace.settings.apps.presets:
+            self._add_preset_row(preset.name, [item.model_dump() for item in preset.items])
+        self.delete_preset = QPushButton("Delete preset")
+        self.delete_preset.clicked.connect(self._delete_selected_preset)
+
         self.layout_.addWidget(self.status)
         self.layout_.addWidget(form)
         self.layout_.addWidget(explain)
         self.layout_.addWidget(self.table, 1)
         self.layout_.addWidget(self.open_settings)
+        self.layout_.addWidget(hint_label("Layouts Claude saved or applied for you:"))
+        self.layout_.addWidget(self.presets, 1)
+        self.layout_.addWidget(self.delete_preset)
+
+    def _add_preset_row(self, name: str, items: list[dict[str, object]]) -> None:
+        row = self.presets.rowCount()
+        self.presets.insertRow(row)
+        self.presets.setItem(row, 0, QTableWidgetItem(name))
+        apps = QTableWidgetItem(", ".join(str(item.get("app", "")) for item in items))
+        apps.setFlags(apps.flags() & ~Qt.ItemFlag.ItemIsEditable)
+        self.presets.setItem(row, 1, apps)
+        self._preset_items.append(items)
+
+    def _delete_selected_preset(self) -> None:
+        row = self.presets.currentRow()
+        if row >= 0:
+            self.presets.removeRow(row)
+            del self._preset_items[row]
+
+    def preset_names(self) -> list[str]:
+        return [self.presets.item(row, 0).text().strip() for row in range(self.presets.rowCount())]
+
+    def collect(self, draft: Draft) -> None:
+        super().collect(draft)
+        draft.data["apps"]["presets"] = [
+            {"name": name, "items": items}
+            for name, items in zip(self.preset_names(), self._preset_items, strict=True)
+        ]
+        if any(not name for name in self.preset_names()):
+            draft.problems["apps.presets"] = "A preset needs a name."

@@ -54,3 +54,22 @@ def test_apps_page_shows_mac_availability_and_automation_states(
         "Calendar": "allowed",
         "Mail": "denied",
     }
+
+
+def test_presets_can_be_renamed_and_deleted(qtbot, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
+    workspace.save_preset({"name": "Coding", "items": [{"app": "Cursor", "monitor": "right"}]})
+    workspace.save_preset({"name": "Reading", "items": [{"app": "Safari", "monitor": "main"}]})
+    dialog = SettingsDialog(workspace, page="apps")
+    qtbot.addWidget(dialog)
+    dialog.open()
+    page = dialog.page("apps")
+    assert isinstance(page, AppsPage)
+    assert page.preset_names() == ["Coding", "Reading"]
+    assert page.presets.item(0, 1).text() == "Cursor"
+    page.presets.item(0, 0).setText("Deep work")
+    page.presets.setCurrentCell(1, 0)
+    page.delete_preset.click()
+    with qtbot.waitSignal(dialog.saved):
+        dialog.button(QDialogButtonBox.StandardButton.Save).click()
+    presets = Workspace.open(workspace.paths.root).settings.apps.presets
+    assert [(p.name, [i.app for i in p.items]) for p in presets] == [("Deep work", ["Cursor"])]
