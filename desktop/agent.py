@@ -137,7 +137,7 @@ class Agent:
         total = Usage()
         pauses = 0
         try:
-            client = await self.client()
+            await self.client()  # checks the key and settles the client configuration
         except errors.MissingKeyError as exc:
             self._fail(session_id, exc, settings, emit)
             return
@@ -146,7 +146,7 @@ class Agent:
             request = build_request(
                 settings, self.store.messages(session_id), self.api_tools(), context
             )
-            outcome = await self._stream_one(client, session_id, request, settings, emit)
+            outcome = await self._stream_one(session_id, request, settings, emit)
             if outcome is None:
                 return
             stop_reason, usage, tool_uses = outcome
@@ -170,7 +170,6 @@ class Agent:
 
     async def _stream_one(
         self,
-        client: AsyncAnthropic,
         session_id: int,
         request: dict[str, Any],
         settings: Settings,

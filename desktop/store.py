@@ -70,10 +70,6 @@ CREATE TABLE IF NOT EXISTS audit (
 MessageStatus = Literal["complete", "stopped", "failed"]
 
 
-class StoreError(Exception):
-    """The store could not be opened or written."""
-
-
 class Session(BaseModel):
     id: int
     title: str

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -165,6 +165,3 @@ class Workspace:
         await self.toolbox.close()
         await self.agent.close()
         self.store.close()
-
-
-Closer = Callable[[], Awaitable[None]]

@@ -7,7 +7,7 @@ fixed phrase, so the model reads what happened and the turn goes on.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
@@ -140,7 +140,3 @@ class ToolRegistry:
             return tool, tool.Input.model_validate(raw)
         except ValidationError:
             return ToolResult.failure(BAD_INPUT)
-
-
-ProgressCallback = Callable[[str], None]
-Runner = Callable[[BaseModel, RunContext], Awaitable[ToolResult]]
