@@ -8,8 +8,6 @@ settings: the tool reads them through a `presets` callable and hands new ones to
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import difflib
 import json
 import logging
@@ -20,9 +18,10 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from tools.base import TOOL_FAILED, ActionInfo, Risk, RunContext, Tool, ToolResult
+from tools.base import ActionInfo, Risk, RunContext, Tool, ToolResult
 from tools.osa.engine import OsaEngine
 from tools.osa.errors import OsaError, OsaProblem, ProblemKind, problem
+from tools.osa.tool_runs import run_action
 
 __all__ = [
     "AppsInput",
@@ -33,7 +32,6 @@ __all__ = [
     "load_screens",
     "pick_screen",
     "quote",
-    "run_until_stopped",
 ]
 
 log = logging.getLogger(__name__)
@@ -50,7 +48,6 @@ MAX_INSTALLED = 100
 MIN_SIDE = 100  # the smallest window width or height accepted, in points
 LAUNCH_WAIT_MS = 5_000
 
-STOPPED = "The person stopped this action before it finished. It may or may not have taken effect."
 NO_SUCH_APP = "No app with that name or bundle id is installed. Closest installed names: "
 NO_SUCH_APP_BARE = "No app with that name or bundle id is installed."
 NOT_RUNNING = "That app is not running. Use focus_app to open it first."
@@ -234,23 +231,6 @@ async def load_screens(engine: OsaEngine, *, time_limit: float | None = None) ->
     return screens_from_cocoa(raw)
 
 
-async def run_until_stopped(work: Awaitable[ToolResult], ctx: RunContext) -> ToolResult:
-    """Run `work` until it finishes or the person stops it (then it is cancelled)."""
-    task = asyncio.ensure_future(work)
-    stop = asyncio.ensure_future(ctx.cancelled.wait())
-    try:
-        await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        stop.cancel()
-        if not task.done():
-            task.cancel()  # the engine kills the script's process (group)
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-    if task.cancelled():
-        return ToolResult.failure(STOPPED)
-    return task.result()
-
-
 def _data(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=1)
 
@@ -366,23 +346,8 @@ class AppsTool(Tool[AppsInput]):
     # --- running --------------------------------------------------------------------------
 
     async def run(self, call: AppsInput, ctx: RunContext) -> ToolResult:
-        return await run_until_stopped(self._run_reporting(call, ctx), ctx)
-
-    async def _run_reporting(self, call: AppsInput, ctx: RunContext) -> ToolResult:
-        try:
-            return await self._handlers[call.action](call)
-        except OsaError as exc:
-            found = exc.problem
-            ctx.progress(found.for_person)
-            if self.on_problem is not None:
-                try:
-                    self.on_problem(found)
-                except Exception:
-                    log.exception("on_problem callback failed")
-            return ToolResult.failure(found.model_phrase)
-        except Exception:
-            log.exception("apps %s failed", call.action)
-            return ToolResult.failure(TOOL_FAILED)
+        work = self._handlers[call.action](call)
+        return await run_action(work, ctx, on_problem=self.on_problem, what=f"apps {call.action}")
 
     async def _call(self, script: str, payload: dict[str, Any], *, app: str | None) -> Any:
         result = await self.engine.call(script, payload, app=app)

@@ -10,7 +10,6 @@ reads the classified problem (for example which System Settings switch to turn o
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import sys
@@ -23,10 +22,11 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from tools.base import TOOL_FAILED, ActionInfo, Risk, RunContext, Tool, ToolResult
+from tools.base import ActionInfo, Risk, RunContext, Tool, ToolResult
 from tools.osa.automation import AUTOMATION_SETTINGS_URL, AutomationLog
 from tools.osa.engine import OsaEngine, find_osascript, macos_available
 from tools.osa.errors import OsaError, OsaProblem, ProblemKind, problem
+from tools.osa.tool_runs import run_action
 
 __all__ = [
     "AUTOMATION_SETTINGS_URL",
@@ -60,7 +60,6 @@ MAX_EVENTS = 200
 MAX_RECIPIENTS = 50
 SCRIPT_FIELD_CAP = 2_000  # what scripts return per field at most, to stay under the output cap
 
-STOPPED = "The person stopped this action before it finished. It may or may not have taken effect."
 NO_SUCH_PATH = "Nothing exists at that path, so there is nothing to show. Check the path."
 NO_SUCH_LIST = "There is no reminder list with that name. Existing lists: "
 NO_SUCH_FOLDER = (
@@ -393,35 +392,8 @@ class MacosTool(Tool[MacosInput]):
     # --- running --------------------------------------------------------------------------
 
     async def run(self, call: MacosInput, ctx: RunContext) -> ToolResult:
-        work = asyncio.ensure_future(self._run_reporting(call, ctx))
-        stop = asyncio.ensure_future(ctx.cancelled.wait())
-        try:
-            await asyncio.wait({work, stop}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stop.cancel()
-            if not work.done():
-                work.cancel()  # the engine kills the script's process (group)
-                with contextlib.suppress(asyncio.CancelledError):
-                    await work
-        if work.cancelled():
-            return ToolResult.failure(STOPPED)
-        return work.result()
-
-    async def _run_reporting(self, call: MacosInput, ctx: RunContext) -> ToolResult:
-        try:
-            return await self._handlers[call.action](call)
-        except OsaError as exc:
-            found = exc.problem
-            ctx.progress(found.for_person)
-            if self.on_problem is not None:
-                try:
-                    self.on_problem(found)
-                except Exception:
-                    log.exception("on_problem callback failed")
-            return ToolResult.failure(found.model_phrase)
-        except Exception:
-            log.exception("macos %s failed", call.action)
-            return ToolResult.failure(TOOL_FAILED)
+        work = self._handlers[call.action](call)
+        return await run_action(work, ctx, on_problem=self.on_problem, what=f"macos {call.action}")
 
     async def _call(
         self, call: MacosInput, payload: dict[str, Any], *, app: str | None = None

@@ -26,10 +26,11 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import BaseModel, Field, field_validator, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from tools.apps import quote, run_until_stopped
+from tools.apps import quote
 from tools.base import TOOL_FAILED, ActionInfo, Risk, RunContext, Tool, ToolResult
 from tools.osa.engine import OsaEngine
 from tools.osa.errors import OsaError, OsaProblem, ProblemKind, problem
+from tools.osa.tool_runs import run_action
 
 __all__ = [
     "BROWSER_APPS",
@@ -76,7 +77,6 @@ JS_OFF_FOR_MODEL = (
     " Tell the person these steps; do not retry page actions in this browser until they say "
     "they have done it."
 )
-STOPPED = "The person stopped this action before it finished. It may or may not have taken effect."
 BOTH_RUNNING = (
     "Both Safari and Chrome are running. Call again with browser set to safari or chrome."
 )
@@ -443,30 +443,18 @@ class TabsTool(Tool[TabsInput]):
     # --- running --------------------------------------------------------------------------
 
     async def run(self, call: TabsInput, ctx: RunContext) -> ToolResult:
-        return await run_until_stopped(self._run_reporting(call, ctx), ctx)
+        work = self._run_action(call, ctx)
+        return await run_action(work, ctx, on_problem=self.on_problem, what=f"tabs {call.action}")
 
-    async def _run_reporting(self, call: TabsInput, ctx: RunContext) -> ToolResult:
-        try:
-            browser = call.browser or await self._pick_browser()
-            if browser is None:
-                running = await running_browsers(self.engine)
-                return ToolResult.failure(BOTH_RUNNING if running else NONE_RUNNING)
-            handler = self._handlers.get(call.action)
-            if handler is None:
-                return await self._page(call, browser, ctx)
-            return await handler(call, browser)
-        except OsaError as exc:
-            found = exc.problem
-            ctx.progress(found.for_person)
-            if self.on_problem is not None:
-                try:
-                    self.on_problem(found)
-                except Exception:
-                    log.exception("on_problem callback failed")
-            return ToolResult.failure(found.model_phrase)
-        except Exception:
-            log.exception("tabs %s failed", call.action)
-            return ToolResult.failure(TOOL_FAILED)
+    async def _run_action(self, call: TabsInput, ctx: RunContext) -> ToolResult:
+        browser = call.browser or await self._pick_browser()
+        if browser is None:
+            running = await running_browsers(self.engine)
+            return ToolResult.failure(BOTH_RUNNING if running else NONE_RUNNING)
+        handler = self._handlers.get(call.action)
+        if handler is None:
+            return await self._page(call, browser, ctx)
+        return await handler(call, browser)
 
     async def _pick_browser(self) -> str | None:
         running = await running_browsers(self.engine)

@@ -27,13 +27,13 @@ from tests.support.jxa.world import OSASCRIPT, WORLD_ENV, World, sample_world
 from tools.base import TOOL_FAILED, Risk, RunContext, ToolResult
 from tools.macos import (
     NO_SUCH_PATH,
-    STOPPED,
     MacosInput,
     MacosTool,
     macos_available,
 )
 from tools.osa.engine import OSASCRIPT_ENV, SCRIPTS_DIR, OsaEngine
 from tools.osa.errors import MODEL_PHRASES, OsaProblem, ProblemKind
+from tools.osa.tool_runs import STOPPED
 from tools.osa.worker import Worker
 
 T = TypeVar("T")
