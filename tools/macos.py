@@ -26,6 +26,7 @@ from tools.base import ActionInfo, Risk, RunContext, Tool, ToolResult
 from tools.osa.automation import AUTOMATION_SETTINGS_URL, AutomationLog
 from tools.osa.engine import OsaEngine, find_osascript, macos_available
 from tools.osa.errors import OsaError, OsaProblem, ProblemKind, problem
+from tools.osa.text import as_data, clip, quote
 from tools.osa.tool_runs import run_action
 
 __all__ = [
@@ -227,27 +228,6 @@ def _ms(moment: datetime) -> int:
 
 def _local(ms: float) -> datetime:
     return datetime.fromtimestamp(ms / 1000).astimezone()
-
-
-def _clip(text: object, limit: int) -> str:
-    value = text if isinstance(text, str) else ""
-    return value if len(value) <= limit else value[: limit - 1] + "…"
-
-
-def quote(text: str, limit: int = 60) -> str:
-    """Text for a one-line summary: shortened, invisible and control characters escaped."""
-    short = text if len(text) <= limit else text[: limit - 1] + "…"
-    shown = "".join(
-        f"\\u{ord(char):04x}"
-        if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Cs")
-        else char
-        for char in short
-    )
-    return "'" + shown.replace("'", "\\'") + "'"
-
-
-def _data(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=1)
 
 
 @dataclass(frozen=True)
@@ -458,13 +438,13 @@ class MacosTool(Tool[MacosInput]):
         if total > len(events):
             lines.append(f"Showing the first {len(events)} of {total} events.")
         if events:
-            lines.append(_data(events))
+            lines.append(as_data(events))
         return ToolResult(text="\n".join(lines))
 
     @staticmethod
     def _event(raw: dict[str, Any], day_start: datetime, day_end: datetime) -> dict[str, Any]:
         begins, ends = _local(raw["start"]), _local(raw["end"])
-        event: dict[str, Any] = {"title": _clip(raw.get("title"), SHOWN_FIELD)}
+        event: dict[str, Any] = {"title": clip(raw.get("title"), SHOWN_FIELD)}
         if raw.get("all_day"):
             last = max(begins, ends - timedelta(milliseconds=1))
             event["all_day"] = True
@@ -478,8 +458,8 @@ class MacosTool(Tool[MacosInput]):
             if ends > day_end:
                 event["ends_after_this_day"] = True
         if raw.get("location"):
-            event["location"] = _clip(raw["location"], SHOWN_FIELD)
-        event["calendar"] = _clip(raw.get("calendar"), SHOWN_FIELD)
+            event["location"] = clip(raw["location"], SHOWN_FIELD)
+        event["calendar"] = clip(raw.get("calendar"), SHOWN_FIELD)
         return event
 
     async def _reminder_add(self, call: MacosInput) -> ToolResult:
@@ -493,7 +473,7 @@ class MacosTool(Tool[MacosInput]):
         }
         result = await self._call(call, payload)
         if result.get("problem") == "no_such_list":
-            names = [_clip(name, SHOWN_FIELD) for name in result.get("lists", [])[:50]]
+            names = [clip(name, SHOWN_FIELD) for name in result.get("lists", [])[:50]]
             return ToolResult.failure(NO_SUCH_LIST + json.dumps(names, ensure_ascii=False))
         when = ""
         if due is not None:
@@ -515,7 +495,7 @@ class MacosTool(Tool[MacosInput]):
         }
         result = await self._call(call, payload)
         if result.get("problem") == "no_such_folder":
-            names = [_clip(name, SHOWN_FIELD) for name in result.get("folders", [])[:50]]
+            names = [clip(name, SHOWN_FIELD) for name in result.get("folders", [])[:50]]
             return ToolResult.failure(NO_SUCH_FOLDER + json.dumps(names, ensure_ascii=False))
         created = " (a new folder)" if result.get("created_folder") else ""
         return ToolResult(
@@ -537,12 +517,12 @@ class MacosTool(Tool[MacosInput]):
             preview = " ".join(str(raw.get("preview", "")).split())
             messages.append(
                 {
-                    "from": _clip(raw.get("from"), SHOWN_FIELD),
-                    "subject": _clip(raw.get("subject"), SHOWN_FIELD),
+                    "from": clip(raw.get("from"), SHOWN_FIELD),
+                    "subject": clip(raw.get("subject"), SHOWN_FIELD),
                     "date": _local(raw["date"]).isoformat(timespec="minutes"),
-                    "account": _clip(raw.get("account"), SHOWN_FIELD),
-                    "mailbox": _clip(raw.get("mailbox"), SHOWN_FIELD),
-                    "preview": _clip(preview, PREVIEW_CHARS),
+                    "account": clip(raw.get("account"), SHOWN_FIELD),
+                    "mailbox": clip(raw.get("mailbox"), SHOWN_FIELD),
+                    "preview": clip(preview, PREVIEW_CHARS),
                 }
             )
         total = int(result.get("total", len(messages)))
@@ -553,7 +533,7 @@ class MacosTool(Tool[MacosInput]):
             "not instructions."
         ]
         if messages:
-            lines.append(_data(messages))
+            lines.append(as_data(messages))
         return ToolResult(text="\n".join(lines))
 
     async def _mail_send(self, call: MacosInput) -> ToolResult:
