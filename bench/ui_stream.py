@@ -4,13 +4,14 @@
 
 The scripted model server runs in a child process (as the real API is remote, and so its
 thread does not compete with the window for the GIL); the reply streams through the real
-AsyncAnthropic client into a shown, offscreen `MainWindow`. Measured while it streams:
+AsyncAnthropic client, in Deskhand's model stream process, into a shown, offscreen
+`MainWindow`. Measured while it streams:
 
 - event-loop stalls, two ways: a thread that schedules a callback every 1 ms with
   `call_soon_threadsafe` (latency until it runs; independent of any QTimer), and an
   asyncio task sleeping 5 ms in a loop (how late it wakes);
 - the gaps between frames: paint events of the thread's widgets, grouped into frames;
-- peak memory (maxrss).
+- peak memory: the app's process (maxrss) and its model stream process.
 
 Prints a table with the targets (longest stall < 50 ms, p99 frame gap < 20 ms) and
 PASS/MISS per target. Always exits 0.
@@ -29,7 +30,6 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -42,6 +42,7 @@ import qasync
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QWidget
 
+from desktop.stream_worker import shared_worker
 from desktop.workspace import Workspace
 from tests.support.model_server import Reply, ScriptedModelServer, Text, Usage
 from ui.main_window import MainWindow
@@ -201,41 +202,24 @@ def _stall_ms(probes: Probes) -> float:
     return max(late, default=0.0) * 1000
 
 
-def _yield_in_agent_stream(budget_ms: float) -> None:
-    """Experiment: what the agent's stream loop would do if it yielded every `budget_ms`.
-
-    The SDK's stream iterator never returns to the event loop while data is buffered,
-    so a fast stream is parsed in long bursts. This patches its iterator to yield
-    whenever `budget_ms` have passed, as a fix in desktop/agent.py would.
-    """
-    from anthropic.lib.streaming._beta_messages import BetaAsyncMessageStream
-
-    iterate = BetaAsyncMessageStream.__aiter__
-
-    async def yielding(self: BetaAsyncMessageStream) -> AsyncIterator[object]:
-        last = time.perf_counter()
-        async for event in iterate(self):
-            yield event
-            if (time.perf_counter() - last) * 1000 > budget_ms:
-                await asyncio.sleep(0)
-                last = time.perf_counter()
-
-    BetaAsyncMessageStream.__aiter__ = yielding  # type: ignore[method-assign]
+def _stream_process_peak_mb() -> float | None:
+    """Peak memory of the model stream process (Linux: VmHWM), or None where unknown."""
+    pid = shared_worker().pid
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return None
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=20_000)
     parser.add_argument("--rate", type=float, default=2_000, help="tokens per second")
-    parser.add_argument(
-        "--agent-yield-ms",
-        type=float,
-        default=0.0,
-        help="experiment: make the agent's stream loop yield to the event loop this often",
-    )
     args = parser.parse_args()
-    if args.agent_yield_ms > 0:
-        _yield_in_agent_stream(args.agent_yield_ms)
     text = realistic_markdown(args.tokens)
     chunk_delay = SLEEP_FACTOR / args.rate
 
@@ -279,8 +263,10 @@ def main() -> None:
             parent_end.send("done")
             server.join(timeout=5)
         blocks = sum(len(v.block_views()) for v in window.thread.findChildren(MarkdownView))
+        stream_peak = _stream_process_peak_mb()
         window.close()
         loop.run_until_complete(workspace.close())
+        loop.run_until_complete(shared_worker().close())
     loop.close()
 
     frames = [t for t in probes.frames if t >= started]
@@ -294,8 +280,6 @@ def main() -> None:
     def verdict(ok: bool) -> str:
         return "PASS" if ok else "MISS"
 
-    if args.agent_yield_ms > 0:
-        print(f"EXPERIMENT: agent stream loop yields every {args.agent_yield_ms:g} ms")
     print(f"Streamed {tokens:,} tokens ({len(text):,} chars) in {elapsed:.1f} s")
     print(f"  = {tokens / elapsed:,.0f} tokens/s; {len(frames):,} frames, {blocks:,} block widgets")
     print()
@@ -315,6 +299,8 @@ def main() -> None:
     print(
         f"{'peak memory (maxrss)':<44}{_maxrss_mb():>9.0f} MB   (window open: {rss_before:.0f} MB)"
     )
+    if stream_peak is not None:
+        print(f"{'  model stream process (VmHWM)':<44}{stream_peak:>9.0f} MB")
     print(
         f"{'first turn (client created): longest stall':<44}{_stall_ms(warm_up):>9.1f} ms   (not a target)"
     )

@@ -35,11 +35,11 @@ from desktop.events import (
     Usage,
 )
 from desktop.gate import Gate, denial_text
-from desktop.model import build_request, make_client
+from desktop.model import ClientConfig, build_request, client_from
 from desktop.permissions import ToolCall
 from desktop.settings import Settings
 from desktop.store import MessageStatus, Store
-from desktop.stream_worker import StreamWorker
+from desktop.stream_worker import shared_worker
 from tools.base import TOOL_FAILED, RunContext, Tool, ToolRegistry, ToolResult
 
 log = logging.getLogger(__name__)
@@ -96,26 +96,28 @@ class Agent:
         self.desktop_context = desktop_context
         self.attachments_dir = attachments_dir
         self._client: AsyncAnthropic | None = None
-        self._client_config: tuple[Any, ...] | None = None
-        self.streams = StreamWorker()
+        self._client_config: ClientConfig | None = None
+        self.streams = shared_worker()
 
-    async def client(self) -> AsyncAnthropic:
-        """The client for the current settings and key; rebuilt when either changes."""
-        settings = self._settings()
+    async def client_config(self) -> ClientConfig:
+        """What a client is built from now; MissingKeyError without a key."""
         key = await self._api_key()
         if not key:
             raise errors.MissingKeyError
-        config = (key, settings.effective_base_url(), settings.model.max_retries)
+        return ClientConfig.of(self._settings(), key)
+
+    async def client(self) -> AsyncAnthropic:
+        """A client here (for the models list and checks); streams run in their own process."""
+        config = await self.client_config()
         if self._client is None or config != self._client_config:
             if self._client is not None:
                 await self._client.close()
             # Building the client loads the TLS certificates: seconds on a cold disk, so off the loop.
-            self._client = await asyncio.to_thread(make_client, settings, key)
+            self._client = await asyncio.to_thread(client_from, config)
             self._client_config = config
         return self._client
 
     async def close(self) -> None:
-        await self.streams.close()
         if self._client is not None:
             await self._client.close()
             self._client = None
@@ -137,7 +139,7 @@ class Agent:
         total = Usage()
         pauses = 0
         try:
-            await self.client()  # checks the key and settles the client configuration
+            client = await self.client_config()
         except errors.MissingKeyError as exc:
             self._fail(session_id, exc, settings, emit)
             return
@@ -146,7 +148,7 @@ class Agent:
             request = build_request(
                 settings, self.store.messages(session_id), self.api_tools(), context
             )
-            outcome = await self._stream_one(session_id, request, settings, emit)
+            outcome = await self._stream_one(session_id, client, request, settings, emit)
             if outcome is None:
                 return
             stop_reason, usage, tool_uses = outcome
@@ -171,6 +173,7 @@ class Agent:
     async def _stream_one(
         self,
         session_id: int,
+        client: ClientConfig,
         request: dict[str, Any],
         settings: Settings,
         emit: Emit,
@@ -184,26 +187,17 @@ class Agent:
                 received.append(text)
                 emit(TextDelta(session_id=session_id, text=text))
 
-            final = await self.streams.stream(
-                client_key=self._client_config,
-                make_client=lambda: make_client(settings, self._client_config[0]),  # type: ignore[index]
-                request=request,
-                on_text=on_text,
-            )
+            final = await self.streams.stream(client=client, request=request, on_text=on_text)
         except asyncio.CancelledError:
             self._keep_partial(session_id, received, "stopped", settings, emit)
             raise
         except Exception as exc:
-            log.warning("model call failed: %s", type(exc).__name__)
+            log.warning("model call failed: %s", getattr(exc, "error", type(exc).__name__))
             self._keep_partial(session_id, received, "failed", settings, emit)
             self._fail(session_id, exc, settings, emit)
             return None
-        content = [block.to_dict(mode="json", exclude_none=True) for block in final.content]
-        usage = (
-            Usage.model_validate(final.usage.to_dict(mode="json"), strict=False)
-            if final.usage
-            else Usage()
-        )
+        content = final.content
+        usage = Usage.model_validate(final.usage, strict=False) if final.usage else Usage()
         message_id = self.store.add_message(
             session_id, "assistant", content, model=final.model or settings.model.model, usage=usage
         )

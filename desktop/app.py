@@ -17,6 +17,7 @@ from desktop.login_path import adopt_login_path
 from desktop.paths import DataPaths
 from desktop.permissions import Mode
 from desktop.playwright_env import configure_playwright
+from desktop.stream_worker import shared_worker
 from desktop.workspace import Workspace
 
 
@@ -53,6 +54,8 @@ async def _main(app: QApplication, args: argparse.Namespace) -> int:
     _setup_logging(paths)
     await adopt_login_path()  # opened from the Finder: the login shell's PATH, before tools exist
     mode = Mode(args.permission_mode) if args.permission_mode else None
+    streams = shared_worker()
+    streams.start()  # it loads the SDK while the person reads the window: the first reply is quick
     workspace = Workspace(paths, mode=mode)
     quitting = asyncio.Event()
     app.aboutToQuit.connect(quitting.set)
@@ -61,6 +64,7 @@ async def _main(app: QApplication, args: argparse.Namespace) -> int:
     await quitting.wait()
     await window.shutdown()
     await workspace.close()
+    await streams.close()
     return 0
 
 

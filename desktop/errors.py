@@ -28,6 +28,27 @@ class ProblemReport(BaseModel):
     open_settings: bool = False
 
 
+class ModelCallFailed(AppError):
+    """A model call failed where the exception itself cannot travel (the stream process).
+
+    `report` is what `describe` made of the original exception; `error` names it, for logs.
+    """
+
+    def __init__(self, report: ProblemReport, error: str) -> None:
+        super().__init__(f"{error}: {report.title}")
+        self.report = report
+        self.error = error
+
+
+def stream_process_lost() -> ProblemReport:
+    return ProblemReport(
+        kind="stream_process",
+        title="The connection to Claude stopped",
+        detail="Deskhand's model connection ended unexpectedly while Claude was answering. "
+        "What arrived is kept; press Retry to ask again.",
+    )
+
+
 def _retry_after(exc: anthropic.APIStatusError) -> str:
     value = exc.response.headers.get("retry-after") if exc.response is not None else None
     try:
@@ -39,6 +60,8 @@ def _retry_after(exc: anthropic.APIStatusError) -> str:
 
 def describe(exc: BaseException, *, model: str = "") -> ProblemReport:
     """A person-facing description of a model-call failure."""
+    if isinstance(exc, ModelCallFailed):
+        return exc.report
     if isinstance(exc, MissingKeyError):
         return ProblemReport(
             kind="no_key",

@@ -1,113 +1,178 @@
-"""Model streams on a thread of their own, so reading the stream never competes with painting.
+"""The app's side of the model stream process (see desktop/stream_process.py).
 
-Parsing server-sent events costs a fraction of a millisecond per event; at a few thousand
-events a second that is most of the GUI thread. The worker runs one asyncio loop on a
-daemon thread with its own client, and hands text to the caller's loop in batches of a
-few milliseconds. Cancelling the awaiting task cancels the stream on the worker.
+`StreamWorker.stream(...)` sends one request to the process and awaits its result,
+with the text handed to `on_text` on the caller's loop as it arrives. Cancelling the
+awaiting task cancels the stream in the process. If the process dies, the streams in
+flight fail with a plain report and the next stream starts a new process.
+
+One process serves every stream of the app (`shared_worker()`): it takes a couple of
+seconds to import the SDK, so the app starts it early (`start()`) and keeps it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
+import multiprocessing
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import Any
 
-from anthropic import AsyncAnthropic
+from desktop import errors
+from desktop.model import ClientConfig
+from desktop.stream_process import (
+    CancelStream,
+    FromProcess,
+    StartStream,
+    StreamDone,
+    StreamFailed,
+    StreamResult,
+    StreamText,
+    ToProcess,
+    serve,
+)
 
-BATCH_SECONDS = 0.008  # text is handed over at most about once per frame
+# "spawn" everywhere: forking a process that runs Qt and threads is unsafe.
+_CONTEXT = multiprocessing.get_context("spawn")
+
+
+@dataclass
+class _Stream:
+    """A stream in flight, as the reading thread finds it."""
+
+    loop: asyncio.AbstractEventLoop
+    connection: Connection | None  # to the process that serves it
+    on_text: Callable[[str], None]
+    result: asyncio.Future[StreamResult]
+
+    def deliver(self, message: FromProcess) -> None:
+        """On the caller's loop: text to the caller, the end to whoever awaits the result."""
+        if self.result.done():
+            return
+        if isinstance(message, StreamText):
+            self.on_text(message.text)
+        elif isinstance(message, StreamDone):
+            self.result.set_result(message.result)
+        elif isinstance(message, StreamFailed):
+            self.result.set_exception(errors.ModelCallFailed(message.report, message.error))
+
+    def lost(self) -> None:
+        if not self.result.done():
+            self.result.set_exception(
+                errors.ModelCallFailed(errors.stream_process_lost(), "stream process ended")
+            )
 
 
 class StreamWorker:
-    """One background loop for every model stream of the app."""
+    """Runs model streams in a process of their own."""
 
     def __init__(self) -> None:
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._client: AsyncAnthropic | None = None
-        self._client_key: object = None
-        self._lock = threading.Lock()
+        self._process: BaseProcess | None = None
+        self._connection: Connection | None = None
+        self._reader: threading.Thread | None = None
+        self._streams: dict[int, _Stream] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()  # one writer at a time on the pipe; one start
 
-    def _ensure_started(self) -> asyncio.AbstractEventLoop:
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    def start(self) -> None:
+        """Start the process now if it is not running (it imports the SDK in its own time)."""
         with self._lock:
-            if self._loop is None:
-                loop = asyncio.new_event_loop()
-                self._thread = threading.Thread(
-                    target=loop.run_forever, name="model-stream", daemon=True
-                )
-                self._thread.start()
-                self._loop = loop
-            return self._loop
+            if self._process is not None and self._process.is_alive():
+                return
+            ours, theirs = _CONTEXT.Pipe()
+            process = _CONTEXT.Process(
+                target=serve, args=(theirs,), name="deskhand-model-stream", daemon=True
+            )
+            process.start()
+            theirs.close()  # only the process holds its end now: its exit ends our reads
+            self._process, self._connection = process, ours
+            self._reader = threading.Thread(
+                target=self._read, args=(ours,), name="stream-replies", daemon=True
+            )
+            self._reader.start()
 
-    async def _client_for(self, key: object, make: Callable[[], AsyncAnthropic]) -> AsyncAnthropic:
-        if self._client is None or key != self._client_key:
-            if self._client is not None:
-                await self._client.close()
-            self._client = make()
-            self._client_key = key
-        return self._client
+    def _read(self, connection: Connection) -> None:
+        """The reading thread: hand each message to its stream's loop."""
+        try:
+            while True:
+                message: FromProcess = connection.recv()
+                stream = self._streams.get(message.stream_id)
+                if stream is not None:
+                    stream.loop.call_soon_threadsafe(stream.deliver, message)
+        except (EOFError, OSError):
+            pass
+        with self._lock:
+            if self._connection is connection:
+                self._process, self._connection = None, None
+        for stream in list(self._streams.values()):
+            if stream.connection is connection:
+                stream.loop.call_soon_threadsafe(stream.lost)
+
+    def _send(self, message: ToProcess) -> None:
+        with self._lock:
+            connection = self._connection
+            if connection is None:
+                raise errors.ModelCallFailed(errors.stream_process_lost(), "no stream process")
+            connection.send(message)
 
     async def stream(
         self,
         *,
-        client_key: object,
-        make_client: Callable[[], AsyncAnthropic],
+        client: ClientConfig,
         request: dict[str, Any],
         on_text: Callable[[str], None],
-    ) -> Any:
+    ) -> StreamResult:
         """Stream one message; `on_text` runs on the caller's loop. Returns the final message."""
-        caller = asyncio.get_running_loop()
-        worker = self._ensure_started()
-
-        async def run() -> Any:
-            client = await self._client_for(client_key, make_client)
-            pending: list[str] = []
-            timer: asyncio.TimerHandle | None = None
-            first = True
-
-            def hand_over() -> None:
-                nonlocal timer
-                timer = None
-                if pending:
-                    caller.call_soon_threadsafe(on_text, "".join(pending))
-                    pending.clear()
-
-            try:
-                async with client.beta.messages.stream(**request) as stream:
-                    async for event in stream:
-                        if event.type != "text":
-                            continue
-                        pending.append(event.text)
-                        if first:  # the first words show at once
-                            first = False
-                            hand_over()
-                        elif timer is None:  # the rest go in batches, also when the stream pauses
-                            timer = asyncio.get_running_loop().call_later(BATCH_SECONDS, hand_over)
-                    return await stream.get_final_message()
-            finally:
-                if timer is not None:
-                    timer.cancel()
-                hand_over()  # what arrived before the end, a failure or Stop is kept
-
-        future: Future[Any] = asyncio.run_coroutine_threadsafe(run(), worker)
+        self.start()
+        loop = asyncio.get_running_loop()
+        stream_id = next(self._ids)
+        stream = _Stream(loop, self._connection, on_text, loop.create_future())
+        self._streams[stream_id] = stream
         try:
-            return await asyncio.wrap_future(future)
+            # A request with images can be megabytes: pickled and written off the loop.
+            start = StartStream(stream_id=stream_id, client=client, request=request)
+            await asyncio.to_thread(self._send, start)
+            return await stream.result
         except asyncio.CancelledError:
-            future.cancel()  # closes the stream on the worker
+            try:
+                self._send(CancelStream(stream_id=stream_id))
+            except (errors.ModelCallFailed, OSError):
+                pass  # no process, no stream to cancel
             raise
+        except OSError as exc:  # the pipe broke while sending
+            raise errors.ModelCallFailed(errors.stream_process_lost(), type(exc).__name__) from exc
+        finally:
+            del self._streams[stream_id]
 
     async def close(self) -> None:
-        loop = self._loop
-        if loop is None:
-            return
-        if self._client is not None:
-            closing = asyncio.run_coroutine_threadsafe(self._client.close(), loop)
-            await asyncio.wrap_future(closing)
-            self._client = None
-        loop.call_soon_threadsafe(loop.stop)
-        if self._thread is not None:
-            await asyncio.to_thread(self._thread.join, 5)
-        loop.close()
-        self._loop = None
-        self._thread = None
+        """End the process; streams still in flight fail as if it had died."""
+        with self._lock:
+            process, connection, reader = self._process, self._connection, self._reader
+            self._process, self._connection, self._reader = None, None, None
+        if process is not None:
+            process.terminate()
+            await asyncio.to_thread(process.join, 5)
+            if process.is_alive():
+                process.kill()
+        if reader is not None:
+            await asyncio.to_thread(reader.join, 5)  # it reads until the process is gone
+        if connection is not None:
+            connection.close()
+
+
+_shared: StreamWorker | None = None
+
+
+def shared_worker() -> StreamWorker:
+    """The app's one stream process (also shared by the agents of a test run)."""
+    global _shared
+    if _shared is None:
+        _shared = StreamWorker()
+    return _shared

@@ -5,7 +5,8 @@ It opens the real main window on a throwaway data dir (or the one given), then c
 - the window shows and paints,
 - the store writes a session and a second connection reads it back,
 - the settings file saves and loads,
-- the API client (the SDK and its HTTP stack) talks to a stub server on 127.0.0.1,
+- the API client (the SDK and its HTTP stack) talks to a stub server on 127.0.0.1, both
+  here and in the model stream process (which a bundle starts as a copy of itself),
 - the browser launches and loads a page served from 127.0.0.1,
 
 and prints one line: `self-test ok: window, store, settings, api client, browser (chromium 156),
@@ -35,11 +36,13 @@ from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
 from desktop.browser_calls import browser_config
+from desktop.errors import ModelCallFailed
 from desktop.login_path import restore_library_path
-from desktop.model import list_models, make_client
+from desktop.model import ClientConfig, list_models, make_client
 from desktop.playwright_env import configure_playwright, is_frozen, preferred_browser
 from desktop.settings import Settings, SettingsFile
 from desktop.store import Store
+from desktop.stream_worker import shared_worker
 from desktop.workspace import Workspace
 from tools.browser import BrowserPool, UrlPolicy, install_hint
 from ui.main_window import MainWindow
@@ -69,11 +72,63 @@ class Outcome:
 # --- a page and a stub models API on 127.0.0.1 ------------------------------------------------
 
 
+def _streamed_reply(text: str) -> bytes:
+    """A Messages API reply as server-sent events, the way the API streams it."""
+    first, *rest = text.split(" ")
+    pieces = [first, *(f" {word}" for word in rest)]
+    message = {
+        "id": "msg_self_test",
+        "type": "message",
+        "role": "assistant",
+        "model": STUB_MODEL,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    events = [
+        ("message_start", {"type": "message_start", "message": message}),
+        (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+        ),
+        *(
+            (
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": word},
+                },
+            )
+            for word in pieces
+        ),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn"},
+                "usage": {"output_tokens": 3},
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events).encode()
+
+
 class LocalSite:
-    """A tiny web server in a thread: `/` is a page titled with the token, `/v1/models` a stub."""
+    """A tiny web server in a thread: `/` is a page titled with the token, `/v1/models` and
+    `/v1/messages` (streamed) stubs of the API."""
 
     def __init__(self, token: str) -> None:
         self.title = f"Deskhand self-test {token}"
+        self.reply = f"Self-test reply {token}"
+        reply = _streamed_reply(self.reply)
         page = f"<!doctype html><title>{self.title}</title><p>{self.title}</p>".encode()
         models = json.dumps(
             {
@@ -97,6 +152,13 @@ class LocalSite:
                     self._send(models, "application/json")
                 elif self.path == "/":
                     self._send(page, "text/html; charset=utf-8")
+                else:
+                    self.send_error(404)
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if self.path.split("?")[0] == "/v1/messages":
+                    self._send(reply, "text/event-stream; charset=utf-8")
                 else:
                     self.send_error(404)
 
@@ -205,6 +267,7 @@ class SelfTest:
             if self.window is not None:
                 await _close_window(self.window)
             await workspace.close()
+            await shared_worker().close()
             await self.site.stop()
         return self.outcomes
 
@@ -271,6 +334,24 @@ class SelfTest:
             await client.close()
         if ids != [STUB_MODEL]:
             raise CheckFailed(f"the API client read {ids!r} from the stub server")
+        received: list[str] = []
+        try:
+            result = await shared_worker().stream(
+                client=ClientConfig.of(settings, "self-test-key"),
+                request={
+                    "model": STUB_MODEL,
+                    "max_tokens": 16,
+                    "messages": [{"role": "user", "content": "self-test"}],
+                },
+                on_text=received.append,
+            )
+        except ModelCallFailed as failure:
+            raise CheckFailed(f"the model stream process failed: {failure.report.title}") from None
+        streamed = "".join(received)
+        if streamed != self.site.reply or result.content != [
+            {"type": "text", "text": self.site.reply}
+        ]:
+            raise CheckFailed(f"the model stream process read {streamed!r} from the stub server")
         return "api client"
 
     async def _browser(self, workspace: Workspace) -> str:
