@@ -81,6 +81,11 @@ def doctor(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else argv
+    if arguments[:1] == ["--stream-process"]:  # started by the app itself, never by a person
+        from desktop.stream_process import main as stream_process
+
+        return stream_process(arguments[1:])
     args = parse_args(argv)
     if args.command == "doctor":
         return doctor(args)

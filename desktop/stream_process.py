@@ -7,7 +7,7 @@ most of the time, and Python runs one thread at a time: every call of the window
 Qt, which lets go of the interpreter and must take it back, would wait its turn. In a
 process of its own the stream costs the window nothing but a few batches a frame.
 
-`serve(connection)` is that process's main: it takes `StartStream` and `CancelStream`
+`main([fd])` is that process's entry (`deskhand --stream-process FD`): it takes `StartStream` and `CancelStream`
 messages, streams each request with the SDK's stream helper, and answers with
 `StreamText` batches (the first text at once, then one batch per BATCH_SECONDS at
 most), then `StreamDone` or `StreamFailed`. It ends when the app's end of the pipe
@@ -75,8 +75,14 @@ FromProcess = StreamText | StreamDone | StreamFailed
 
 
 def serve(connection: Connection) -> None:
-    """The process's main: serve streams until the app closes its end of the pipe."""
+    """Serve streams until the app closes its end of the pipe."""
     asyncio.run(_Server(connection).run())
+
+
+def main(argv: list[str]) -> int:
+    """`deskhand --stream-process FD`: the app starts this with its end of a socket pair."""
+    serve(Connection(int(argv[0])))
+    return 0
 
 
 class _Server:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import multiprocessing
+import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from typing import Any
 
 from desktop import errors
@@ -32,11 +33,16 @@ from desktop.stream_process import (
     StreamResult,
     StreamText,
     ToProcess,
-    serve,
 )
 
-# "spawn" everywhere: forking a process that runs Qt and threads is unsafe.
-_CONTEXT = multiprocessing.get_context("spawn")
+STREAM_PROCESS_FLAG = "--stream-process"
+
+
+def stream_process_command(fd: int) -> list[str]:
+    """How to start the stream process: this interpreter, or this bundle's own executable."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, STREAM_PROCESS_FLAG, str(fd)]
+    return [sys.executable, "-m", "desktop", STREAM_PROCESS_FLAG, str(fd)]
 
 
 @dataclass
@@ -70,7 +76,7 @@ class StreamWorker:
     """Runs model streams in a process of their own."""
 
     def __init__(self) -> None:
-        self._process: BaseProcess | None = None
+        self._process: subprocess.Popen[bytes] | None = None
         self._connection: Connection | None = None
         self._reader: threading.Thread | None = None
         self._streams: dict[int, _Stream] = {}
@@ -84,17 +90,21 @@ class StreamWorker:
     def start(self) -> None:
         """Start the process now if it is not running (it imports the SDK in its own time)."""
         with self._lock:
-            if self._process is not None and self._process.is_alive():
+            if self._process is not None and self._process.poll() is None:
                 return
-            ours, theirs = _CONTEXT.Pipe()
-            process = _CONTEXT.Process(
-                target=serve, args=(theirs,), name="deskhand-model-stream", daemon=True
+            ours, theirs = socket.socketpair()
+            # Its own session: Ctrl+C in a terminal stops the app, which ends the process.
+            process = subprocess.Popen(
+                stream_process_command(theirs.fileno()),
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
             )
-            process.start()
             theirs.close()  # only the process holds its end now: its exit ends our reads
-            self._process, self._connection = process, ours
+            connection = Connection(ours.detach())
+            self._process, self._connection = process, connection
             self._reader = threading.Thread(
-                target=self._read, args=(ours,), name="stream-replies", daemon=True
+                target=self._read, args=(connection,), name="stream-replies", daemon=True
             )
             self._reader.start()
 
@@ -158,9 +168,11 @@ class StreamWorker:
             self._process, self._connection, self._reader = None, None, None
         if process is not None:
             process.terminate()
-            await asyncio.to_thread(process.join, 5)
-            if process.is_alive():
+            try:
+                await asyncio.to_thread(process.wait, 5)
+            except subprocess.TimeoutExpired:
                 process.kill()
+                await asyncio.to_thread(process.wait)
         if reader is not None:
             await asyncio.to_thread(reader.join, 5)  # it reads until the process is gone
         if connection is not None:

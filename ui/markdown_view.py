@@ -36,6 +36,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ui.rich_text import HINT_WIDTH, MIN_WIDTH, RichTextView
+
 COPY_SCHEME = "copy"
 SAFE_LINK_SCHEMES = ("http", "https", "mailto")
 BLOCK_SPACING = 10
@@ -70,13 +72,14 @@ def _system_monospace() -> str:
     return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
 
 
-def _style_element(base_pt: float) -> str:
+def style_sheet(base_pt: float) -> str:
+    """The CSS for prose at `base_pt`: set once per document, not sent with every block."""
     return _style_for(base_pt, monospace_family())
 
 
 @cache
 def _style_for(base_pt: float, mono: str) -> str:
-    css = _CSS.format(
+    return _CSS.format(
         h1=round(base_pt * 1.45, 1),
         h2=round(base_pt * 1.25, 1),
         h3=round(base_pt * 1.1, 1),
@@ -84,7 +87,6 @@ def _style_for(base_pt: float, mono: str) -> str:
         code=round(base_pt * 0.93, 1),
         mono=mono,
     )
-    return f"<style>{css}</style>"
 
 
 @dataclass(frozen=True)
@@ -175,8 +177,8 @@ def _top_level_groups(tokens: list[Token]) -> list[list[Token]]:
     return groups
 
 
-def render_blocks(markdown: str, base_pt: float = DEFAULT_POINT_SIZE) -> list[Block]:
-    """Render Markdown source into one `Block` per top-level block (sizes relative to `base_pt`)."""
+def render_blocks(markdown: str) -> list[Block]:
+    """Render Markdown source into one `Block` per top-level block (styled by `style_sheet`)."""
     md = _markdown()
     blocks: list[Block] = []
     for group in _top_level_groups(md.parse(markdown)):
@@ -187,20 +189,14 @@ def render_blocks(markdown: str, base_pt: float = DEFAULT_POINT_SIZE) -> list[Bl
             continue
         env: dict[str, Any] = {}
         body = md.renderer.render(group, md.options, env)
-        blocks.append(
-            Block(
-                kind="prose",
-                html=_style_element(base_pt) + body,
-                codes=tuple(env.get("codes", ())),
-            )
-        )
+        blocks.append(Block(kind="prose", html=body, codes=tuple(env.get("codes", ()))))
     return blocks
 
 
 def markdown_to_html(markdown: str, base_pt: float = DEFAULT_POINT_SIZE) -> str:
     """The whole text as one HTML string (top-level code as plain ``<pre>`` blocks)."""
-    parts = []
-    for block in render_blocks(markdown, base_pt):
+    parts = [f"<style>{style_sheet(base_pt)}</style>"]
+    for block in render_blocks(markdown):
         if block.kind == "code":
             parts.append(f"<pre>{html.escape(block.code)}</pre>")
         else:
@@ -272,8 +268,6 @@ def _copy_to_clipboard(text: str) -> None:
 # every frame would shift that hint width and make every block of the reply lay its
 # text out again: a cost that grows with the reply. With constant hints, heights are
 # only asked at widths each widget has already cached.
-HINT_WIDTH = 320
-MIN_WIDTH = 40
 
 
 class StableHints:
@@ -338,16 +332,16 @@ class WrappingLabel(QLabel):
         return QSize(MIN_WIDTH, self.fontMetrics().lineSpacing())
 
 
-class ProseBlockView(WrappingLabel):
+class ProseBlockView(RichTextView):
     """One prose block (paragraph, heading, list, table, quote) as selectable rich text."""
 
-    def __init__(self, block: Block, parent: QWidget | None = None) -> None:
-        super().__init__(rich=True, parent=parent)
+    def __init__(
+        self, block: Block, base_pt: float = DEFAULT_POINT_SIZE, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(block.html, style_sheet=style_sheet(base_pt), parent=parent)
         self.setObjectName("markdownProse")
-        self.setOpenExternalLinks(False)
         self.linkActivated.connect(self._open_link)
         self.block = block
-        self.setText(block.html)
 
     def set_block(self, block: Block) -> None:
         if block != self.block:
@@ -379,7 +373,7 @@ class CodeBlockView(StableHints, QFrame):
         self.copy_button.setToolTip("Copy this code")
         self.copy_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.copy_button.clicked.connect(self.copy)
-        self.code = WrappingLabel(block.code)
+        self.code = RichTextView(block.code, rich=False)
         self.code.setObjectName("codeText")
         font = self.code.font()
         font.setFamily(monospace_family())
@@ -431,8 +425,8 @@ def _reserve_space_while_hidden(widget: QWidget) -> None:
 GROUP_SIZE = 12
 
 
-def _view_for(block: Block) -> BlockView:
-    return CodeBlockView(block) if block.kind == "code" else ProseBlockView(block)
+def _view_for(block: Block, base_pt: float) -> BlockView:
+    return CodeBlockView(block) if block.kind == "code" else ProseBlockView(block, base_pt)
 
 
 class _BlockGroup(StableHints, QWidget):
@@ -500,7 +494,7 @@ class MarkdownView(StableHints, QWidget):
                 self._settle(self._tail[:cut])
                 self._tail = self._tail[cut:]
                 self._splitter.rebase(cut)
-            self._show_tail(render_blocks(self._tail, self._base_pt) if self._tail.strip() else [])
+            self._show_tail(render_blocks(self._tail) if self._tail.strip() else [])
         if show:
             self.show_new()
 
@@ -539,7 +533,7 @@ class MarkdownView(StableHints, QWidget):
         self._settled_text.append(text)
         # The tail widgets already show these blocks (rendering cannot change across a
         # safe cut), bar the last one, which may have grown since the previous frame.
-        self._show_tail(render_blocks(text, self._base_pt))
+        self._show_tail(render_blocks(text))
         self._settled_in_last_group += len(self._tail_views)
         self._tail_views.clear()
 
@@ -566,7 +560,7 @@ class MarkdownView(StableHints, QWidget):
         if keep < len(blocks):
             self._changed.add(group)
         for block in blocks[keep:]:
-            view = _view_for(block)
+            view = _view_for(block, self._base_pt)
             group.blocks.addWidget(view)
             self._unshown.append(view)
             self._tail_views.append(view)

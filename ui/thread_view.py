@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFontMetrics, QPalette, QResizeEvent, QTextDocument
+from PySide6.QtGui import QColor, QFontMetrics, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -45,7 +45,7 @@ from ui.markdown_view import (
 )
 from ui.tool_card import ToolCard, input_preview
 
-FRAME_MS = 16
+FRAME_MS = 12
 BACKGROUND = "#ffffff"
 TEXT = "#1f2328"
 MAX_COLUMN_WIDTH = 860
@@ -301,9 +301,7 @@ class ThreadView(QScrollArea):
             if isinstance(item, AssistantMessage):
                 for view in item.body.block_views():
                     if isinstance(view, ProseBlockView):
-                        document = QTextDocument()
-                        document.setHtml(view.text())
-                        parts.append(document.toPlainText())
+                        parts.append(view.plain_text())
                     else:
                         parts.append(view.block.code)
                 if item.marker.isVisibleTo(item):

@@ -1,0 +1,254 @@
+"""Text that lays itself out once: a QTextDocument in a plain widget.
+
+A QLabel lays its text out twice for every height a layout asks of it (it restores its
+previous width afterwards), once more to paint, and parses its style sheet with every
+new text. A streaming reply gives its last block new text on every frame, so those
+costs were most of a frame. `RichTextView` keeps one document laid out at its current
+width, with the style sheet set once, and still offers what a reader expects of text:
+selecting with the mouse (a double-click takes a word), copying with the keyboard or
+the context menu, and links that can be clicked or copied.
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QContextMenuEvent,
+    QFocusEvent,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
+from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
+
+HINT_WIDTH = 320  # see markdown_view: size hints that never depend on the text
+MIN_WIDTH = 40
+
+
+class RichTextView(QWidget):
+    """Selectable rich (or plain) text whose height follows its width."""
+
+    linkActivated = Signal(str)
+
+    def __init__(
+        self,
+        text: str = "",
+        *,
+        rich: bool = True,
+        style_sheet: str = "",
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._rich = rich
+        self._text: str | None = None
+        self._document = QTextDocument(self)
+        self._document.setDocumentMargin(0)
+        self._document.setUndoRedoEnabled(False)
+        self._document.setDefaultStyleSheet(style_sheet)
+        self._document.setDefaultFont(self.font())
+        self._heights: dict[int, int] = {}
+        self._selection = QTextCursor(self._document)
+        self._selecting = False
+        self._pressed_link = ""
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        policy.setRetainSizeWhenHidden(True)  # counts in layouts before it is shown
+        self.setSizePolicy(policy)
+        self.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # focus only to copy what was selected
+        self.setMouseTracking(True)  # the pointer turns into a hand over links
+        self.setCursor(Qt.CursorShape.IBeamCursor)
+        self.setText(text)
+
+    # -- text -------------------------------------------------------------------
+
+    def text(self) -> str:
+        """The HTML (or plain text) as set."""
+        return self._text or ""
+
+    def setText(self, text: str) -> None:
+        if text == self._text:
+            return
+        self._text = text
+        if self._rich:
+            self._document.setHtml(text)
+        else:
+            self._document.setPlainText(text)
+        self._selection = QTextCursor(self._document)
+        self._heights.clear()
+        self.setAccessibleName(self._document.toPlainText())
+        self.updateGeometry()
+        self.update()
+
+    def plain_text(self) -> str:
+        return self._document.toPlainText()
+
+    def document(self) -> QTextDocument:
+        return self._document
+
+    # -- size -------------------------------------------------------------------
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        height = self._heights.get(width)
+        if height is None:
+            if len(self._heights) > 3:
+                self._heights.clear()
+            self._lay_out(width)
+            height = self._heights[width] = math.ceil(self._document.size().height())
+        return height
+
+    def sizeHint(self) -> QSize:
+        return QSize(HINT_WIDTH, self.fontMetrics().lineSpacing())
+
+    def minimumSizeHint(self) -> QSize:
+        # Also keeps a long URL from setting the minimum width of the whole thread.
+        return QSize(MIN_WIDTH, self.fontMetrics().lineSpacing())
+
+    def _lay_out(self, width: int) -> None:
+        if self._document.textWidth() != width:
+            self._document.setTextWidth(width)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._document.setDefaultFont(self.font())
+            self._heights.clear()
+            self.updateGeometry()
+        super().changeEvent(event)
+
+    # -- painting ---------------------------------------------------------------
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        self._lay_out(self.width())
+        context = QAbstractTextDocumentLayout.PaintContext()
+        context.clip = QRectF(event.rect())
+        palette = self.palette()
+        context.palette.setColor(
+            QPalette.ColorRole.Text, palette.color(QPalette.ColorRole.WindowText)
+        )
+        if self._selection.hasSelection():
+            highlight = QAbstractTextDocumentLayout.Selection()
+            highlight.cursor = self._selection
+            selected = QTextCharFormat()
+            selected.setBackground(palette.color(QPalette.ColorRole.Highlight))
+            selected.setForeground(palette.color(QPalette.ColorRole.HighlightedText))
+            highlight.format = selected
+            context.selections = [highlight]
+        painter = QPainter(self)
+        painter.setClipRect(event.rect())
+        self._document.documentLayout().draw(painter, context)
+        painter.end()
+
+    # -- selection and links ----------------------------------------------------
+
+    def selectedText(self) -> str:
+        # Qt marks paragraph ends with U+2029 in a selection.
+        return self._selection.selectedText().replace("\u2029", "\n").replace("\u2028", "\n")
+
+    def hasSelectedText(self) -> bool:
+        return self._selection.hasSelection()
+
+    def select_all(self) -> None:
+        self._selection = QTextCursor(self._document)
+        self._selection.select(QTextCursor.SelectionType.Document)
+        self.update()
+
+    def copy(self) -> None:
+        if self._selection.hasSelection() and (clipboard := QGuiApplication.clipboard()):
+            clipboard.setText(self.selectedText())
+
+    def link_at(self, position: QPointF) -> str:
+        return self._document.documentLayout().anchorAt(position)
+
+    def _position_at(self, point: QPointF) -> int:
+        position = self._document.documentLayout().hitTest(point, Qt.HitTestAccuracy.FuzzyHit)
+        return max(position, 0)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() != Qt.MouseButton.LeftButton:
+            super().mousePressEvent(event)
+            return
+        self._pressed_link = self.link_at(event.position())
+        self._selection = QTextCursor(self._document)
+        self._selection.setPosition(self._position_at(event.position()))
+        self._selecting = True
+        self.update()
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if self._selecting:
+            self._selection.setPosition(
+                self._position_at(event.position()), QTextCursor.MoveMode.KeepAnchor
+            )
+            self.update()
+            return
+        over_link = bool(self.link_at(event.position()))
+        self.setCursor(
+            Qt.CursorShape.PointingHandCursor if over_link else Qt.CursorShape.IBeamCursor
+        )
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() != Qt.MouseButton.LeftButton or not self._selecting:
+            super().mouseReleaseEvent(event)
+            return
+        self._selecting = False
+        link = self._pressed_link
+        self._pressed_link = ""
+        if self._selection.hasSelection():
+            clipboard = QGuiApplication.clipboard()
+            if clipboard is not None and clipboard.supportsSelection():
+                clipboard.setText(self.selectedText(), clipboard.Mode.Selection)
+        elif link and self.link_at(event.position()) == link:
+            self.linkActivated.emit(link)
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        if event.button() != Qt.MouseButton.LeftButton:
+            super().mouseDoubleClickEvent(event)
+            return
+        self._selection = QTextCursor(self._document)
+        self._selection.setPosition(self._position_at(event.position()))
+        self._selection.select(QTextCursor.SelectionType.WordUnderCursor)
+        self.update()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.matches(QKeySequence.StandardKey.Copy):
+            self.copy()
+        elif event.matches(QKeySequence.StandardKey.SelectAll):
+            self.select_all()
+        else:
+            super().keyPressEvent(event)
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        # Selecting in another block clears this one, as in any text view; a menu does not.
+        if event.reason() != Qt.FocusReason.PopupFocusReason and self._selection.hasSelection():
+            self._selection.clearSelection()
+            self.update()
+        super().focusOutEvent(event)
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        menu = QMenu(self)
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        copy = menu.addAction("Copy")
+        copy.setEnabled(self._selection.hasSelection())
+        copy.triggered.connect(self.copy)
+        link = self.link_at(QPointF(event.pos()))
+        if link.split(":", 1)[0].lower() in ("http", "https", "mailto"):
+            menu.addAction("Copy Link").triggered.connect(lambda: _to_clipboard(link))
+        menu.addAction("Select All").triggered.connect(self.select_all)
+        menu.popup(event.globalPos())
+
+
+def _to_clipboard(text: str) -> None:
+    clipboard = QGuiApplication.clipboard()
+    if clipboard is not None:
+        clipboard.setText(text)
