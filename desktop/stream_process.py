@@ -119,12 +119,12 @@ class _Server:
             if message.stream_id in self.cancelled_early:
                 self.cancelled_early.discard(message.stream_id)
                 return
-            task = asyncio.create_task(self.stream(message))
-            self.tasks[message.stream_id] = task
+            started = asyncio.create_task(self.stream(message))
+            self.tasks[message.stream_id] = started
             self.configs[message.stream_id] = message.client
-            task.add_done_callback(lambda _: self.forget(message.stream_id))
-        elif (task := self.tasks.get(message.stream_id)) is not None:
-            task.cancel()  # leaving the stream's `async with` closes the connection
+            started.add_done_callback(lambda _: self.forget(message.stream_id))
+        elif (running := self.tasks.get(message.stream_id)) is not None:
+            running.cancel()  # leaving the stream's `async with` closes the connection
         else:
             self.cancelled_early.add(message.stream_id)
 
@@ -148,16 +148,20 @@ class _Server:
 
     async def stream(self, start: StartStream) -> None:
         stream_id = start.stream_id
+        loop = asyncio.get_running_loop()
         pending: list[str] = []
         timer: asyncio.TimerHandle | None = None
-        first = True
+        last_sent = -BATCH_SECONDS  # so the first words go at once
 
         def hand_over() -> None:
-            nonlocal timer
-            timer = None
+            nonlocal timer, last_sent
+            if timer is not None:
+                timer.cancel()
+                timer = None
             if pending:
                 self.send(StreamText(stream_id=stream_id, text="".join(pending)))
                 pending.clear()
+                last_sent = loop.time()
 
         try:
             client = await self.client_for(start.client)
@@ -166,11 +170,12 @@ class _Server:
                     if event.type != "text":
                         continue
                     pending.append(event.text)
-                    if first:  # the first words show at once
-                        first = False
+                    # While events are buffered the iterator never yields to the loop, so
+                    # a timer alone would fire late: the clock is checked on every event.
+                    if loop.time() - last_sent >= BATCH_SECONDS:
                         hand_over()
-                    elif timer is None:  # the rest go in batches, also when the stream pauses
-                        timer = asyncio.get_running_loop().call_later(BATCH_SECONDS, hand_over)
+                    elif timer is None:  # the stream may pause before the next event
+                        timer = loop.call_at(last_sent + BATCH_SECONDS, hand_over)
                 final = await stream.get_final_message()
         except asyncio.CancelledError:
             return  # Stop: the app has stopped listening to this stream
@@ -183,6 +188,7 @@ class _Server:
         finally:
             if timer is not None:
                 timer.cancel()
+                timer = None
         hand_over()
         result = StreamResult(
             content=[block.to_dict(mode="json", exclude_none=True) for block in final.content],

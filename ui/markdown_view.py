@@ -103,6 +103,7 @@ class Block:
     code: str = ""
     language: str = ""
     codes: tuple[str, ...] = field(default=())
+    line: int = field(default=0, compare=False)  # where it starts in the source, from 0
 
 
 def _code_text(token: Token) -> str:
@@ -183,13 +184,15 @@ def render_blocks(markdown: str) -> list[Block]:
     blocks: list[Block] = []
     for group in _top_level_groups(md.parse(markdown)):
         first = group[0]
+        line = first.map[0] if first.map else 0
         if len(group) == 1 and first.type in ("fence", "code_block"):
             language = first.info.strip().split(" ", 1)[0] if first.info else ""
-            blocks.append(Block(kind="code", code=_code_text(first), language=language))
+            blocks.append(Block(kind="code", code=_code_text(first), language=language, line=line))
             continue
         env: dict[str, Any] = {}
         body = md.renderer.render(group, md.options, env)
-        blocks.append(Block(kind="prose", html=body, codes=tuple(env.get("codes", ()))))
+        codes = tuple(env.get("codes", ()))
+        blocks.append(Block(kind="prose", html=body, codes=codes, line=line))
     return blocks
 
 
@@ -490,11 +493,18 @@ class MarkdownView(StableHints, QWidget):
         if text:
             self._tail += text
             cut = self._splitter.feed(self._tail)
+            # One render of the whole tail: rendering cannot change across a safe cut, so
+            # the blocks before it are final and the widgets after it stay the tail's.
+            blocks = render_blocks(self._tail) if self._tail.strip() else []
+            self._show_tail(blocks)
             if cut:
-                self._settle(self._tail[:cut])
+                cut_line = self._tail.count("\n", 0, cut)
+                final = sum(1 for block in blocks if block.line < cut_line)
+                self._settled_text.append(self._tail[:cut])
                 self._tail = self._tail[cut:]
                 self._splitter.rebase(cut)
-            self._show_tail(render_blocks(self._tail) if self._tail.strip() else [])
+                self._settled_in_last_group += final
+                del self._tail_views[:final]
         if show:
             self.show_new()
 
@@ -529,21 +539,14 @@ class MarkdownView(StableHints, QWidget):
         return [*changed, self]
 
     def _settle(self, text: str) -> None:
-        """`text` (the start of the tail) is final: its blocks keep their widgets for good."""
+        """`text` is final: its blocks get their widgets for good."""
         self._settled_text.append(text)
-        # The tail widgets already show these blocks (rendering cannot change across a
-        # safe cut), bar the last one, which may have grown since the previous frame.
         self._show_tail(render_blocks(text))
         self._settled_in_last_group += len(self._tail_views)
         self._tail_views.clear()
 
     def _show_tail(self, blocks: list[Block]) -> None:
         """Make the tail widgets show `blocks`, reusing those whose kind still matches."""
-        if self._settled_in_last_group >= GROUP_SIZE and not self._tail_views:
-            self._groups.append(self._new_group())
-            self._settled_in_last_group = 0
-        if not self._groups:
-            self._groups.append(self._new_group())
         keep = 0
         for view, block in zip(self._tail_views, blocks, strict=False):
             if view.block.kind != block.kind:
@@ -556,9 +559,15 @@ class MarkdownView(StableHints, QWidget):
             self._changed.add(view.parentWidget())
             _discard(view)
         del self._tail_views[keep:]
+        if keep == len(blocks):
+            return
+        # New widgets start a new group once the last one is full; tail widgets still in
+        # the old group settle there.
+        if not self._groups or self._settled_in_last_group >= GROUP_SIZE:
+            self._groups.append(self._new_group())
+            self._settled_in_last_group = 0
         group = self._groups[-1]
-        if keep < len(blocks):
-            self._changed.add(group)
+        self._changed.add(group)
         for block in blocks[keep:]:
             view = _view_for(block, self._base_pt)
             group.blocks.addWidget(view)

@@ -46,6 +46,12 @@ from ui.markdown_view import (
 from ui.tool_card import ToolCard, input_preview
 
 FRAME_MS = 12
+# Text that arrives in lumps (a busy network or machine) is let out over the next few
+# frames, so a reply keeps moving on every frame instead of jumping and pausing: each
+# frame shows this share of the waiting text (at least PACE_MIN_CHARS), so a lump is
+# out within a few dozen milliseconds and a steady stream waits about three frames.
+PACE_SHARE = 0.3
+PACE_MIN_CHARS = 12
 BACKGROUND = "#ffffff"
 TEXT = "#1f2328"
 MAX_COLUMN_WIDTH = 860
@@ -402,8 +408,8 @@ class ThreadView(QScrollArea):
         if isinstance(event, TextDelta):
             self._pending.append(event.text)
             if not self._frame.isActive():
-                # Show the first text at once, then coalesce whatever follows per frame.
-                self._apply_pending()
+                # Show the first text at once, then pace whatever follows per frame.
+                self._apply_pending(everything=True)
                 self._frame.start()
             return
         self.flush()
@@ -453,15 +459,25 @@ class ThreadView(QScrollArea):
     def flush(self) -> None:
         """Apply buffered text now (before anything else is added below it)."""
         self._frame.stop()
-        self._apply_pending()
+        self._apply_pending(everything=True)
 
-    def _apply_pending(self) -> None:
+    def _next_text(self, everything: bool) -> str:
+        """The waiting text to show in this frame (see PACE_SHARE)."""
+        waiting = "".join(self._pending)
+        self._pending.clear()
+        count = (
+            len(waiting) if everything else max(PACE_MIN_CHARS, round(len(waiting) * PACE_SHARE))
+        )
+        if count < len(waiting):
+            self._pending.append(waiting[count:])
+        return waiting[:count]
+
+    def _apply_pending(self, everything: bool = False) -> None:
         self._catch_up_scroll()
         if not self._pending:
             self._frame.stop()  # the stream paused or ended: no idle ticking
             return
-        text = "".join(self._pending)
-        self._pending.clear()
+        text = self._next_text(everything)
         if self._live is None:
             self._hide_thinking()
             self._live = AssistantMessage(self.base_pt)

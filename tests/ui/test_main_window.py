@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLineEdit, QMessageBox
 
-from desktop.events import MessageStarted, TextDelta, TurnStarted
+from desktop.events import MessageCommitted, MessageStarted, TextDelta, TurnStarted
 from desktop.workspace import Workspace
 from tests.support.model_server import (
     DropConnection,
@@ -140,7 +140,7 @@ def test_shift_enter_inserts_a_newline_instead_of_sending(qtbot, window, model_s
     assert model_server.message_requests == []
 
 
-def test_deltas_are_applied_at_most_once_per_frame(qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_deltas_are_applied_per_frame_and_a_lump_is_paced(qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     applied: list[str] = []
     original = MarkdownView.append
 
@@ -156,9 +156,23 @@ def test_deltas_are_applied_at_most_once_per_frame(qtbot, monkeypatch) -> None: 
     thread.handle(MessageStarted(session_id=1))
     for _ in range(500):
         thread.handle(TextDelta(session_id=1, text="word "))
-    assert len(applied) == 1, "only the first delta shows at once; the rest waits for a frame"
-    qtbot.waitUntil(lambda: len(applied) == 2)
-    assert "".join(applied) == "word " * 500
+    assert applied == ["word "], "only the first delta shows at once; the rest waits for a frame"
+    qtbot.waitUntil(lambda: "".join(applied) == "word " * 500)
+    # The lump that arrived at once is let out over a few frames, not in one jump.
+    assert 4 <= len(applied) <= 40
+    assert max(len(text) for text in applied[1:]) < len("word ") * 500 / 2
+
+
+def test_the_end_of_a_message_shows_all_waiting_text_at_once(qtbot) -> None:  # type: ignore[no-untyped-def]
+    thread = ThreadView(1)
+    qtbot.addWidget(thread)
+    thread.show()
+    thread.handle(MessageStarted(session_id=1))
+    thread.handle(TextDelta(session_id=1, text="First. "))
+    for _ in range(300):
+        thread.handle(TextDelta(session_id=1, text="more "))
+    thread.handle(MessageCommitted(session_id=1, message_id=1, role="assistant", status="complete"))
+    assert thread.rendered_text() == "First. " + "more " * 300
 
 
 def test_new_text_is_followed_only_from_the_bottom(qtbot, window, model_server, aloop):  # type: ignore[no-untyped-def]

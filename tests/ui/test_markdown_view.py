@@ -200,3 +200,25 @@ def test_streaming_rerenders_only_the_tail(qtbot, monkeypatch) -> None:  # type:
     # Each frame renders at most a paragraph or two, never the whole reply so far.
     assert max(rendered) < 3 * len(paragraph)
     assert len(view.block_views()) == 200
+
+
+def test_streaming_keeps_settled_widgets_and_small_groups(qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    created: list[markdown_view.Block] = []
+    original = markdown_view._view_for
+
+    def recording(block: markdown_view.Block, base_pt: float) -> markdown_view.BlockView:
+        created.append(block)
+        return original(block, base_pt)
+
+    monkeypatch.setattr(markdown_view, "_view_for", recording)
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    text = "".join(f"## Part {n}\n\nSome words about part {n}, at length.\n\n" for n in range(60))
+    for start in range(0, len(text), 7):
+        view.append(text[start : start + 7])
+    view.finish()
+    # Each block got one widget, kept when the text after it arrived...
+    assert len(created) == len(view.block_views()) == 120
+    # ...and the blocks live in small groups, so a frame lays out a group, not the reply.
+    sizes = [len(group.views()) for group in view._groups]
+    assert sum(sizes) == 120 and max(sizes) <= markdown_view.GROUP_SIZE + 2
