@@ -21,6 +21,7 @@ from anthropic.types.beta import BetaToolUseBlock
 
 from desktop.gate import Gate, denial_text
 from desktop.permissions import Decision, ToolCall
+from desktop.playwright_env import is_frozen
 from desktop.settings import BrowserSettings
 from tools.base import Risk, ToolImage, ToolResult
 from tools.browser import (
@@ -40,6 +41,7 @@ NOT_EXECUTED = "Not executed: an earlier browser action in this turn failed."
 def browser_config(settings: BrowserSettings, downloads: Path) -> BrowserConfig:
     return BrowserConfig(
         executable_path=settings.executable_path.strip() or None,
+        branded_first=is_frozen(),  # a bundle brings no Chromium: the person's Chrome comes first
         headless=settings.headless,
         profile_dir=downloads.parent / "browser-profile" if settings.persistent_profile else None,
         url_policy=UrlPolicy(

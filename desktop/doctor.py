@@ -16,6 +16,7 @@ import anthropic
 from pydantic import BaseModel
 
 from desktop import errors
+from desktop.playwright_env import is_frozen
 from desktop.workspace import Workspace
 from tools.browser.locate import find_browser, install_hint
 from tools.macos import macos_status
@@ -89,8 +90,10 @@ async def api_reachable(ws: Workspace) -> Check:
 
 
 @register
-async def browser(_: Workspace) -> Check:
-    choice = find_browser()
+async def browser(ws: Workspace) -> Check:
+    # The browser the tool will launch, in the order it looks.
+    configured = ws.settings.browser.executable_path.strip() or None
+    choice = find_browser(configured, branded_first=is_frozen())
     if choice is None:
         return Check(
             name="Browser",

@@ -29,21 +29,6 @@ from tools.browser.locate import BrowserChoice, find_browser
 
 BROWSERS_PATH_ENV = "PLAYWRIGHT_BROWSERS_PATH"
 
-# Where Chrome and Edge install themselves. Same places as `tools.browser.locate`, plus the
-# per-user Applications folder a Mac person without admin rights installs into.
-BRANDED: dict[str, tuple[str, ...]] = {
-    "chrome": (
-        "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
-        "~/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
-        "/opt/google/chrome/chrome",
-    ),
-    "msedge": (
-        "/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge",
-        "~/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge",
-        "/opt/microsoft/msedge/msedge",
-    ),
-}
-
 
 class BrowserDownloadFailed(AppError):
     """Chromium could not be downloaded. `message` says why and what to do; `output` is the log tail."""
@@ -87,20 +72,13 @@ def configure_playwright(
 
 
 def preferred_browser(
-    configured: str | None = None, *, branded: Mapping[str, Sequence[str]] = BRANDED
+    configured: str | None = None, *, branded: Mapping[str, Sequence[str]] | None = None
 ) -> BrowserChoice | None:
-    """The browser Deskhand should drive: the configured one, else Chrome/Edge, else any Chromium.
+    """The browser a bundle drives: the configured one, else Chrome/Edge, else any Chromium.
 
     None means there is none: offer `download_chromium()`.
     """
-    if configured:
-        return find_browser(configured)
-    for channel, candidates in branded.items():
-        for candidate in candidates:
-            path = Path(candidate).expanduser()
-            if path.is_file():
-                return BrowserChoice(source=channel, path=str(path), channel=channel)
-    return find_browser(None)
+    return find_browser(configured, branded_first=True, branded=branded)
 
 
 # --- downloading Chromium ----------------------------------------------------------------------

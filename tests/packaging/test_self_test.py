@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from desktop.playwright_env import BRANDED
 from desktop.settings import Settings
 from desktop.workspace import Workspace
+from tools.browser.locate import BRANDED
 
 ROOT = Path(__file__).resolve().parents[2]
 SUMMARY = re.compile(

@@ -20,7 +20,8 @@ def default_downloads_dir() -> Path:
 class BrowserConfig:
     """How to launch the browser and what the model may do with it.
 
-    `executable_path` / `channel` pick the browser (neither: `find_browser()` decides);
+    `executable_path` / `channel` pick the browser (neither: `find_browser()` decides, with
+    Chrome and Edge first when `branded_first`);
     `profile_dir` switches from a fresh profile per chat to one persistent Deskhand profile
     shared by all chats (never point it at the person's everyday profile). The four
     default-off members need their flag here and, for `file_upload`, an `upload_dir`.
@@ -28,6 +29,7 @@ class BrowserConfig:
 
     executable_path: str | None = None
     channel: str | None = None
+    branded_first: bool = False
     headless: bool = False
     profile_dir: Path | None = None
     url_policy: UrlPolicy = field(default_factory=UrlPolicy)
@@ -48,6 +50,7 @@ class BrowserConfig:
         return (
             self.executable_path,
             self.channel,
+            self.branded_first,
             self.headless,
             self.profile_dir,
             self.extra_args,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -54,30 +55,54 @@ def _playwright_chromium() -> Path | None:
     return None
 
 
-_BRANDED = {
-    "chrome": [
+# Where Chrome and Edge install themselves, including the per-user Applications folder a
+# Mac person without admin rights installs into.
+BRANDED: dict[str, tuple[str, ...]] = {
+    "chrome": (
         "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+        "~/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
         "/opt/google/chrome/chrome",
-    ],
-    "msedge": [
+    ),
+    "msedge": (
         "/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge",
+        "~/Applications/Microsoft Edge.app/Contents/MacOS/Microsoft Edge",
         "/opt/microsoft/msedge/msedge",
-    ],
+    ),
 }
 
 
-def find_browser(configured: str | None = None) -> BrowserChoice | None:
-    """The first browser found, in Deskhand's order of preference; None when there is none."""
+def _branded(branded: Mapping[str, Sequence[str]]) -> BrowserChoice | None:
+    for channel, candidates in branded.items():
+        for candidate in candidates:
+            path = Path(candidate).expanduser()
+            if path.is_file():
+                return BrowserChoice(source=channel, path=str(path), channel=channel)
+    return None
+
+
+def find_browser(
+    configured: str | None = None,
+    *,
+    branded_first: bool = False,
+    branded: Mapping[str, Sequence[str]] | None = None,
+) -> BrowserChoice | None:
+    """The first browser found, in Deskhand's order of preference; None when there is none.
+
+    The configured path, else Playwright's Chromium, Chrome or Edge, a system Chromium;
+    with `branded_first` (an app bundle, which brings no Chromium of its own), Chrome or
+    Edge come before Playwright's Chromium.
+    """
     if configured:
         return (
             BrowserChoice(source="settings", path=configured) if Path(configured).exists() else None
         )
+    branded = BRANDED if branded is None else branded
+    if branded_first and (found_branded := _branded(branded)):
+        return found_branded
     if found := _playwright_chromium():
         return BrowserChoice(source="playwright", path=str(found))
-    for channel, paths in _BRANDED.items():
-        for candidate in paths:
-            if Path(candidate).exists():
-                return BrowserChoice(source=channel, path=candidate, channel=channel)
+    if found_branded := _branded(branded):
+        return found_branded
     for name in ("chromium", "chromium-browser", "google-chrome"):
         if found_path := shutil.which(name):
             return BrowserChoice(source="system", path=found_path)

@@ -155,7 +155,7 @@ class BrowserPool:
         elif config.channel:
             options["channel"] = config.channel
         else:
-            choice = find_browser(None)
+            choice = find_browser(None, branded_first=config.branded_first)
             if choice is None:
                 raise errors.refusal(f"No browser was found. Install one with: {install_hint()}")
             if choice.channel and not choice.path:

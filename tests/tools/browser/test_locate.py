@@ -40,7 +40,7 @@ def test_system_chromium_is_the_last_resort(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path / "empty"))
-    monkeypatch.setattr(locate, "_BRANDED", {})
+    monkeypatch.setattr(locate, "BRANDED", {})
     binary = tmp_path / "bin" / "chromium"
     binary.parent.mkdir()
     binary.write_text("#!/bin/sh\n")
@@ -54,3 +54,19 @@ def test_system_chromium_is_the_last_resort(
 
 def test_install_hint_is_a_command() -> None:
     assert "playwright install chromium" in install_hint()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux cache layout")
+def test_a_bundle_prefers_chrome_over_playwrights_chromium(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chromium = tmp_path / "cache" / "chromium-1200" / "chrome-linux64" / "chrome"
+    chrome = tmp_path / "opt" / "google" / "chrome"
+    for binary in (chromium, chrome):
+        binary.parent.mkdir(parents=True)
+        binary.write_text("")
+    monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path / "cache"))
+    monkeypatch.setattr(locate, "BRANDED", {"chrome": (str(chrome),)})
+    assert find_browser().source == "playwright"  # type: ignore[union-attr]
+    preferred = find_browser(branded_first=True)
+    assert preferred is not None and (preferred.source, preferred.path) == ("chrome", str(chrome))
