@@ -35,7 +35,7 @@ from desktop.events import (
     Usage,
 )
 from desktop.gate import Gate, denial_text
-from desktop.model import ClientConfig, build_request, client_from
+from desktop.model import OUTCOME_KEY, ClientConfig, build_request, client_from
 from desktop.permissions import ToolCall
 from desktop.settings import Settings
 from desktop.store import MessageStatus, Store
@@ -268,15 +268,22 @@ class Agent:
         """Run each call in order; commit all results as one user message, even when stopped."""
         results: list[dict[str, Any]] = []
         browser_failed = False
+        outcomes: dict[str, str] = {}  # how each call ended, kept so a reopened card says so too
+
+        def noting(event: AgentEvent) -> None:
+            if isinstance(event, ToolFinished):
+                outcomes[event.tool_use_id] = event.outcome
+            emit(event)
+
         try:
             for use in tool_uses:
                 if self.browser is None or not BrowserCalls.handles(use):
-                    results.append(await self._run_tool(session_id, use, emit))
+                    results.append(await self._run_tool(session_id, use, noting))
                 elif browser_failed:
                     # The model planned these as a sequence; after a failure the rest rarely make sense.
-                    results.append(self._not_executed(session_id, use, emit))
+                    results.append(self._not_executed(session_id, use, noting))
                 else:
-                    block = await self._run_browser_tool(session_id, use, emit)
+                    block = await self._run_browser_tool(session_id, use, noting)
                     browser_failed = bool(block.get("is_error"))
                     results.append(block)
         finally:
@@ -292,7 +299,7 @@ class Agent:
                             "is_error": True,
                         }
                     )
-                    emit(
+                    noting(
                         ToolFinished(
                             session_id=session_id,
                             tool_use_id=use["id"],
@@ -301,6 +308,9 @@ class Agent:
                             outcome="stopped",
                         )
                     )
+            for block in results:
+                if outcome := outcomes.get(block["tool_use_id"]):
+                    block[OUTCOME_KEY] = outcome
             message_id = self.store.add_message(session_id, "user", results)
             emit(
                 MessageCommitted(

@@ -20,6 +20,9 @@ from desktop.settings import Settings
 from desktop.store import StoredMessage
 
 CACHE = {"type": "ephemeral"}
+# How a tool call ended ("denied", "stopped"...), kept on its stored tool_result for the
+# thread; never sent to the API.
+OUTCOME_KEY = "deskhand_outcome"
 INTERRUPTED = (
     "This action did not finish: the reply was stopped or Deskhand closed before it completed."
 )
@@ -79,7 +82,7 @@ def system_prompt(settings: Settings, tool_names: list[str]) -> str:
 def _clean_blocks(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
     # The API refuses empty text blocks; a stopped reply can leave one behind.
     return [
-        copy.deepcopy(block)
+        {key: copy.deepcopy(value) for key, value in block.items() if key != OUTCOME_KEY}
         for block in content
         if not (block.get("type") == "text" and not str(block.get("text", "")).strip())
     ]

@@ -35,6 +35,7 @@ from desktop.events import (
     TurnFinished,
     TurnStarted,
 )
+from desktop.model import OUTCOME_KEY
 from desktop.store import StoredMessage
 from ui.markdown_view import (
     DEFAULT_POINT_SIZE,
@@ -366,7 +367,12 @@ class ThreadView(QScrollArea):
                 card = self._tool_cards.get(str(block.get("tool_use_id")))
                 if card is not None:
                     text, images = _result_summary(block.get("content"))
-                    card.finish(is_error=bool(block.get("is_error")), summary=text, images=images)
+                    card.finish(
+                        is_error=bool(block.get("is_error")),
+                        summary=text,
+                        images=images,
+                        outcome=block.get(OUTCOME_KEY),
+                    )
         if message.text.strip():
             self.add_user_message(message.text)
 

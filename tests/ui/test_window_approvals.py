@@ -188,3 +188,27 @@ def test_image_cards_come_back_when_a_session_is_reopened(
     second.open_session(session_id)
     [card] = second.thread.findChildren(ToolCard)
     assert len(card.thumbnails) == 1
+
+
+def test_a_denied_action_still_says_denied_when_the_session_is_reopened(
+    qtbot, window, workspace, model_server: ScriptedModelServer, aloop
+) -> None:  # type: ignore[no-untyped-def]
+    workspace.registry.add(NotebookTool(risk=Risk.CHANGE))
+    model_server.enqueue(
+        tool_reply(ToolUse(name="notebook", input={"text": "milk"})), text_reply("Understood.")
+    )
+    type_and_send(qtbot, window, "Remember milk")
+    settle(aloop, lambda: sheet_open(window), "the approval sheet")
+    assert window.approval_sheet is not None
+    qtbot.mouseClick(window.approval_sheet.deny, Qt.MouseButton.LeftButton)
+    finish_turn(aloop, window)
+    [live] = cards(window)
+    assert live.state.text() == "Denied by you"
+    # What the model read carries nothing of Deskhand's own bookkeeping.
+    result = model_server.message_requests[1]["messages"][-1]["content"][0]
+    assert result["type"] == "tool_result" and "deskhand_outcome" not in result
+    reopened = MainWindow(workspace)
+    qtbot.addWidget(reopened)
+    reopened.open_session(window.current_session_id)
+    [card] = reopened.thread.findChildren(ToolCard)
+    assert card.state.text() == "Denied by you"
