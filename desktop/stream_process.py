@@ -7,11 +7,12 @@ most of the time, and Python runs one thread at a time: every call of the window
 Qt, which lets go of the interpreter and must take it back, would wait its turn. In a
 process of its own the stream costs the window nothing but a few batches a frame.
 
-`main([fd])` is that process's entry (`deskhand --stream-process FD`): it takes `StartStream` and `CancelStream`
-messages, streams each request with the SDK's stream helper, and answers with
-`StreamText` batches (the first text at once, then one batch per BATCH_SECONDS at
-most), then `StreamDone` or `StreamFailed`. It ends when the app's end of the pipe
-closes, so it never outlives the app, even one that was killed.
+`main([fd])` is the process's entry (`deskhand --stream-process FD`, FD its end of a
+socket pair). It takes `StartStream` and `CancelStream` messages, streams each request
+with the SDK's stream helper, and answers with `StreamText` batches (the first text at
+once, then one batch per BATCH_SECONDS at most), then `StreamDone` or `StreamFailed`.
+It ends when the app's end of the socket closes, so it never outlives the app, even one
+that was killed.
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ class _Server:
         closed = asyncio.Event()
 
         def read() -> None:
-            # Blocking reads in a thread: a pipe is not portable as an asyncio reader.
+            # Blocking reads on a thread of their own: a large request never holds up a stream.
             try:
                 while True:
                     loop.call_soon_threadsafe(self.handle, self.connection.recv())

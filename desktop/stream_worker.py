@@ -104,11 +104,11 @@ class StreamWorker:
             connection = Connection(ours.detach())
             self._process, self._connection = process, connection
             self._reader = threading.Thread(
-                target=self._read, args=(connection,), name="stream-replies", daemon=True
+                target=self._read, args=(process, connection), name="stream-replies", daemon=True
             )
             self._reader.start()
 
-    def _read(self, connection: Connection) -> None:
+    def _read(self, process: subprocess.Popen[bytes], connection: Connection) -> None:
         """The reading thread: hand each message to its stream's loop."""
         try:
             while True:
@@ -118,6 +118,10 @@ class StreamWorker:
                     stream.loop.call_soon_threadsafe(stream.deliver, message)
         except (EOFError, OSError):
             pass
+        try:
+            process.wait(5)  # it closed its end: it has ended, or is about to
+        except subprocess.TimeoutExpired:
+            process.kill()
         with self._lock:
             if self._connection is connection:
                 self._process, self._connection = None, None
@@ -140,7 +144,10 @@ class StreamWorker:
         on_text: Callable[[str], None],
     ) -> StreamResult:
         """Stream one message; `on_text` runs on the caller's loop. Returns the final message."""
-        self.start()
+        try:
+            self.start()
+        except OSError as exc:
+            raise errors.ModelCallFailed(errors.stream_process_lost(), type(exc).__name__) from exc
         loop = asyncio.get_running_loop()
         stream_id = next(self._ids)
         stream = _Stream(loop, self._connection, on_text, loop.create_future())
