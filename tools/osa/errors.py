@@ -15,10 +15,12 @@ from pydantic import BaseModel
 from tools.base import ToolError
 
 AUTOMATION_PATH = "System Settings → Privacy & Security → Automation"
+ACCESSIBILITY_PATH = "System Settings → Privacy & Security → Accessibility"
 
 
 class ProblemKind(StrEnum):
     NOT_ALLOWED = "not_allowed"  # -1743, -1744: no Automation permission for the app
+    NO_ACCESSIBILITY = "no_accessibility"  # -25211, or -1719 "not allowed assistive access"
     NOT_RUNNING = "not_running"  # -600
     NO_SUCH_OBJECT = "no_such_object"  # -1728, -1719
     NO_ANSWER = "no_answer"  # -1712: the app did not answer the Apple Event in time
@@ -35,6 +37,7 @@ class ProblemKind(StrEnum):
 NUMBERS: dict[int, ProblemKind] = {
     -1743: ProblemKind.NOT_ALLOWED,
     -1744: ProblemKind.NOT_ALLOWED,
+    -25211: ProblemKind.NO_ACCESSIBILITY,  # kAXErrorAPIDisabled
     -600: ProblemKind.NOT_RUNNING,
     -1728: ProblemKind.NO_SUCH_OBJECT,
     -1719: ProblemKind.NO_SUCH_OBJECT,
@@ -49,6 +52,11 @@ MODEL_PHRASES: dict[ProblemKind, str] = {
     ProblemKind.NOT_ALLOWED: (
         "macOS did not allow Deskhand to control this app (Automation permission). The person "
         "has been told how to allow it in System Settings; do not retry until they say they have."
+    ),
+    ProblemKind.NO_ACCESSIBILITY: (
+        "macOS did not give Deskhand Accessibility permission, which moving and resizing "
+        "windows needs. The person has been told how to allow it; do not retry until they say "
+        "they have."
     ),
     ProblemKind.NOT_RUNNING: (
         "The app is not running. Open it with the open_app action, or ask the person to, "
@@ -129,6 +137,11 @@ def _person_text(kind: ProblemKind, app: str | None, number: int | None) -> tupl
                 f"Open {AUTOMATION_PATH}, find Deskhand in the list and turn on {the_app}. "
                 "Then try again.",
             )
+        case ProblemKind.NO_ACCESSIBILITY:
+            return (
+                "Deskhand isn't allowed to arrange windows (Accessibility).",
+                f"Open {ACCESSIBILITY_PATH}, turn on Deskhand, then try again.",
+            )
         case ProblemKind.NOT_RUNNING:
             return f"{name} isn't running.", f"Open {the_app} and try again."
         case ProblemKind.NO_SUCH_OBJECT:
@@ -208,6 +221,10 @@ def classify(
         kind = ProblemKind.SCRIPT_BUG
     elif number is None:
         kind = ProblemKind.CRASHED
+    elif number == -1719 and "assistive access" in detail.lower():
+        # System Events reuses "invalid index" for a missing Accessibility permission; only
+        # its text tells them apart.
+        kind = ProblemKind.NO_ACCESSIBILITY
     else:
         kind = NUMBERS.get(number, ProblemKind.GENERIC)
     return problem(kind, app=app, number=number, detail=detail)

@@ -116,3 +116,23 @@ def test_automation_log_keeps_what_is_known() -> None:
     }
     assert changes == [("Notes", "unknown"), ("Notes", "denied"), ("Notes", "allowed")]
     assert log.state("Calendar") is None
+
+
+@pytest.mark.parametrize(
+    "stderr",
+    [
+        "execution error: System Events got an error: osascript is not allowed assistive "
+        "access. (-1719)",
+        "x.js: execution error: Error: Error: An error occurred. (-25211)",
+    ],
+)
+def test_a_missing_accessibility_permission_says_where_to_allow_it(stderr: str) -> None:
+    found = from_stderr(stderr, app="System Events")
+    assert found.kind is ProblemKind.NO_ACCESSIBILITY and not found.retryable
+    assert "Privacy & Security → Accessibility" in found.for_person
+    assert "Accessibility" in found.model_phrase and stderr not in found.model_phrase
+
+
+def test_an_invalid_index_is_still_a_missing_object() -> None:
+    found = from_stderr("execution error: Error: Error: Invalid index. (-1719)", app="Notes")
+    assert found.kind is ProblemKind.NO_SUCH_OBJECT
