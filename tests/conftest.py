@@ -14,9 +14,20 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
 
+from desktop.stream_worker import shared_worker
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer
 from tests.support.page_server import PageServer
+
+
+@pytest.fixture(scope="session", autouse=True)
+def stream_process() -> Iterator[None]:
+    """The model stream process starts with the run, as the app starts it with its window:
+    loading the SDK takes seconds, which no test's wait should have to cover."""
+    worker = shared_worker()
+    worker.start()
+    yield
+    asyncio.run(worker.close())
 
 
 @pytest.fixture

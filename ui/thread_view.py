@@ -47,6 +47,10 @@ from ui.markdown_view import (
 from ui.tool_card import ToolCard, input_preview
 
 FRAME_MS = 12
+# History shown at once when a session opens (about a screenful), then per later slice.
+HISTORY_FIRST_CHARS = 8_000
+HISTORY_SLICE_CHARS = 4_000
+MESSAGE_CHARS = 200  # what a message costs beyond its text (a tool card, a bubble)
 # Text that arrives in lumps (a busy network or machine) is let out over the next few
 # frames, so a reply keeps moving on every frame instead of jumping and pausing: each
 # frame shows this share of the waiting text (at least PACE_MIN_CHARS), so a lump is
@@ -225,6 +229,7 @@ class ThreadView(QScrollArea):
 
     retry_requested = Signal(int)
     settings_requested = Signal()
+    history_loaded = Signal()
 
     def __init__(self, session_id: int | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -268,6 +273,9 @@ class ThreadView(QScrollArea):
         self._frame.setTimerType(Qt.TimerType.PreciseTimer)
         self._frame.timeout.connect(self._apply_pending)
 
+        self._history: list[list[StoredMessage]] = []  # turns not shown yet, oldest first
+        self._history_at: int | None = None  # where history widgets go while it renders
+
         self._live: AssistantMessage | None = None
         self._thinking: QLabel | None = None
         self._stop_shown = False
@@ -284,7 +292,11 @@ class ThreadView(QScrollArea):
     def _add(self, widget: QWidget) -> None:
         if self.empty_hint.isVisibleTo(self):
             self.empty_hint.hide()
-        self._layout.insertWidget(self._layout.count() - 1, widget)
+        if self._history_at is not None:  # older history goes above what is already shown
+            self._layout.insertWidget(self._history_at, widget)
+            self._history_at += 1
+        else:
+            self._layout.insertWidget(self._layout.count() - 1, widget)
         widget.show()  # now, not on the next turn of the loop (see MarkdownView)
 
     def _remove(self, widget: QWidget) -> None:
@@ -353,13 +365,50 @@ class ThreadView(QScrollArea):
     # -- history ------------------------------------------------------------------
 
     def load(self, messages: list[StoredMessage]) -> None:
-        """Render a session's stored messages."""
-        for message in messages:
-            if message.role == "user":
-                self._load_user(message)
-            else:
-                self._load_assistant(message)
+        """Render a session's stored messages: the newest at once, older ones between frames.
+
+        A long session would otherwise hold the window for a second or more. Turns (a
+        prompt and everything that answered it, tool calls included) are rendered newest
+        first, each above the last, until about a screenful is there; the rest follows in
+        slices of HISTORY_SLICE_CHARS per turn of the event loop. `history_loaded` fires
+        when all is shown.
+        """
+        self._history = _turns(messages)
         self._follow = True
+        self._load_history(HISTORY_FIRST_CHARS)
+
+    @property
+    def loading_history(self) -> bool:
+        return bool(self._history)
+
+    def _load_older_history(self) -> None:
+        self._load_history(HISTORY_SLICE_CHARS)
+
+    def _load_history(self, budget: int) -> None:
+        bar = self.verticalScrollBar()
+        from_bottom = bar.maximum() - bar.value()
+        rendered = 0
+        while self._history and rendered < budget:
+            turn = self._history.pop()
+            self._history_at = 1  # right below the (hidden) empty-thread hint
+            try:
+                for message in turn:
+                    if message.role == "user":
+                        self._load_user(message)
+                    else:
+                        self._load_assistant(message)
+            finally:
+                self._history_at = None
+            rendered += sum(len(message.text) + MESSAGE_CHARS for message in turn)
+        if not self._follow:
+            # The person scrolled up to read: what they read stays where it is on screen.
+            self._fit_column()
+            self._layout.activate()
+            bar.setValue(bar.maximum() - from_bottom)
+        if self._history:
+            QTimer.singleShot(0, self, self._load_older_history)
+        else:
+            self.history_loaded.emit()
 
     def _load_user(self, message: StoredMessage) -> None:
         for block in message.content:
@@ -374,7 +423,7 @@ class ThreadView(QScrollArea):
                         outcome=block.get(OUTCOME_KEY),
                     )
         if message.text.strip():
-            self.add_user_message(message.text)
+            self._add(UserBubble(message.text))
 
     def _load_assistant(self, message: StoredMessage) -> None:
         last: AssistantMessage | None = None
@@ -573,6 +622,16 @@ class ThreadView(QScrollArea):
     def _scroll_to_bottom(self) -> None:
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
+
+
+def _turns(messages: list[StoredMessage]) -> list[list[StoredMessage]]:
+    """Messages grouped by the person's prompts: tool calls and their results stay together."""
+    turns: list[list[StoredMessage]] = []
+    for message in messages:
+        if not turns or (message.role == "user" and message.text.strip()):
+            turns.append([])
+        turns[-1].append(message)
+    return turns
 
 
 def _result_summary(content: Any) -> tuple[str, list[str]]:

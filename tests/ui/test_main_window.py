@@ -445,6 +445,59 @@ def test_reopening_renders_tool_cards_and_marks_unfinished_replies(qtbot, window
     ]
 
 
+def test_a_long_session_opens_at_once_and_fills_in_above(qtbot, window, workspace):  # type: ignore[no-untyped-def]
+    store = workspace.store
+    sid = store.create_session("Long").id
+    for n in range(60):
+        store.add_message(sid, "user", [{"type": "text", "text": f"Question {n}"}])
+        reply = f"Answer {n}. " + "A sentence of the answer, in Markdown. " * 40
+        if n == 30:  # a turn with a tool call keeps its card and result together
+            store.add_message(
+                sid,
+                "assistant",
+                [{"type": "tool_use", "id": "toolu_30", "name": "notebook", "input": {}}],
+            )
+            store.add_message(
+                sid, "user", [{"type": "tool_result", "tool_use_id": "toolu_30", "content": "ok"}]
+            )
+        store.add_message(sid, "assistant", [{"type": "text", "text": reply}])
+    window.sessions.refresh()
+    click_session(qtbot, window, 0)
+    thread = window.thread
+    # The newest turns are there at once; the older ones follow between frames.
+    assert thread.loading_history
+    assert "Answer 59." in thread.rendered_text() and "Question 0" not in thread.rendered_text()
+    # The person scrolls up to read while the rest arrives: what they read stays put.
+    bar = thread.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    bar.setValue(bar.maximum() // 2)
+    from_bottom = bar.maximum() - bar.value()
+    with qtbot.waitSignal(thread.history_loaded, timeout=10_000):
+        pass
+    thread.flush()
+    assert bar.maximum() - bar.value() == from_bottom
+    text = thread.rendered_text()
+    positions = [text.index(f"Question {n}\n") for n in range(60)]
+    assert positions == sorted(positions)  # in order, oldest at the top
+    [card] = thread.findChildren(ToolCard)
+    assert card.state.text() == "Done" and card.outcome.text() == "ok"
+    assert text.index("Question 30") < text.index("ok") < text.index("Answer 30.")
+
+
+def test_a_long_session_opens_at_its_end(qtbot, window, workspace):  # type: ignore[no-untyped-def]
+    sid = workspace.store.create_session("Long").id
+    for n in range(40):
+        workspace.store.add_message(sid, "user", [{"type": "text", "text": f"Question {n}"}])
+        text = f"Answer {n}. " + "More of the answer. " * 60
+        workspace.store.add_message(sid, "assistant", [{"type": "text", "text": text}])
+    window.sessions.refresh()
+    click_session(qtbot, window, 0)
+    with qtbot.waitSignal(window.thread.history_loaded, timeout=10_000):
+        pass
+    bar = window.thread.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 5_000 and bar.value() == bar.maximum())
+
+
 def test_rename_and_delete_sessions(qtbot, window, workspace, model_server, aloop):  # type: ignore[no-untyped-def]
     model_server.enqueue(text_reply("One."), text_reply("Two."))
     type_and_send(qtbot, window, "First chat")
