@@ -534,9 +534,11 @@ class MarkdownView(StableHints, QWidget):
 
     def take_changed(self) -> list[QWidget]:
         """The widgets whose size changed since the last call, innermost first."""
-        changed: list[QWidget] = [group for group in self._groups if group in self._changed]
+        # A code block has a layout of its own (header and text), inside its group's.
+        codes = [widget for widget in self._changed if isinstance(widget, CodeBlockView)]
+        groups = [group for group in self._groups if group in self._changed]
         self._changed.clear()
-        return [*changed, self]
+        return [*codes, *groups, self]
 
     def _settle(self, text: str) -> None:
         """`text` is final: its blocks get their widgets for good."""
@@ -554,6 +556,8 @@ class MarkdownView(StableHints, QWidget):
             if view.block != block:
                 view.set_block(block)
                 self._changed.add(view.parentWidget())
+                if isinstance(view, CodeBlockView):
+                    self._changed.add(view)
             keep += 1
         for view in self._tail_views[keep:]:
             self._changed.add(view.parentWidget())
