@@ -338,7 +338,7 @@ class Agent:
                 tool_use_id=tool_use_id,
                 is_error=call.is_error,
                 summary=call.text()[:300],
-                outcome=call.outcome,  # type: ignore[arg-type]
+                outcome=call.outcome,
                 images=[block["deskhand_image"]["path"] for block in image_blocks],
             )
         )

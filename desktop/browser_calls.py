@@ -144,6 +144,8 @@ class BrowserCalls:
         toolset = self.toolset(session_id)
         risk, reason, summary = toolset.describe(context)
         use = context.tool_use
+        if use is None:  # nothing to attribute the action to, so nothing to approve
+            return False
         call = ToolCall(
             session_id=session_id,
             tool_use_id=use.id,

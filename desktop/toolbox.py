@@ -40,7 +40,7 @@ class Toolbox:
         self.automation = AutomationLog(settings.apps.automation)
         if on_automation_change is not None:
             log = self.automation
-            log.subscribe(lambda _app, _state: on_automation_change(log.states()))
+            log.subscribe(lambda _app, _state: on_automation_change(dict(log.states())))
         # The pool launches nothing until the model first uses the browser.
         self.browser_pool: BrowserPool | None = (
             BrowserPool(browser_config(settings.browser, downloads))

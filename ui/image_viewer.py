@@ -10,7 +10,17 @@ import shutil
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QImage, QImageReader, QKeySequence, QPixmap, QShortcut
+from PySide6.QtGui import (
+    QGuiApplication,
+    QImage,
+    QImageReader,
+    QKeySequence,
+    QMouseEvent,
+    QPixmap,
+    QResizeEvent,
+    QShortcut,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -47,7 +57,7 @@ class ImageThumbnail(QLabel):
         )
         self.setStyleSheet("border: 1px solid #d0d4da; border-radius: 4px; background: #f3f4f6;")
 
-    def showEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def showEvent(self, event: QShowEvent) -> None:
         if not self.decoded:
             self._decode()
         super().showEvent(event)
@@ -62,7 +72,7 @@ class ImageThumbnail(QLabel):
             return
         self.setPixmap(QPixmap.fromImage(image))
 
-    def mouseReleaseEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
             self.opened.emit(self.path)
         super().mouseReleaseEvent(event)
@@ -82,10 +92,10 @@ class ImageViewer(QDialog):
 
         self.canvas = QLabel()
         self.canvas.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.scroll = QScrollArea()
-        self.scroll.setWidget(self.canvas)
-        self.scroll.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.scroll.setWidgetResizable(False)
+        self.scroller = QScrollArea()
+        self.scroller.setWidget(self.canvas)
+        self.scroller.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.scroller.setWidgetResizable(False)
 
         self.zoom_label = QLabel()
         buttons: list[tuple[str, object]] = [
@@ -113,7 +123,7 @@ class ImageViewer(QDialog):
 
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
-        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.scroller, 1)
         QShortcut(QKeySequence.StandardKey.ZoomIn, self, self.zoom_in)
         QShortcut(QKeySequence.StandardKey.ZoomOut, self, self.zoom_out)
         QShortcut(QKeySequence.StandardKey.Copy, self, self.copy)
@@ -122,7 +132,7 @@ class ImageViewer(QDialog):
         self._render()
 
     def _fit_zoom(self) -> float:
-        view = self.scroll.viewport().size()
+        view = self.scroller.viewport().size()
         if self.image.isNull() or self.image.width() == 0:
             return 1.0
         return min(1.0, view.width() / self.image.width(), view.height() / self.image.height())
@@ -146,7 +156,7 @@ class ImageViewer(QDialog):
         self.canvas.resize(size)
         self.zoom_label.setText(f"{round(self.zoom * 100)}%")
 
-    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if self.fit:
             self._render()

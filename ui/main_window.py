@@ -88,10 +88,10 @@ class NoticeBanner(QFrame):
         close.setText("✕")
         close.setToolTip("Dismiss")
         close.clicked.connect(self.deleteLater)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(14, 8, 8, 8)
-        layout.addWidget(self.label, 1)
-        layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+        self.row = QHBoxLayout(self)
+        self.row.setContentsMargins(14, 8, 8, 8)
+        self.row.addWidget(self.label, 1)
+        self.row.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
 
 
 class MainWindow(QMainWindow):
@@ -219,7 +219,7 @@ class MainWindow(QMainWindow):
         button = QPushButton("Download Chromium…")
         button.setObjectName("browserDownloadButton")
         button.clicked.connect(self.offer_browser_download)
-        self.browser_banner.layout().insertWidget(1, button)
+        self.browser_banner.row.insertWidget(1, button)
         self.banners.addWidget(self.browser_banner)
 
     def offer_browser_download(self) -> None:
@@ -280,7 +280,7 @@ class MainWindow(QMainWindow):
     # -- views ----------------------------------------------------------------------
 
     @property
-    def thread(self) -> ThreadView:
+    def thread(self) -> ThreadView:  # type: ignore[override]  # QObject.thread(), unused here
         """The thread the person is looking at."""
         view = self.stack.currentWidget()
         assert isinstance(view, ThreadView)

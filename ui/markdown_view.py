@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal
@@ -114,14 +115,16 @@ def _code_text(token: Token) -> str:
 class _QtRenderer(RendererHTML):
     """markdown-it's HTML renderer with output tuned for Qt's rich-text engine."""
 
-    def table_open(self, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    def table_open(
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+    ) -> str:
         # Qt draws grid lines from attributes more reliably than from CSS.
         return (
             '<table border="1" cellspacing="0" cellpadding="6" '
             'style="border-collapse: collapse; border-color: #d0d7de; border-style: solid;">\n'
         )
 
-    def fence(self, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    def fence(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         # Only reached for code nested in other blocks; top-level code gets its own widget.
         codes: list[str] = env.setdefault("codes", [])
         codes.append(_code_text(tokens[idx]))
@@ -135,7 +138,7 @@ class _QtRenderer(RendererHTML):
     code_block = fence
 
     def blockquote_open(
-        self, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
     ) -> str:
         # Qt draws no left border on blocks; a thin tinted table cell stands in for it.
         return (
@@ -145,11 +148,11 @@ class _QtRenderer(RendererHTML):
         )
 
     def blockquote_close(
-        self, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType
+        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
     ) -> str:
         return "</td></tr></table>\n"
 
-    def image(self, tokens: list[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    def image(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
         # Never let a reply make Qt load a file or URL; show the picture as a link instead.
         token = tokens[idx]
         alt = html.escape(self.renderInlineAsText(token.children or [], options, env) or "image")
@@ -447,7 +450,8 @@ class _BlockGroup(StableHints, QWidget):
     def views(self) -> list[BlockView]:
         found = []
         for index in range(self.blocks.count()):
-            widget = self.blocks.itemAt(index).widget()
+            item = self.blocks.itemAt(index)
+            widget = item.widget() if item is not None else None
             if isinstance(widget, ProseBlockView | CodeBlockView):
                 found.append(widget)
         return found
@@ -555,12 +559,12 @@ class MarkdownView(StableHints, QWidget):
                 break
             if view.block != block:
                 view.set_block(block)
-                self._changed.add(view.parentWidget())
+                self._mark_changed(view)
                 if isinstance(view, CodeBlockView):
-                    self._changed.add(view)
+                    self._changed.add(view)  # its header-and-text layout sits in the group's
             keep += 1
         for view in self._tail_views[keep:]:
-            self._changed.add(view.parentWidget())
+            self._mark_changed(view)
             _discard(view)
         del self._tail_views[keep:]
         if keep == len(blocks):
@@ -577,6 +581,10 @@ class MarkdownView(StableHints, QWidget):
             group.blocks.addWidget(view)
             self._unshown.append(view)
             self._tail_views.append(view)
+
+    def _mark_changed(self, view: BlockView) -> None:
+        if (group := view.parentWidget()) is not None:
+            self._changed.add(group)
 
     def _new_group(self) -> _BlockGroup:
         group = _BlockGroup()

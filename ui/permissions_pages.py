@@ -128,11 +128,11 @@ class PermissionsPage(SettingsPage):
                 entries.append((key, tool.title, info.name, RISK_TITLES[info.risk]))
         known = {key for key, *_ in entries}
         for key in sorted(set(permissions.rules) - known):  # host rules and tools not loaded now
-            tool, _, action = key.partition(".")
-            entries.append((key, tool, action or "(all)", ""))
+            tool_name, _, action = key.partition(".")
+            entries.append((key, tool_name, action or "(all)", ""))
         self.table.setRowCount(len(entries))
-        for row, (key, tool, action, risk) in enumerate(entries):
-            for column, text in enumerate((tool, action, risk)):
+        for row, (key, title, action, risk) in enumerate(entries):
+            for column, text in enumerate((title, action, risk)):
                 item = QTableWidgetItem(text)
                 item.setToolTip(key)
                 self.table.setItem(row, column, item)

@@ -76,7 +76,7 @@ def _streamed_reply(text: str) -> bytes:
     """A Messages API reply as server-sent events, the way the API streams it."""
     first, *rest = text.split(" ")
     pieces = [first, *(f" {word}" for word in rest)]
-    message = {
+    message: dict[str, object] = {
         "id": "msg_self_test",
         "type": "message",
         "role": "assistant",

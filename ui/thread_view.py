@@ -308,7 +308,8 @@ class ThreadView(QScrollArea):
         """The widgets of the thread, top to bottom."""
         found = []
         for index in range(self._layout.count()):
-            widget = self._layout.itemAt(index).widget()
+            item = self._layout.itemAt(index)
+            widget = item.widget() if item is not None else None
             if widget is not None and widget is not self.empty_hint:
                 found.append(widget)
         return found
@@ -473,12 +474,12 @@ class ThreadView(QScrollArea):
             self._show_thinking()
         elif isinstance(event, ToolStarted):
             self._hide_thinking()
-            card = ToolCard(event.label or event.name, event.summary)
-            self._tool_cards[event.tool_use_id] = card
-            self._add(card)
+            started = ToolCard(event.label or event.name, event.summary)
+            self._tool_cards[event.tool_use_id] = started
+            self._add(started)
         elif isinstance(event, ToolProgress):
-            if card := self._tool_cards.get(event.tool_use_id):
-                card.add_progress(event.line)
+            if running := self._tool_cards.get(event.tool_use_id):
+                running.add_progress(event.line)
         elif isinstance(event, ToolFinished):
             card = self._tool_cards.get(event.tool_use_id)
             if card is None:

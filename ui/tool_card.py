@@ -58,6 +58,7 @@ class ToolCard(StableHints, QFrame):
         self.toggle.setArrowType(Qt.ArrowType.DownArrow)
         self.toggle.setAutoRaise(True)
         self.toggle.setToolTip("Collapse or expand")
+        self.expanded = True
         self.toggle.clicked.connect(lambda: self.set_expanded(not self.expanded))
         self.detail = _plain_label(detail, "toolDetail")
         self.progress = _plain_label("", "toolProgress")
@@ -68,7 +69,6 @@ class ToolCard(StableHints, QFrame):
         self.thumbnails: list[ImageThumbnail] = []
         self._viewers: list[ImageViewer] = []
         self._lines: list[str] = []
-        self.expanded = True
 
         header = QHBoxLayout()
         header.setContentsMargins(0, 0, 0, 0)

@@ -133,7 +133,8 @@ class AppsPage(FormPage):
             del self._preset_items[row]
 
     def preset_names(self) -> list[str]:
-        return [self.presets.item(row, 0).text().strip() for row in range(self.presets.rowCount())]
+        items = (self.presets.item(row, 0) for row in range(self.presets.rowCount()))
+        return [item.text().strip() for item in items if item is not None]
 
     def collect(self, draft: Draft) -> None:
         super().collect(draft)

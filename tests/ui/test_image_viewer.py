@@ -43,7 +43,7 @@ def test_viewer_zooms_fits_copies_and_saves_the_original(qtbot, tmp_path: Path) 
     viewer.zoom_out()
     assert viewer.zoom < 1.0 and viewer.zoom_label.text() == "80%"
     viewer.fit_to_window()
-    view = viewer.scroll.viewport().size()
+    view = viewer.scroller.viewport().size()
     assert viewer.canvas.width() <= view.width() and viewer.canvas.height() <= view.height()
     assert viewer.canvas.width() >= view.width() - 2 or viewer.canvas.height() >= view.height() - 2
     viewer.copy()

@@ -30,7 +30,7 @@ class AutomationLog:
         self._states: dict[str, AutomationState] = {}
         for app, state in (states or {}).items():
             if state in AUTOMATION_STATES:
-                self._states[app] = state  # type: ignore[assignment]
+                self._states[app] = state
         self._listeners: list[Listener] = []
 
     def states(self) -> dict[str, AutomationState]:
