@@ -464,9 +464,11 @@ class ThreadView(QScrollArea):
         if isinstance(event, TextDelta):
             self._pending.append(event.text)
             if not self._frame.isActive():
-                # Show the first text at once, then pace whatever follows per frame.
-                self._apply_pending(everything=True)
+                # Show the first text at once, then pace whatever follows per frame. The
+                # timer runs first so that the scroll this text needs waits for the next
+                # tick, when the new text is painted (see _fit_column).
                 self._frame.start()
+                self._apply_pending(everything=True)
             return
         self.flush()
         if isinstance(event, TurnStarted | MessageStarted):

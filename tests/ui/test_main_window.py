@@ -586,3 +586,33 @@ def test_start_up_notices_show_as_a_banner(qtbot, workspace, aloop):  # type: ig
     win.show()
     [banner] = win.findChildren(NoticeBanner)
     assert banner.isVisible() and banner.label.text() == notice
+
+
+def test_streamed_text_repaints_itself_not_the_thread(qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    painted: list[str] = []
+    original = ProseBlockView.paintEvent
+
+    def recording(self: ProseBlockView, event) -> None:  # type: ignore[no-untyped-def]
+        painted.append(self.block.html)
+        original(self, event)
+
+    monkeypatch.setattr(ProseBlockView, "paintEvent", recording)
+    thread = ThreadView(1)
+    qtbot.addWidget(thread)
+    thread.resize(700, 500)
+    thread.show()
+    qtbot.waitExposed(thread)
+    thread.handle(MessageStarted(session_id=1))
+    thread.handle(TextDelta(session_id=1, text="".join(f"Paragraph {n}.\n\n" for n in range(30))))
+    thread.handle(TextDelta(session_id=1, text="```python\n"))
+    qtbot.waitUntil(lambda: "Paragraph 29." in thread.rendered_text())
+    qtbot.wait(100)  # the last frame paints
+    painted.clear()
+    for line in range(60):  # a code block grows at the bottom, a line every 15 ms
+        thread.handle(TextDelta(session_id=1, text=f"value_{line} = compute({line})\n"))
+        qtbot.wait(15)
+    qtbot.waitUntil(lambda: "value_59 = compute(59)" in thread.rendered_text())
+    bar = thread.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.value() == bar.maximum())
+    # The prose above only scrolled: its pixels moved, nothing of it was drawn again.
+    assert len(painted) <= 10, f"{len(painted)} repaints of the prose above the code"
