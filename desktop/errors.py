@@ -45,7 +45,8 @@ def stream_process_lost() -> ProblemReport:
         kind="stream_process",
         title="The connection to Claude stopped",
         detail="Deskhand's model connection ended unexpectedly while Claude was answering. "
-        "What arrived is kept; press Retry to ask again.",
+        "What arrived is kept; press Retry to ask again. If it keeps happening, run "
+        "`deskhand --self-test` and include its output in a bug report.",
     )
 
 

@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 
 BATCH_SECONDS = 0.008  # text is handed over at most about once per frame
 KEEP_CLIENTS = 4  # clients (one per key / base URL) kept open for the next request
+KEEP_CANCELS = 100  # Cancels remembered for streams not started (or long ended)
 
 
 class StartStream(BaseModel):
@@ -93,6 +94,8 @@ class _Server:
         self.tasks: dict[int, asyncio.Task[None]] = {}
         self.configs: dict[int, ClientConfig] = {}  # the client each running stream uses
         # A Cancel can overtake its Start (the app sends a big request from a worker thread).
+        # One for a stream that already ended lands here too; those are dropped once far
+        # behind the newest Start (the app numbers streams in order).
         self.cancelled_early: set[int] = set()
 
     async def run(self) -> None:
@@ -117,6 +120,9 @@ class _Server:
 
     def handle(self, message: ToProcess) -> None:
         if isinstance(message, StartStream):
+            if len(self.cancelled_early) > KEEP_CANCELS:
+                oldest = message.stream_id - KEEP_CANCELS
+                self.cancelled_early = {i for i in self.cancelled_early if i > oldest}
             if message.stream_id in self.cancelled_early:
                 self.cancelled_early.discard(message.stream_id)
                 return
