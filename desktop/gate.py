@@ -44,6 +44,13 @@ class Gate:
         self._remember = remember
         self.approver: Approver | None = None  # the window sets this; without one, asks are denied
 
+    def settings(self) -> PermissionSettings:
+        return self._settings()
+
+    def record(self, call: ToolCall, decision: Decision) -> int:
+        """Audit a decision made without asking (a Never rule settled before any work)."""
+        return self._audit(call, decision, None if decision.verdict == "allow" else "not run")
+
     async def check(self, call: ToolCall) -> tuple[Decision, int]:
         decision = decide(call, self._settings())
         if decision.verdict == "ask":

@@ -18,11 +18,13 @@ from pydantic import BaseModel
 from desktop import images
 from desktop.settings import Settings
 from desktop.store import StoredMessage
+from desktop.tool_calls import CARD_KEY, CallResult, ToolUse, result_block
 
 CACHE = {"type": "ephemeral"}
-# How a tool call ended ("denied", "stopped"...), kept on its stored tool_result for the
-# thread; never sent to the API.
+# What the thread keeps on a stored tool_result (its card; before cards, how the call
+# ended); never sent to the API.
 OUTCOME_KEY = "deskhand_outcome"
+PRIVATE_KEYS = frozenset({OUTCOME_KEY, CARD_KEY})
 INTERRUPTED = (
     "This action did not finish: the reply was stopped or Deskhand closed before it completed."
 )
@@ -82,7 +84,7 @@ def system_prompt(settings: Settings, tool_names: list[str]) -> str:
 def _clean_blocks(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
     # The API refuses empty text blocks; a stopped reply can leave one behind.
     return [
-        {key: copy.deepcopy(value) for key, value in block.items() if key != OUTCOME_KEY}
+        {key: copy.deepcopy(value) for key, value in block.items() if key not in PRIVATE_KEYS}
         for block in content
         if not (block.get("type") == "text" and not str(block.get("text", "")).strip())
     ]
@@ -115,7 +117,7 @@ def _answer_open_tool_uses(messages: list[dict[str, Any]]) -> None:
     for index, message in enumerate(messages):
         if message["role"] != "assistant":
             continue
-        uses = [b["id"] for b in message["content"] if b.get("type") == "tool_use"]
+        uses = [b for b in message["content"] if b.get("type") == "tool_use"]
         if not uses:
             continue
         following = messages[index + 1] if index + 1 < len(messages) else None
@@ -126,9 +128,9 @@ def _answer_open_tool_uses(messages: list[dict[str, Any]]) -> None:
             b.get("tool_use_id") for b in following["content"] if b.get("type") == "tool_result"
         }
         missing = [
-            {"type": "tool_result", "tool_use_id": use, "content": INTERRUPTED, "is_error": True}
+            result_block(ToolUse.of(use), CallResult.failure(INTERRUPTED))
             for use in uses
-            if use not in answered
+            if use["id"] not in answered
         ]
         # tool_results must come first in the user message
         following["content"][:0] = missing

@@ -61,6 +61,7 @@ class ToolCall(BaseModel):
     tool_use_id: str
     tool: str
     action: str
+    label: str = ""  # the card's and the sheet's title: "Browser: left click"
     input: dict[str, Any]
     risk: Risk
     reason: str

@@ -1,6 +1,7 @@
-"""The tools this machine offers, built from the settings; it also closes what they hold on quit.
+"""The tool sources this machine offers, built from the settings; it starts and closes them.
 
-Mac tools are offered only where osascript exists; elsewhere the model never sees them.
+Sources, in the order their tools are offered: the function tools (Mac apps, offered only
+where osascript exists), then the browser toolset when it is on.
 """
 
 from __future__ import annotations
@@ -9,8 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from desktop.browser_calls import browser_config
+from desktop.browser_toolset import browser_config, browser_family
+from desktop.function_tools import FunctionTools
 from desktop.settings import Settings
+from desktop.tool_calls import ActionGroup, ToolSource
+from desktop.toolsets import ToolsetSource
 from tools.apps import AppsTool
 from tools.base import ToolRegistry
 from tools.browser import BrowserPool
@@ -22,7 +26,7 @@ from tools.tabs import TabsTool
 
 
 class Toolbox:
-    """Owns the tool registry and the long-lived things behind tools (osascript workers, browser)."""
+    """Owns the tool sources and the long-lived things behind them (osascript workers, browser)."""
 
     def __init__(
         self,
@@ -36,6 +40,7 @@ class Toolbox:
     ) -> None:
         self._settings = current_settings or (lambda: settings)
         self.registry = ToolRegistry()
+        self.functions = FunctionTools(self.registry)
         self.osa: OsaEngine | None = None
         self.automation = AutomationLog(settings.apps.automation)
         if on_automation_change is not None:
@@ -46,6 +51,9 @@ class Toolbox:
             BrowserPool(browser_config(settings.browser, downloads))
             if settings.browser.enabled
             else None
+        )
+        self.browser = (
+            ToolsetSource(browser_family(self.browser_pool)) if self.browser_pool else None
         )
         if settings.apps.macos_enabled and macos_available():
             self.osa = OsaEngine(automation=self.automation)
@@ -68,10 +76,37 @@ class Toolbox:
         presets = [p.model_dump() for p in settings.apps.presets]
         return await desktop_snapshot(self.osa, presets)
 
+    def sources(self) -> list[ToolSource]:
+        sources: list[ToolSource] = [self.functions]
+        if self.browser is not None:
+            sources.append(self.browser)
+        return sources
+
+    def action_groups(self) -> list[ActionGroup]:
+        """Every tool's actions with their usual risk, for Settings → Permissions."""
+        return [group for source in self.sources() for group in source.action_groups()]
+
+    def title_of(self, tool: str) -> str:
+        """A tool's display name ("Browser", "macOS") for the rules key `tool`."""
+        for group in self.action_groups():
+            if group.tool == tool:
+                return group.title
+        return tool.capitalize()
+
+    async def start(self) -> None:
+        for source in self.sources():
+            await source.start()
+
+    async def close_session(self, session_id: int) -> None:
+        """A chat was deleted: each source lets go of what it held for it (browser tabs)."""
+        for source in self.sources():
+            await source.close_session(session_id)
+
     async def close(self) -> None:
-        if self.browser_pool is not None:
-            await self.browser_pool.close()
-            self.browser_pool = None
+        for source in reversed(self.sources()):
+            await source.close()
+        self.browser = None
+        self.browser_pool = None
         if self.osa is not None:
             await self.osa.aclose()
             self.osa = None

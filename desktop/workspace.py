@@ -13,24 +13,22 @@ from typing import Any
 
 from desktop import model
 from desktop.agent import Agent
-from desktop.browser_calls import BrowserCalls, browser_config
+from desktop.browser_toolset import browser_config
 from desktop.gate import Gate
 from desktop.keystore import KeyStore
 from desktop.paths import DataPaths
 from desktop.permissions import Mode, PermissionSettings, Rule
 from desktop.settings import KeyStorage, Settings, SettingsFile
 from desktop.store import Store
+from desktop.tool_calls import ToolCalls
 from desktop.toolbox import Toolbox
 from tools.apps import Preset
-from tools.base import ToolRegistry
 
 
 class Workspace:
     """One data dir's worth of Deskhand state."""
 
-    def __init__(
-        self, paths: DataPaths, *, registry: ToolRegistry | None = None, mode: Mode | None = None
-    ) -> None:
+    def __init__(self, paths: DataPaths, *, mode: Mode | None = None) -> None:
         paths.ensure()
         self.paths = paths
         self.settings_file = SettingsFile(paths.settings)
@@ -48,20 +46,21 @@ class Workspace:
             on_save_preset=self.save_preset,
             current_settings=lambda: self.settings,
         )
-        self.registry = registry if registry is not None else self.toolbox.registry
+        self.registry = self.toolbox.registry  # the function tools (tests add their own)
         self.mode_override = mode  # --permission-mode: this run only, not saved
         self.gate = Gate(settings=self.permissions, store=self.store, remember=self.set_rule)
+        self.calls = ToolCalls(
+            self.toolbox.sources,
+            gate=self.gate,
+            store=self.store,
+            attachments_dir=paths.attachments,
+        )
         self.agent = Agent(
             store=self.store,
             settings=lambda: self.settings,
             api_key=self.keys.aget,
-            registry=self.registry,
-            gate=self.gate,
-            attachments_dir=paths.attachments,
+            calls=self.calls,
             desktop_context=self.toolbox.desktop_context if self.toolbox.osa else None,
-            browser=BrowserCalls(self.toolbox.browser_pool, self.gate)
-            if self.toolbox.browser_pool
-            else None,
         )
         self.listeners: list[Callable[[Settings], None]] = []
         self._background: set[asyncio.Future[None]] = set()
@@ -138,8 +137,7 @@ class Workspace:
 
     async def delete_session(self, session_id: int) -> None:
         """Delete a chat: its messages, its attachments and its browser context."""
-        if self.agent.browser is not None:
-            await self.agent.browser.close_session(session_id)
+        await self.toolbox.close_session(session_id)
         for path in self.store.delete_session(session_id):
             path.unlink(missing_ok=True)
         shutil.rmtree(self.paths.attachments / str(session_id), ignore_errors=True)

@@ -14,7 +14,7 @@ import logging
 import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -249,9 +249,9 @@ ACTIONS: dict[str, AppAction] = {
 class AppsTool(Tool[AppsInput]):
     """Apps, windows, screens and layout presets on the person's Mac."""
 
-    name: ClassVar[str] = "apps"
-    title: ClassVar[str] = "Apps"
-    description: ClassVar[str] = (
+    name = "apps"
+    title = "Apps"
+    description = (
         "Arrange the person's Mac workspace. Actions: list_apps (query: also installed apps "
         "whose names contain it), screens (displays with frames in global coordinates, "
         "left to right), focus_app (app: exact name or bundle id; opens it if needed), "

@@ -1,4 +1,10 @@
-"""The tool contract: a pydantic input model, a risk level, a summary, and one async `run`.
+"""The function-tool contract: an input schema, a risk level, a summary, and one async `run`.
+
+Two ways to give a tool its schema:
+
+- `Tool`: a pydantic model (`Input`) is the schema, and validation builds the model.
+- `SchemaTool`: the schema is data (an MCP server's tool, a command generated from an app's
+  scripting dictionary); validation checks the JSON input against it and passes the dict on.
 
 A tool never raises into the agent: failures come back as `ToolResult.failure(...)` with a
 fixed phrase, so the model reads what happened and the turn goes on.
@@ -10,13 +16,22 @@ import asyncio
 from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
+import jsonschema
 from pydantic import BaseModel, Field, ValidationError
 
 
 class ToolError(Exception):
     """Base of the errors tools raise internally; turned into a fixed phrase before the model sees it."""
+
+
+class InvalidInput(ToolError):
+    """The model's input does not match the tool's schema."""
+
+
+class DuplicateTool(ToolError):
+    """Two tools asked for the same name; the second would silently hide the first."""
 
 
 class Risk(StrEnum):
@@ -61,16 +76,26 @@ class RunContext(BaseModel):
     cancelled: asyncio.Event = Field(default_factory=asyncio.Event)
 
 
-InputT = TypeVar("InputT", bound=BaseModel)
+InputT = TypeVar("InputT")
 
 
-class Tool(Generic[InputT]):
-    """Subclass with `name`, `title`, `description`, `Input`, and `run`; override `risk`/`summary`."""
+class FunctionTool(Generic[InputT]):
+    """What every function tool offers: its schema, validation, how a call reads, and `run`.
 
-    name: ClassVar[str]
-    title: ClassVar[str]  # the card label prefix, e.g. "Browser"
-    description: ClassVar[str]
-    Input: type[InputT]
+    Override `risk`/`summary`/`target`/`action` to describe calls; `prepare` may look things
+    up (asynchronously) that the approver should see, after a Never rule has had its say.
+    """
+
+    name: str
+    title: str  # the card label prefix, e.g. "macOS"
+    description: str
+
+    def input_schema(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def validate(self, raw: dict[str, Any]) -> InputT:
+        """The call's input, checked against the schema; raises InvalidInput."""
+        raise NotImplementedError
 
     def risk(self, call: InputT) -> tuple[Risk, str]:
         """The call's risk level and the reason for it."""
@@ -78,7 +103,7 @@ class Tool(Generic[InputT]):
 
     def action(self, call: InputT) -> str:
         """The action name used by permission rules (`tool.action`)."""
-        return getattr(call, "action", self.name)
+        return str(getattr(call, "action", self.name))
 
     def summary(self, call: InputT) -> str:
         """One line a person reads in the approval sheet, e.g. "Send mail to ana@example.com"."""
@@ -87,6 +112,10 @@ class Tool(Generic[InputT]):
     def target(self, call: InputT) -> str | None:
         """What the call acts on, shown to the approver: a page URL or an app name."""
         return None
+
+    async def prepare(self, call: InputT) -> InputT:
+        """Look up what the approver should see (e.g. the tabs a close affects); no effects."""
+        return call
 
     def actions(self) -> list[ActionInfo]:
         """Every action this tool offers with its usual risk, for the Permissions page."""
@@ -99,44 +128,83 @@ class Tool(Generic[InputT]):
         return {
             "name": self.name,
             "description": self.description,
-            "input_schema": self.Input.model_json_schema(),
+            "input_schema": self.input_schema(),
         }
+
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+class Tool(FunctionTool[ModelT]):
+    """A tool whose schema is a pydantic model: subclass with `name`, `title`, `description`,
+    `Input` and `run`."""
+
+    Input: type[ModelT]
+
+    def input_schema(self) -> dict[str, Any]:
+        return self.Input.model_json_schema()
+
+    def validate(self, raw: dict[str, Any]) -> ModelT:
+        try:
+            return self.Input.model_validate(raw)
+        except ValidationError as exc:
+            raise InvalidInput(self.name) from exc
+
+
+class SchemaTool(FunctionTool[dict[str, Any]]):
+    """A tool whose schema is data; the input reaches `run` as the checked JSON object."""
+
+    def __init__(self, *, name: str, title: str, description: str, schema: dict[str, Any]) -> None:
+        self.name = name
+        self.title = title
+        self.description = description
+        self.schema = schema
+        self._validator = jsonschema.Draft202012Validator(schema)
+
+    def input_schema(self) -> dict[str, Any]:
+        return self.schema
+
+    def validate(self, raw: dict[str, Any]) -> dict[str, Any]:
+        if not self._validator.is_valid(raw):
+            raise InvalidInput(self.name)
+        return raw
 
 
 UNKNOWN_TOOL = "There is no tool with that name here. Use one of the tools listed."
 BAD_INPUT = (
     "The input did not match the tool's schema. Check the field names and types and call again."
 )
+NOT_AN_OBJECT = "The tool's input must be a JSON object with the fields its schema lists."
 TOOL_FAILED = "The tool failed unexpectedly. Tell the person, and try another way if there is one."
 
 
 class ToolRegistry:
-    """The tools offered to the model, by name."""
+    """The function tools offered to the model, by name; a second tool with a taken name is refused."""
 
-    def __init__(self, tools: list[Tool[Any]] | None = None) -> None:
-        self._tools: dict[str, Tool[Any]] = {tool.name: tool for tool in tools or []}
+    def __init__(self, tools: list[FunctionTool[Any]] | None = None) -> None:
+        self._tools: dict[str, FunctionTool[Any]] = {}
+        for tool in tools or []:
+            self.add(tool)
 
-    def add(self, tool: Tool[Any]) -> None:
+    def add(self, tool: FunctionTool[Any]) -> None:
+        if tool.name in self._tools:
+            raise DuplicateTool(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
 
-    def get(self, name: str) -> Tool[Any] | None:
+    def remove(self, name: str) -> None:
+        self._tools.pop(name, None)
+
+    def get(self, name: str) -> FunctionTool[Any] | None:
         return self._tools.get(name)
 
     def __len__(self) -> int:
         return len(self._tools)
 
-    def __iter__(self) -> Iterator[Tool[Any]]:
-        return iter(self._tools.values())
+    def __iter__(self) -> Iterator[FunctionTool[Any]]:
+        return iter(list(self._tools.values()))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
 
     def api_tools(self) -> list[dict[str, Any]]:
         return [tool.api_schema() for tool in self._tools.values()]
-
-    def parse(self, name: str, raw: dict[str, Any]) -> tuple[Tool[Any], BaseModel] | ToolResult:
-        """The tool and its validated input, or the failure to send back."""
-        tool = self._tools.get(name)
-        if tool is None:
-            return ToolResult.failure(UNKNOWN_TOOL)
-        try:
-            return tool, tool.Input.model_validate(raw)
-        except ValidationError:
-            return ToolResult.failure(BAD_INPUT)

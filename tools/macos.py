@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -277,9 +277,9 @@ def _recipients(call: MacosInput) -> str:
 class MacosTool(Tool[MacosInput]):
     """The person's Mac apps through Apple's own scripting."""
 
-    name: ClassVar[str] = "macos"
-    title: ClassVar[str] = "macOS"
-    description: ClassVar[str] = (
+    name = "macos"
+    title = "macOS"
+    description = (
         "Act in the person's Mac apps. Actions: open_app (app), notify (text, title, subtitle), "
         "clipboard_read, clipboard_write (text), calendar_today (day: events of one day across "
         "calendars), reminder_add (title, list, due, notes), note_create (title, body, folder, "

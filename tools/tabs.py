@@ -20,7 +20,7 @@ import re
 import unicodedata
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, Field, field_validator, model_validator
@@ -313,9 +313,9 @@ PAGE_OPS = {
 class TabsTool(Tool[TabsInput]):
     """The tabs of the person's Safari or Google Chrome."""
 
-    name: ClassVar[str] = "tabs"
-    title: ClassVar[str] = "Tabs"
-    description: ClassVar[str] = (
+    name = "tabs"
+    title = "Tabs"
+    description = (
         "Work with the tabs of the person's own Safari or Chrome (their signed-in sessions). "
         "Actions: list_tabs (global index across windows, title, URL, domain, active), "
         "switch_tab (index), open_url (url: in a new tab; http and https only; 'example.com' "

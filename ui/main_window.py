@@ -33,7 +33,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.agent import tool_label
 from desktop.events import AgentEvent, MessageCommitted, TurnFailed, TurnFinished, Usage
 from desktop.permissions import MODE_TITLES, ApprovalRequest, Mode
 from desktop.workspace import Workspace
@@ -249,9 +248,9 @@ class MainWindow(QMainWindow):
             request = self._approvals.popleft()
             if request.done:
                 continue  # stopped while it waited its turn
-            tool = self.workspace.registry.get(request.call.tool)
-            title = tool.title if tool is not None else request.call.tool.capitalize()
-            sheet = ApprovalSheet(request, tool_label(title, request.call.action), self)
+            call = request.call
+            label = call.label or f"{self.workspace.toolbox.title_of(call.tool)}: {call.action}"
+            sheet = ApprovalSheet(request, label, self)
             sheet.finished.connect(lambda _result: QTimer.singleShot(0, self, self._next_approval))
             self.approval_sheet = sheet
             sheet.open()

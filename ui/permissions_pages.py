@@ -118,14 +118,14 @@ class PermissionsPage(SettingsPage):
 
     def _fill(self, permissions: PermissionSettings) -> None:
         entries: list[tuple[str, str, str, str]] = []  # key, tool, action, risk
-        for tool in self._workspace.registry:
-            for info in tool.actions():
+        for group in self._workspace.toolbox.action_groups():
+            for info in group.actions:
                 key = (
                     info.name
-                    if info.name.startswith(f"{tool.name}.")
-                    else f"{tool.name}.{info.name}"
+                    if info.name.startswith(f"{group.tool}.")
+                    else f"{group.tool}.{info.name}"
                 )
-                entries.append((key, tool.title, info.name, RISK_TITLES[info.risk]))
+                entries.append((key, group.title, info.name, RISK_TITLES[info.risk]))
         known = {key for key, *_ in entries}
         for key in sorted(set(permissions.rules) - known):  # host rules and tools not loaded now
             tool_name, _, action = key.partition(".")

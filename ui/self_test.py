@@ -35,7 +35,7 @@ import qasync
 from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
-from desktop.browser_calls import browser_config
+from desktop.browser_toolset import browser_config
 from desktop.errors import ModelCallFailed
 from desktop.login_path import restore_library_path
 from desktop.model import ClientConfig, list_models, make_client

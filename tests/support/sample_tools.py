@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar
 
 from pydantic import BaseModel
 
@@ -17,9 +16,9 @@ class NoteInput(BaseModel):
 class NotebookTool(Tool[NoteInput]):
     """Appends a line to an in-memory notebook; the notebook is the observable side effect."""
 
-    name: ClassVar[str] = "notebook"
-    title: ClassVar[str] = "Notebook"
-    description: ClassVar[str] = "Write a line into the notebook."
+    name = "notebook"
+    title = "Notebook"
+    description = "Write a line into the notebook."
     Input = NoteInput
 
     def __init__(

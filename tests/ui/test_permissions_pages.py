@@ -51,10 +51,7 @@ def test_cancel_keeps_rules_and_reset_clears_them(qtbot, workspace: Workspace) -
     dialog = open_page(qtbot, workspace, "permissions")
     page = dialog.page("permissions")
     assert isinstance(page, PermissionsPage)
-    assert set(page.combos) == {
-        "notebook.write",
-        "browser.navigate@example.com",
-    }  # host rules show too
+    assert {"notebook.write", "browser.navigate@example.com"} <= set(page.combos)  # host rules too
     page.reset_rules()
     dialog.button(QDialogButtonBox.StandardButton.Cancel).click()
     assert workspace.settings.permissions.rules == {
@@ -67,6 +64,27 @@ def test_cancel_keeps_rules_and_reset_clears_them(qtbot, workspace: Workspace) -
     with qtbot.waitSignal(dialog.saved):
         dialog.button(QDialogButtonBox.StandardButton.Save).click()
     assert workspace.settings.permissions.rules == {}
+
+
+def test_the_browser_actions_are_listed_with_their_risks(qtbot, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
+    """On any machine with the browser on, its actions can be given rules like any tool's."""
+    dialog = open_page(qtbot, workspace, "permissions")
+    page = dialog.page("permissions")
+    assert isinstance(page, PermissionsPage)
+    assert not page.empty.isVisibleTo(page)
+    rows = {
+        tuple(page.table.item(row, column).text() for column in range(3))
+        for row in range(page.table.rowCount())
+    }
+    assert ("Browser", "screenshot", "Read") in rows
+    assert ("Browser", "left_click", "Change") in rows
+    assert ("Browser", "navigate", "Change") in rows
+    assert not any(action == "javascript_exec" for _, action, _ in rows)  # off in Settings
+
+    page.combos["browser.navigate"].set_rule(Rule.NEVER)
+    with qtbot.waitSignal(dialog.saved):
+        dialog.button(QDialogButtonBox.StandardButton.Save).click()
+    assert workspace.settings.permissions.rules == {"browser.navigate": Rule.NEVER}
 
 
 def audit(workspace: Workspace, tool: str, action: str, decision: str, outcome: str) -> None:

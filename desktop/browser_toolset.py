@@ -1,0 +1,73 @@
+"""The browser as a toolset family: Settings → Browser mapped onto the driver, and its members.
+
+Everything else about browser calls (the gate, cards, results) is the shared toolset source's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from desktop.playwright_env import is_frozen
+from desktop.settings import BrowserSettings
+from desktop.toolsets import ToolsetFamily
+from tools.base import ActionInfo, Risk
+from tools.browser import BrowserConfig, BrowserPool, UrlPolicy, browser_risk, progress_scope
+from tools.browser.risk import CHANGE_MEMBERS, CONSEQUENTIAL_MEMBERS, READ_MEMBERS
+
+NAME = "browser"
+TITLE = "Browser"
+# The API's wording for the calls of a reply skipped after a browser call failed.
+NOT_EXECUTED = "Not executed: an earlier action in this turn failed."
+# Members off unless the person turns them on in Settings → Browser (the SDK's configs).
+OPTIONAL_MEMBERS = ("read_console", "read_network", "javascript_exec", "file_upload")
+
+
+def browser_config(settings: BrowserSettings, downloads: Path) -> BrowserConfig:
+    return BrowserConfig(
+        executable_path=settings.executable_path.strip() or None,
+        branded_first=is_frozen(),  # a bundle brings no Chromium: the person's Chrome comes first
+        headless=settings.headless,
+        profile_dir=downloads.parent / "browser-profile" if settings.persistent_profile else None,
+        url_policy=UrlPolicy(
+            allow_hosts=settings.hosts(settings.allow_hosts),
+            block_hosts=settings.hosts(settings.block_hosts),
+        ),
+        downloads_dir=downloads,
+        upload_dir=Path(settings.upload_dir).expanduser() if settings.upload_dir.strip() else None,
+        read_console=settings.read_console,
+        read_network=settings.read_network,
+        javascript_exec=settings.javascript_exec,
+        file_upload=settings.file_upload,
+    )
+
+
+def browser_members(config: BrowserConfig) -> list[ActionInfo]:
+    """Every member the model can call with this config, with its usual risk."""
+    names = sorted(READ_MEMBERS | CHANGE_MEMBERS | CONSEQUENTIAL_MEMBERS)
+    off = {name for name in OPTIONAL_MEMBERS if not getattr(config, name)}
+    members = []
+    for name in names:
+        if name in off:
+            continue
+        risk, reason = browser_risk(name, {})
+        members.append(ActionInfo(name=name, risk=Risk(risk), description=reason))
+    return members
+
+
+def browser_family(pool: BrowserPool) -> ToolsetFamily:
+    def target(context: Any) -> str | None:
+        url = getattr(context, "tab_url", None)
+        return str(url) if url else None
+
+    return ToolsetFamily(
+        name=NAME,
+        title=TITLE,
+        for_session=lambda session_id, confirm: pool.for_session(session_id, confirm=confirm),
+        members=lambda: browser_members(pool.config),
+        not_executed=NOT_EXECUTED,
+        close_session=pool.close_session,
+        close=pool.close,
+        progress_scope=progress_scope,
+        target=target,
+    )

@@ -1,0 +1,461 @@
+"""The one tool pipeline: every `tool_use`, whatever its kind, takes the same path.
+
+A `ToolSource` (function tools, an SDK toolset, later MCP servers and generated tools)
+offers `tools[]` entries and answers for the calls it handles: it describes a call
+(label, summary, target, action, risk and its reason) and runs it with a `CallContext`.
+`ToolCalls` is the only place that
+
+- calls the gate (`CallContext.approve`, which sources call right before any effect; a
+  Never rule is settled before the source does any work at all),
+- opens and finishes the audit row,
+- saves images (the original on disk, a bounded copy for the model),
+- maps how a call ended (ok, error, denied, blocked, stopped) and answers calls that never
+  ran, echoing `toolset_name` on every result a toolset call gets,
+- stores the card (label, summary, outcome) beside the `tool_result`, so a reopened chat
+  shows exactly what the live one did.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+import mimetypes
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from desktop import images
+from desktop.events import (
+    AgentEvent,
+    MessageCommitted,
+    ToolFinished,
+    ToolProgress,
+    ToolStarted,
+)
+from desktop.gate import Gate, denial_text
+from desktop.permissions import Decision, Rule, ToolCall, rule_for
+from desktop.store import Store
+from tools.base import (
+    BAD_INPUT,
+    NOT_AN_OBJECT,
+    TOOL_FAILED,
+    UNKNOWN_TOOL,
+    ActionInfo,
+    InvalidInput,
+    ToolImage,
+    ToolResult,
+)
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[AgentEvent], None]
+Outcome = Literal["ok", "error", "denied", "blocked", "stopped"]
+
+# Kept on each stored tool_result for the thread; never sent to the API (see model.py).
+CARD_KEY = "deskhand_card"
+STOPPED_TOOL = "Stopped by the person before this action finished."
+RESULT_PREVIEW = 300
+
+
+class ToolUse(BaseModel):
+    """A `tool_use` block as the model sent it; `input` is whatever JSON arrived."""
+
+    id: str
+    name: str
+    input: Any = None
+    toolset_name: str | None = None
+
+    @classmethod
+    def of(cls, block: dict[str, Any]) -> ToolUse:
+        return cls(
+            id=str(block.get("id", "")),
+            name=str(block.get("name", "")),
+            input=block.get("input"),
+            toolset_name=block.get("toolset_name"),
+        )
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The input when it is an object (what every schema asks for), else empty."""
+        return self.input if isinstance(self.input, dict) else {}
+
+    def block(self) -> dict[str, Any]:
+        block: dict[str, Any] = {
+            "type": "tool_use",
+            "id": self.id,
+            "name": self.name,
+            "input": self.input,
+        }
+        if self.toolset_name:
+            block["toolset_name"] = self.toolset_name
+        return block
+
+
+class ActionGroup(BaseModel):
+    """One tool's actions for the Permissions page: rules are keyed `tool.action`."""
+
+    tool: str
+    title: str
+    actions: list[ActionInfo]
+
+
+class CallResult(BaseModel):
+    """What a source hands back: API content blocks (text...) and images, in order."""
+
+    content: list[dict[str, Any] | ToolImage] = Field(default_factory=list)
+    is_error: bool = False
+
+    @classmethod
+    def of(cls, result: ToolResult) -> CallResult:
+        content: list[dict[str, Any] | ToolImage] = []
+        if result.text:
+            content.append({"type": "text", "text": result.text})
+        content.extend(result.images)
+        return cls(content=content, is_error=result.is_error)
+
+    @classmethod
+    def failure(cls, phrase: str) -> CallResult:
+        return cls.of(ToolResult.failure(phrase))
+
+    @classmethod
+    def of_block(cls, block: dict[str, Any]) -> CallResult:
+        """From a rendered `tool_result` block (an SDK toolset's): base64 images become images."""
+        raw = block.get("content")
+        items = [{"type": "text", "text": raw}] if isinstance(raw, str) else list(raw or [])
+        content: list[dict[str, Any] | ToolImage] = []
+        for item in items:
+            if isinstance(item, dict) and item.get("type") == "image":
+                source = item.get("source")
+                source = source if isinstance(source, dict) else {}
+                content.append(
+                    ToolImage(
+                        data=base64.b64decode(source.get("data", "")),
+                        media_type=source.get("media_type", "image/png"),
+                        width=0,
+                        height=0,
+                    )
+                )
+            elif isinstance(item, dict):
+                content.append(dict(item))
+        return cls(content=content, is_error=bool(block.get("is_error")))
+
+    def text(self) -> str:
+        return "\n".join(
+            str(item.get("text", ""))
+            for item in self.content
+            if isinstance(item, dict) and item.get("type") == "text"
+        )
+
+
+@dataclass
+class CallContext:
+    """What a source gets for one call: the gate, progress, cancellation, attachments."""
+
+    session_id: int
+    attachments_dir: Path
+    approve: Callable[[ToolCall], Awaitable[Decision]]
+    progress: Callable[[str], None] = lambda _line: None
+    cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class ToolSource(Protocol):
+    """Where tool calls of one kind go. `Toolbox` owns the sources and their lifecycle."""
+
+    name: str
+    # After a failed call, the rest of the same reply's calls to this source are not run:
+    # the model planned them as a sequence (a browser's clicks), and they rarely make sense.
+    stop_after_failure: bool
+    not_executed: str  # what the calls skipped after a failure read
+
+    def api_tools(self) -> list[dict[str, Any]]:
+        """The `tools[]` entries this source offers now."""
+        ...
+
+    def handles(self, use: ToolUse) -> bool: ...
+
+    def label(self, use: ToolUse) -> str:
+        """The card's label ("Browser: left click"), even when the input is unusable."""
+        ...
+
+    def describe(self, use: ToolUse, session_id: int) -> ToolCall:
+        """The call as the gate and the person see it, before any work; raises InvalidInput."""
+        ...
+
+    async def run(self, use: ToolUse, call: ToolCall, ctx: CallContext) -> CallResult:
+        """Run the call; `await ctx.approve(call)` right before any effect, and obey its answer."""
+        ...
+
+    def action_groups(self) -> list[ActionGroup]: ...
+
+    async def start(self) -> None: ...
+
+    async def close_session(self, session_id: int) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+def tool_label(title: str, action: str) -> str:
+    """The card's label: "Browser: navigate", "macOS: calendar today"."""
+    return f"{title}: {action.replace('_', ' ')}"
+
+
+class CallCard(BaseModel):
+    """What a tool card shows, stored beside the tool_result so a reopened chat shows the same."""
+
+    label: str
+    summary: str = ""
+    outcome: Outcome = "ok"
+    result: str = ""
+
+
+@dataclass
+class _Verdict:
+    """The gate's answer for a call that reached it, and its audit row."""
+
+    decision: Decision
+    audit_id: int
+    at: float = field(default_factory=time.monotonic)
+
+
+class ToolCalls:
+    """Runs the tool calls of one reply through their sources, the gate, the store."""
+
+    def __init__(
+        self,
+        sources: Callable[[], list[ToolSource]],
+        *,
+        gate: Gate,
+        store: Store,
+        attachments_dir: Path,
+    ) -> None:
+        self._sources = sources
+        self.gate = gate
+        self.store = store
+        self.attachments_dir = attachments_dir
+
+    def api_tools(self) -> list[dict[str, Any]]:
+        """Every source's `tools[]` entries, in source order."""
+        return [tool for source in self._sources() for tool in source.api_tools()]
+
+    def source_for(self, use: ToolUse) -> ToolSource | None:
+        return next((s for s in self._sources() if s.handles(use)), None)
+
+    def card_for(self, use: ToolUse, session_id: int) -> CallCard:
+        """The card a call starts with (label and summary), also for calls stored without one."""
+        source = self.source_for(use)
+        if source is None:
+            return CallCard(label=use.name or "tool")
+        try:
+            call = source.describe(use, session_id)
+        except Exception:  # unusable input: the label alone
+            return CallCard(label=source.label(use))
+        return CallCard(label=call.label or source.label(use), summary=call.summary)
+
+    async def run_all(self, session_id: int, blocks: list[dict[str, Any]], emit: Emit) -> None:
+        """Answer every tool_use of one reply in order, and commit the answers as one message.
+
+        On Stop (the task cancelled) the calls that never ran, or were cut off, are answered
+        too, so the stored conversation stays valid to send.
+        """
+        uses = [ToolUse.of(block) for block in blocks]
+        results: dict[str, dict[str, Any]] = {}
+        failed: set[str] = set()
+        try:
+            for use in uses:
+                source = self.source_for(use)
+                if source is not None and source.stop_after_failure and source.name in failed:
+                    card = self._start(session_id, use, emit)
+                    skipped = CallResult.failure(source.not_executed)
+                    results[use.id] = self._finish(
+                        session_id, use, card, skipped, "error", [], emit
+                    )
+                    continue
+                results[use.id] = await self._run_one(session_id, use, source, emit)
+                if source is not None and results[use.id].get("is_error"):
+                    failed.add(source.name)
+        finally:
+            for use in uses:
+                if use.id not in results:
+                    card = CallCard(label=self.card_for(use, session_id).label)
+                    stopped = CallResult.failure(STOPPED_TOOL)
+                    results[use.id] = self._finish(
+                        session_id, use, card, stopped, "stopped", [], emit
+                    )
+            message_id = self.store.add_message(
+                session_id, "user", [results[use.id] for use in uses]
+            )
+            emit(
+                MessageCommitted(
+                    session_id=session_id, message_id=message_id, role="user", status="complete"
+                )
+            )
+
+    def _start(self, session_id: int, use: ToolUse, emit: Emit) -> CallCard:
+        card = self.card_for(use, session_id)
+        emit(
+            ToolStarted(
+                session_id=session_id,
+                tool_use_id=use.id,
+                name=use.name,
+                label=card.label,
+                summary=card.summary,
+                input=use.arguments,
+            )
+        )
+        return card
+
+    async def _run_one(
+        self, session_id: int, use: ToolUse, source: ToolSource | None, emit: Emit
+    ) -> dict[str, Any]:
+        card = self._start(session_id, use, emit)
+        if source is None:
+            return self._finish(
+                session_id, use, card, CallResult.failure(UNKNOWN_TOOL), "error", [], emit
+            )
+        if not isinstance(use.input, dict):
+            return self._finish(
+                session_id, use, card, CallResult.failure(NOT_AN_OBJECT), "error", [], emit
+            )
+        try:
+            call = source.describe(use, session_id)
+        except InvalidInput:
+            return self._finish(
+                session_id, use, card, CallResult.failure(BAD_INPUT), "error", [], emit
+            )
+        verdicts: list[_Verdict] = []
+        never = self._never(call)
+        if never is not None:
+            verdicts.append(_Verdict(never, self.gate.record(call, never)))
+            result = CallResult.failure(denial_text(never))
+        else:
+            result = await self._run_source(session_id, use, call, source, verdicts, emit)
+        outcome = _outcome(result, verdicts[-1].decision if verdicts else None)
+        if verdicts and verdicts[-1].decision.verdict == "allow":
+            last = verdicts[-1]
+            self.gate.finished(last.audit_id, ok=not result.is_error, started=last.at)
+        elif not verdicts and not result.is_error:
+            # A source that ran without asking the gate is a bug: say so loudly in the log.
+            log.error("%s ran %s without the gate", source.name, use.name)
+        stored = await self._save_images(session_id, result)
+        return self._finish(session_id, use, card, result, outcome, stored, emit)
+
+    def _never(self, call: ToolCall) -> Decision | None:
+        """A Never rule decides before the source does any work (no lookups, no scripts)."""
+        if rule_for(call, self.gate.settings().rules) is Rule.NEVER:
+            return Decision(verdict="deny", by="rule", reason="set to Never")
+        return None
+
+    async def _run_source(
+        self,
+        session_id: int,
+        use: ToolUse,
+        call: ToolCall,
+        source: ToolSource,
+        verdicts: list[_Verdict],
+        emit: Emit,
+    ) -> CallResult:
+        async def approve(asked: ToolCall) -> Decision:
+            decision, audit_id = await self.gate.check(asked)
+            verdicts.append(_Verdict(decision, audit_id))
+            return decision
+
+        ctx = CallContext(
+            session_id=session_id,
+            attachments_dir=self.attachments_dir,
+            approve=approve,
+            progress=lambda line: emit(
+                ToolProgress(session_id=session_id, tool_use_id=use.id, line=line)
+            ),
+        )
+        try:
+            return await source.run(use, call, ctx)
+        except asyncio.CancelledError:
+            ctx.cancelled.set()
+            raise
+        except Exception:
+            log.exception("%s failed in %s", use.name, source.name)
+            return CallResult.failure(TOOL_FAILED)
+
+    def _finish(
+        self,
+        session_id: int,
+        use: ToolUse,
+        card: CallCard,
+        result: CallResult,
+        outcome: Outcome,
+        stored_images: list[dict[str, Any]],
+        emit: Emit,
+    ) -> dict[str, Any]:
+        card = card.model_copy(
+            update={"outcome": outcome, "result": result.text()[:RESULT_PREVIEW]}
+        )
+        emit(
+            ToolFinished(
+                session_id=session_id,
+                tool_use_id=use.id,
+                is_error=result.is_error,
+                summary=card.result,
+                outcome=outcome,
+                images=[block["deskhand_image"]["path"] for block in stored_images],
+            )
+        )
+        return result_block(use, result, stored_images, card)
+
+    async def _save_images(self, session_id: int, result: CallResult) -> list[dict[str, Any]]:
+        """Each image to disk (original + a bounded copy for the model), in place in the result."""
+        stored: list[dict[str, Any]] = []
+        folder = self.attachments_dir / str(session_id)
+        for index, item in enumerate(result.content):
+            if not isinstance(item, ToolImage):
+                continue
+            folder.mkdir(parents=True, exist_ok=True)
+            stem = f"{int(time.time())}-{uuid.uuid4().hex[:8]}"
+            path = folder / f"{stem}{mimetypes.guess_extension(item.media_type) or '.png'}"
+            path.write_bytes(item.data)
+            data, media_type, width, height = await asyncio.to_thread(
+                images.bound, item.data, item.media_type
+            )
+            model_path = path
+            if data is not item.data:
+                suffix = mimetypes.guess_extension(media_type) or ".png"
+                model_path = folder / f"{stem}.model{suffix}"
+                model_path.write_bytes(data)
+            self.store.add_attachment(session_id, path, item.media_type, width, height)
+            block = images.stored_image(path, model_path, media_type, width, height)
+            result.content[index] = block
+            stored.append(block)
+        return stored
+
+
+def _outcome(result: CallResult, decision: Decision | None) -> Outcome:
+    if decision is not None and decision.verdict == "deny":
+        return "blocked" if decision.by == "rule" else "denied"
+    return "error" if result.is_error else "ok"
+
+
+def result_block(
+    use: ToolUse,
+    result: CallResult,
+    stored_images: list[dict[str, Any]] | None = None,
+    card: CallCard | None = None,
+) -> dict[str, Any]:
+    """The stored `tool_result`: content, is_error, the echoed `toolset_name`, and the card."""
+    content = [item for item in result.content if isinstance(item, dict)]
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": use.id,
+        "content": content or "Done.",
+    }
+    if result.is_error:
+        block["is_error"] = True
+    if use.toolset_name:
+        block["toolset_name"] = use.toolset_name  # the API requires it on every toolset result
+    if card is not None:
+        block[CARD_KEY] = card.model_dump()
+    return block

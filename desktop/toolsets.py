@@ -1,0 +1,157 @@
+"""SDK toolsets (the browser, later the screen) as tool sources: one class, configured per family.
+
+The SDK toolset validates a member call, runs its own policies, then asks its `confirm`
+callable; that is where this source hands the call, as the driver describes it from what
+the action will really touch, to the pipeline's gate. A denial raises the SDK's
+`ToolError`, so the model reads our fixed phrase and the person's reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from anthropic.tools import ToolError
+from anthropic.types.beta import BetaToolUseBlock
+
+from desktop.gate import denial_text
+from desktop.permissions import ToolCall
+from desktop.tool_calls import ActionGroup, CallContext, CallResult, ToolUse, tool_label
+from tools.base import ActionInfo, Risk
+
+Confirm = Callable[[Any], Awaitable[bool]]
+
+
+class Toolset(Protocol):
+    """What this source needs of an SDK toolset driver (`PlaywrightBrowser`, the screen's)."""
+
+    def to_dict(self) -> Mapping[str, Any]: ...
+
+    async def tool_result(self, tool_use: BetaToolUseBlock) -> Mapping[str, Any]: ...
+
+    def risk(self, member: str, input: Mapping[str, Any]) -> tuple[str, str]: ...
+
+    def summary(self, member: str, input: Mapping[str, Any], url: str | None = None) -> str: ...
+
+    def describe(self, context: Any) -> tuple[str, str, str]: ...
+
+
+@dataclass(frozen=True)
+class ToolsetFamily:
+    """How one family of toolset plugs in: everything else is shared."""
+
+    name: str  # the `toolset_name`, and the rules' namespace ("browser.left_click")
+    title: str  # the cards' label prefix ("Browser")
+    for_session: Callable[[int, Confirm], Toolset]  # one toolset per chat, built lazily
+    members: Callable[[], list[ActionInfo]]  # every member with its usual risk
+    not_executed: str  # the API's wording for calls skipped after a failure
+    close_session: Callable[[int], Awaitable[None]]
+    close: Callable[[], Awaitable[None]]
+    # Progress lines from inside the driver while a call runs (None: the driver has none).
+    progress_scope: Callable[[Callable[[str], None]], AbstractContextManager[None]] | None = None
+    target: Callable[[Any], str | None] = lambda _context: None  # what the confirm context acts on
+
+
+class ToolsetSource:
+    """The `ToolSource` of one SDK toolset family."""
+
+    stop_after_failure = True
+
+    def __init__(self, family: ToolsetFamily) -> None:
+        self.family = family
+        self.name = family.name
+        self.not_executed = family.not_executed
+        self._confirms: dict[int, Confirm] = {}
+        self._running: dict[str, tuple[CallContext, ToolCall]] = {}
+
+    def toolset(self, session_id: int) -> Toolset:
+        # A family may cache a toolset per (session, confirm): keep one confirm per session.
+        confirm = self._confirms.setdefault(
+            session_id, functools.partial(self._confirm, session_id)
+        )
+        return self.family.for_session(session_id, confirm)
+
+    def api_tools(self) -> list[dict[str, Any]]:
+        return [dict(self.toolset(0).to_dict())]
+
+    def handles(self, use: ToolUse) -> bool:
+        return use.toolset_name == self.family.name
+
+    def label(self, use: ToolUse) -> str:
+        return tool_label(self.family.title, use.name)
+
+    def describe(self, use: ToolUse, session_id: int) -> ToolCall:
+        toolset = self.toolset(session_id)
+        risk, reason = toolset.risk(use.name, use.arguments)
+        return ToolCall(
+            session_id=session_id,
+            tool_use_id=use.id,
+            tool=self.family.name,
+            action=use.name,
+            label=self.label(use),
+            input=use.arguments,
+            risk=Risk(risk),
+            reason=reason,
+            summary=toolset.summary(use.name, use.arguments, None),
+        )
+
+    async def run(self, use: ToolUse, call: ToolCall, ctx: CallContext) -> CallResult:
+        toolset = self.toolset(ctx.session_id)
+        self._running[use.id] = (ctx, call)
+        try:
+            with self._progress(ctx.progress):
+                block = await toolset.tool_result(BetaToolUseBlock.model_validate(use.block()))
+        finally:
+            self._running.pop(use.id, None)
+        return CallResult.of_block(dict(block))
+
+    def _progress(self, progress: Callable[[str], None]) -> AbstractContextManager[None]:
+        scope = self.family.progress_scope
+        return scope(progress) if scope is not None else _nothing()
+
+    async def _confirm(self, session_id: int, context: Any) -> bool:
+        """The SDK's confirm: the call as it will land goes to the gate; a denial is a ToolError."""
+        use = getattr(context, "tool_use", None)
+        running = self._running.get(use.id) if use is not None else None
+        if running is None:  # nothing to attribute the action to, so nothing to approve
+            return False
+        ctx, first = running
+        risk, reason, summary = self.toolset(session_id).describe(context)
+        call = first.model_copy(
+            update={
+                "risk": Risk(risk),
+                "reason": reason,
+                "summary": summary,
+                "target": self.family.target(context),
+            }
+        )
+        decision = await ctx.approve(call)
+        if decision.verdict != "allow":
+            raise ToolError(denial_text(decision))
+        return True
+
+    def action_groups(self) -> list[ActionGroup]:
+        return [
+            ActionGroup(
+                tool=self.family.name, title=self.family.title, actions=self.family.members()
+            )
+        ]
+
+    async def start(self) -> None:
+        return None
+
+    async def close_session(self, session_id: int) -> None:
+        self._confirms.pop(session_id, None)
+        await self.family.close_session(session_id)
+
+    async def close(self) -> None:
+        await self.family.close()
+
+
+@contextlib.contextmanager
+def _nothing() -> Iterator[None]:
+    yield
