@@ -37,13 +37,8 @@ from desktop.events import (
 )
 from desktop.model import OUTCOME_KEY
 from desktop.store import StoredMessage
-from ui.markdown_view import (
-    DEFAULT_POINT_SIZE,
-    MarkdownView,
-    ProseBlockView,
-    StableHints,
-    WrappingLabel,
-)
+from ui.labels import DEFAULT_POINT_SIZE, StableHints, WrappingLabel
+from ui.markdown_view import MarkdownView, ProseBlockView
 from ui.tool_card import ToolCard, input_preview
 
 # The worst gaps between frames are about FRAME_MS plus how much a frame's work varies:
