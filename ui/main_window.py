@@ -38,7 +38,7 @@ from desktop.events import AgentEvent, MessageCommitted, TurnFailed, TurnFinishe
 from desktop.permissions import MODE_TITLES, ApprovalRequest, Mode
 from desktop.workspace import Workspace
 from tools.browser import find_browser
-from ui import composer, markdown_view, session_list, thread_view, tool_card
+from ui import composer, markdown_view, session_list, thread_items, thread_view, tool_card
 from ui.approval_sheet import ApprovalSheet
 from ui.browser_download import BrowserDownloadDialog
 from ui.composer import Composer
@@ -534,6 +534,7 @@ STYLE = "\n".join(
     [
         _WINDOW_STYLE,
         session_list.STYLE,
+        thread_items.STYLE,
         thread_view.STYLE,
         markdown_view.STYLE,
         tool_card.STYLE,
