@@ -466,9 +466,9 @@ class MainWindow(QMainWindow):
                 self.settings_dialog.activateWindow()
                 return
         try:
-            from ui.settings_dialog import SettingsDialog  # loaded when first needed
+            from ui.settings import SettingsDialog  # loaded when first needed
         except ModuleNotFoundError as exc:
-            if exc.name != "ui.settings_dialog":
+            if exc.name != "ui.settings" and not (exc.name or "").startswith("ui.settings."):
                 raise
             log.warning("the settings dialog is not available")
             self.statusBar().showMessage("Settings are not available in this build.", 5000)
