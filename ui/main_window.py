@@ -34,10 +34,10 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.agent import tool_label
+from desktop.browser_setup import find_browser
 from desktop.events import AgentEvent, MessageCommitted, TurnFailed, TurnFinished, Usage
 from desktop.permissions import MODE_TITLES, ApprovalRequest, Mode
 from desktop.workspace import Workspace
-from tools.browser import find_browser
 from ui import composer, markdown_view, session_list, thread_items, thread_view, tool_card
 from ui.approval_sheet import ApprovalSheet
 from ui.browser_download import BrowserDownloadDialog

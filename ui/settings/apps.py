@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QLabel, QPushButton, QTableWidget, QTableWidgetItem, QWidget
 
+from desktop.mac_setup import AUTOMATION_SETTINGS_URL, macos_status
 from desktop.workspace import Workspace
-from tools.macos import AUTOMATION_SETTINGS_URL, macos_status
 from ui.settings.form import Draft, FormPage, SettingsForm, hint_label
 
 STATE_TITLES = {"allowed": "Allowed", "denied": "Not allowed", "unknown": "Not asked yet"}
