@@ -16,7 +16,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
-from tools.base import Risk
+# Re-exported: the ui reads risk levels from here, since it never imports `tools`.
+from tools.base import Risk as Risk
 
 
 class Mode(StrEnum):

@@ -22,8 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.permissions import RISK_TITLES, Answer, ApprovalRequest, input_for_approver
-from tools.base import Risk
+from desktop.permissions import RISK_TITLES, Answer, ApprovalRequest, Risk, input_for_approver
 
 RISK_COLORS = {
     Risk.READ: ("#1f6f3f", "#e3f4e8"),

@@ -33,11 +33,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.browser_setup import find_browser
 from desktop.events import AgentEvent, MessageCommitted, TurnFailed, TurnFinished, Usage
 from desktop.permissions import MODE_TITLES, ApprovalRequest, Mode
 from desktop.workspace import Workspace
-from tools.browser import find_browser
-from ui import composer, markdown_view, session_list, thread_view, tool_card
+from ui import composer, markdown_view, session_list, thread_items, thread_view, tool_card
 from ui.approval_sheet import ApprovalSheet
 from ui.browser_download import BrowserDownloadDialog
 from ui.composer import Composer
@@ -465,9 +465,9 @@ class MainWindow(QMainWindow):
                 self.settings_dialog.activateWindow()
                 return
         try:
-            from ui.settings_dialog import SettingsDialog  # loaded when first needed
+            from ui.settings import SettingsDialog  # loaded when first needed
         except ModuleNotFoundError as exc:
-            if exc.name != "ui.settings_dialog":
+            if exc.name != "ui.settings" and not (exc.name or "").startswith("ui.settings."):
                 raise
             log.warning("the settings dialog is not available")
             self.statusBar().showMessage("Settings are not available in this build.", 5000)
@@ -533,6 +533,7 @@ STYLE = "\n".join(
     [
         _WINDOW_STYLE,
         session_list.STYLE,
+        thread_items.STYLE,
         thread_view.STYLE,
         markdown_view.STYLE,
         tool_card.STYLE,

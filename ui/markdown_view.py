@@ -1,64 +1,39 @@
 """Replies as Markdown in Qt rich text, rendered so that streaming stays cheap.
 
-`render_blocks(text)` parses Markdown with markdown-it (CommonMark + tables, raw HTML off,
-so model text can never inject markup) and returns one `Block` per top-level Markdown
-block: prose as Qt-flavoured HTML, fenced code as its raw text. `MarkdownView` shows a
-reply with one widget per block; while a reply streams, `SettledSplitter` finds the last
-point before which the text can no longer change its rendering, so that part is rendered
-once and only the short unsettled tail is re-rendered on each frame.
-
-The same cost rule shapes the widgets: `WrappingLabel` and the `StableHints` containers
-keep size hints constant so that Qt never re-measures text that did not change (the
-thread view relies on them too).
+`MarkdownView` shows a reply with one widget per block from `ui.markdown_blocks`; while a
+reply streams, the text before the last settled point (`SettledSplitter`) is rendered
+once and only the short unsettled tail is re-rendered on each frame. Its widgets keep
+their size hints constant (`ui.labels`), so Qt never re-measures text that did not change.
 """
 
 from __future__ import annotations
 
 import html
-import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal
 
-from markdown_it import MarkdownIt
-from markdown_it.renderer import RendererHTML
-from markdown_it.token import Token
-from markdown_it.utils import EnvType, OptionsDict
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
-    QSizePolicy,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from ui.rich_text import HINT_WIDTH, MIN_WIDTH, RichTextView
+from ui.labels import DEFAULT_POINT_SIZE, StableHints, reserve_space_while_hidden
+from ui.markdown_blocks import (
+    COPY_SCHEME,
+    SAFE_LINK_SCHEMES,
+    Block,
+    SettledSplitter,
+    render_blocks,
+    style_for,
+)
+from ui.rich_text import RichTextView
 
-COPY_SCHEME = "copy"
-SAFE_LINK_SCHEMES = ("http", "https", "mailto")
 BLOCK_SPACING = 10
-DEFAULT_POINT_SIZE = 10.5
-
-# Qt's rich text understands a subset of CSS; these rules stay within it.
-_CSS = """
-p {{ margin: 0px; }}
-h1 {{ font-size: {h1}pt; font-weight: 600; margin: 0px; }}
-h2 {{ font-size: {h2}pt; font-weight: 600; margin: 0px; }}
-h3 {{ font-size: {h3}pt; font-weight: 600; margin: 0px; }}
-h4, h5, h6 {{ font-size: {base}pt; font-weight: 600; margin: 0px; }}
-ul, ol {{ margin-top: 0px; margin-bottom: 0px; }}
-li {{ margin-bottom: 3px; }}
-li p {{ margin-bottom: 4px; }}
-code {{ font-family: '{mono}'; font-size: {code}pt; background-color: #eef0f3; color: #1f2328; }}
-pre {{ font-family: '{mono}'; font-size: {code}pt; white-space: pre-wrap; margin: 0px; }}
-a {{ color: #0969da; text-decoration: none; }}
-th {{ background-color: #f3f5f7; font-weight: 600; }}
-"""
 
 
 def monospace_family() -> str:
@@ -75,128 +50,7 @@ def _system_monospace() -> str:
 
 def style_sheet(base_pt: float) -> str:
     """The CSS for prose at `base_pt`: set once per document, not sent with every block."""
-    return _style_for(base_pt, monospace_family())
-
-
-@cache
-def _style_for(base_pt: float, mono: str) -> str:
-    return _CSS.format(
-        h1=round(base_pt * 1.45, 1),
-        h2=round(base_pt * 1.25, 1),
-        h3=round(base_pt * 1.1, 1),
-        base=base_pt,
-        code=round(base_pt * 0.93, 1),
-        mono=mono,
-    )
-
-
-@dataclass(frozen=True)
-class Block:
-    """One top-level Markdown block, ready for a widget.
-
-    `html` is set for prose; `code`/`language` for a top-level code block. `codes` holds
-    the text of code blocks nested inside prose (in a list item, a quote), which the
-    HTML offers to copy through ``copy:N`` links.
-    """
-
-    kind: Literal["prose", "code"]
-    html: str = ""
-    code: str = ""
-    language: str = ""
-    codes: tuple[str, ...] = field(default=())
-    line: int = field(default=0, compare=False)  # where it starts in the source, from 0
-
-
-def _code_text(token: Token) -> str:
-    # The block's own lines, without the newline markdown-it keeps after the last one.
-    return token.content[:-1] if token.content.endswith("\n") else token.content
-
-
-class _QtRenderer(RendererHTML):
-    """markdown-it's HTML renderer with output tuned for Qt's rich-text engine."""
-
-    def table_open(
-        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
-    ) -> str:
-        # Qt draws grid lines from attributes more reliably than from CSS.
-        return (
-            '<table border="1" cellspacing="0" cellpadding="6" '
-            'style="border-collapse: collapse; border-color: #d0d7de; border-style: solid;">\n'
-        )
-
-    def fence(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
-        # Only reached for code nested in other blocks; top-level code gets its own widget.
-        codes: list[str] = env.setdefault("codes", [])
-        codes.append(_code_text(tokens[idx]))
-        return (
-            '<table width="100%" cellspacing="0" cellpadding="8" bgcolor="#f6f8fa" '
-            'style="border-style: none; margin-top: 4px; margin-bottom: 4px;"><tr><td>'
-            f'<p align="right"><a href="{COPY_SCHEME}:{len(codes) - 1}">Copy</a></p>'
-            f"<pre>{html.escape(_code_text(tokens[idx]))}</pre></td></tr></table>\n"
-        )
-
-    code_block = fence
-
-    def blockquote_open(
-        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
-    ) -> str:
-        # Qt draws no left border on blocks; a thin tinted table cell stands in for it.
-        return (
-            '<table cellspacing="0" cellpadding="0" style="margin-top: 2px; margin-bottom: 2px;">'
-            '<tr><td width="3" bgcolor="#d0d7de"></td>'
-            '<td style="padding-left: 12px; color: #57606a;">\n'
-        )
-
-    def blockquote_close(
-        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
-    ) -> str:
-        return "</td></tr></table>\n"
-
-    def image(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
-        # Never let a reply make Qt load a file or URL; show the picture as a link instead.
-        token = tokens[idx]
-        alt = html.escape(self.renderInlineAsText(token.children or [], options, env) or "image")
-        src = str(token.attrGet("src") or "")
-        if src.split(":", 1)[0].lower() in SAFE_LINK_SCHEMES:
-            return f'<a href="{html.escape(src)}">[{alt}]</a>'
-        return f"[{alt}]"
-
-
-@cache
-def _markdown() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False}, renderer_cls=_QtRenderer)
-    md.enable(["table", "strikethrough"])
-    return md
-
-
-def _top_level_groups(tokens: list[Token]) -> list[list[Token]]:
-    """Split a token stream into the tokens of each top-level block."""
-    groups: list[list[Token]] = []
-    depth = 0
-    for token in tokens:
-        if depth == 0:
-            groups.append([])
-        groups[-1].append(token)
-        depth += token.nesting
-    return groups
-
-
-def render_blocks(markdown: str) -> list[Block]:
-    """Render Markdown source into one `Block` per top-level block (styled by `style_sheet`)."""
-    md = _markdown()
-    blocks: list[Block] = []
-    for group in _top_level_groups(md.parse(markdown)):
-        first = group[0]
-        line = first.map[0] if first.map else 0
-        if len(group) == 1 and first.type in ("fence", "code_block"):
-            language = first.info.strip().split(" ", 1)[0] if first.info else ""
-            blocks.append(Block(kind="code", code=_code_text(first), language=language, line=line))
-            continue
-        env: dict[str, Any] = {}
-        body = md.renderer.render(group, md.options, env)
-        codes = tuple(env.get("codes", ()))
-        blocks.append(Block(kind="prose", html=body, codes=codes, line=line))
-    return blocks
+    return style_for(base_pt, monospace_family())
 
 
 def markdown_to_html(markdown: str, base_pt: float = DEFAULT_POINT_SIZE) -> str:
@@ -210,132 +64,10 @@ def markdown_to_html(markdown: str, base_pt: float = DEFAULT_POINT_SIZE) -> str:
     return "\n".join(parts)
 
 
-_FENCE_OPEN = re.compile(r"(`{3,}|~{3,})(.*)")
-_LIST_ITEM = re.compile(r"([-*+]|\d{1,9}[.)])(\s|$)")
-_FENCE_CLOSE = re.compile(r"(`{3,}|~{3,})\s*")
-
-
-class SettledSplitter:
-    """Finds where streaming Markdown can be cut so the part before it renders for good.
-
-    A safe cut is the start of a line that begins with a non-blank character right
-    after a blank line, outside any fenced code block: no Markdown construct continues
-    across such a point (a list item's continuation would be indented). A new list
-    item is not a cut either, so a loose list stays one list. Only complete lines are
-    examined, and each line once: feeding is linear in the new text.
-    """
-
-    def __init__(self) -> None:
-        self._scanned = 0  # offset of the first line not yet examined
-        self._fence: tuple[str, int] | None = None  # (character, length) of an open fence
-        self._after_blank = False
-
-    def feed(self, text: str) -> int:
-        """Examine new complete lines of `text`; return the latest safe cut (0 if none)."""
-        cut = 0
-        while (end := text.find("\n", self._scanned)) != -1:
-            line = text[self._scanned : end]
-            if (
-                self._after_blank
-                and self._fence is None
-                and line[:1] not in ("", " ", "\t")
-                and not _LIST_ITEM.match(line)
-            ):
-                cut = self._scanned
-            self._track_fence(line.lstrip(" \t"))
-            self._after_blank = self._fence is None and not line.strip()
-            self._scanned = end + 1
-        return cut
-
-    def rebase(self, offset: int) -> None:
-        """The first `offset` characters were cut off the text; shift positions accordingly."""
-        self._scanned -= offset
-
-    def _track_fence(self, stripped: str) -> None:
-        if self._fence is None:
-            match = _FENCE_OPEN.match(stripped)
-            if match and not (match[1][0] == "`" and "`" in match[2]):
-                self._fence = (match[1][0], len(match[1]))
-            return
-        match = _FENCE_CLOSE.fullmatch(stripped)
-        if match and match[1][0] == self._fence[0] and len(match[1]) >= self._fence[1]:
-            self._fence = None
-
-
 def _copy_to_clipboard(text: str) -> None:
     clipboard = QGuiApplication.clipboard()
     if clipboard is not None:
         clipboard.setText(text)
-
-
-# Why the size hints below are constants: Qt's box layouts ask every height-for-width
-# child for its height again on each relayout, at the real width and at the width of
-# the layout's size hint. A QLabel's hints follow its text, so a label that changes on
-# every frame would shift that hint width and make every block of the reply lay its
-# text out again: a cost that grows with the reply. With constant hints, heights are
-# only asked at widths each widget has already cached.
-
-
-class StableHints:
-    """Mixin for containers of wrapped text: size hints that never trigger a relayout."""
-
-    def grows_in_place(self: QWidget) -> None:  # type: ignore[misc]
-        """Content stays put when this widget grows: Qt repaints only the new area."""
-        self.setAttribute(Qt.WidgetAttribute.WA_StaticContents)
-
-    def sizeHint(self) -> QSize:
-        return QSize(HINT_WIDTH, 0)
-
-    def minimumSizeHint(self) -> QSize:
-        return QSize(MIN_WIDTH, 0)
-
-
-class WrappingLabel(QLabel):
-    """A word-wrapped, mouse-selectable label whose size hints do not depend on its text."""
-
-    def __init__(
-        self, text: str = "", *, rich: bool = False, parent: QWidget | None = None
-    ) -> None:
-        super().__init__(parent)
-        self.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
-        self.setWordWrap(True)
-        flags = Qt.TextInteractionFlag.TextSelectableByMouse
-        if rich:
-            flags |= Qt.TextInteractionFlag.LinksAccessibleByMouse
-        self.setTextInteractionFlags(flags)
-        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
-        policy.setHeightForWidth(True)
-        self.setSizePolicy(policy)
-        _reserve_space_while_hidden(self)
-        # Layouts ask the same height several times per pass, and each QLabel answer
-        # lays the text out twice (it restores the previous text width afterwards).
-        self._heights: dict[int, int] = {}
-        if text:
-            self.setText(text)
-
-    def setText(self, text: str) -> None:
-        self._heights.clear()
-        super().setText(text)
-
-    def heightForWidth(self, width: int) -> int:
-        height = self._heights.get(width)
-        if height is None:
-            if len(self._heights) > 3:
-                self._heights.clear()
-            height = self._heights[width] = super().heightForWidth(width)
-        return height
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
-            self._heights.clear()
-        super().changeEvent(event)
-
-    def sizeHint(self) -> QSize:
-        return QSize(HINT_WIDTH, self.fontMetrics().lineSpacing())
-
-    def minimumSizeHint(self) -> QSize:
-        # Also keeps a long URL from setting the minimum width of the whole thread.
-        return QSize(MIN_WIDTH, self.fontMetrics().lineSpacing())
 
 
 class ProseBlockView(RichTextView):
@@ -401,7 +133,7 @@ class CodeBlockView(StableHints, QFrame):
         layout.setSpacing(2)
         layout.addLayout(header)
         layout.addWidget(self.code)
-        _reserve_space_while_hidden(self)
+        reserve_space_while_hidden(self)
 
     def set_block(self, block: Block) -> None:
         if block == self.block:
@@ -421,13 +153,6 @@ class CodeBlockView(StableHints, QFrame):
 BlockView = ProseBlockView | CodeBlockView
 
 
-def _reserve_space_while_hidden(widget: QWidget) -> None:
-    # Lets a new block count in layouts before it is shown; see MarkdownView.show_new.
-    policy = widget.sizePolicy()
-    policy.setRetainSizeWhenHidden(True)
-    widget.setSizePolicy(policy)
-
-
 GROUP_SIZE = 12
 
 
@@ -442,7 +167,7 @@ class _BlockGroup(StableHints, QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.grows_in_place()
-        _reserve_space_while_hidden(self)
+        reserve_space_while_hidden(self)
         self.blocks = QVBoxLayout(self)
         self.blocks.setContentsMargins(0, 0, 0, 0)
         self.blocks.setSpacing(BLOCK_SPACING)

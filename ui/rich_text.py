@@ -32,7 +32,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
 
-HINT_WIDTH = 320  # see markdown_view: size hints that never depend on the text
+HINT_WIDTH = 320  # see ui/labels.py: size hints that never depend on the text
 MIN_WIDTH = 40
 
 

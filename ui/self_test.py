@@ -35,6 +35,7 @@ import qasync
 from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
+from desktop.browser_setup import BrowserPool, UrlPolicy, install_hint
 from desktop.browser_toolset import browser_config
 from desktop.errors import ModelCallFailed
 from desktop.login_path import restore_library_path
@@ -44,7 +45,6 @@ from desktop.settings import Settings, SettingsFile
 from desktop.store import Store
 from desktop.stream_worker import shared_worker
 from desktop.workspace import Workspace
-from tools.browser import BrowserPool, UrlPolicy, install_hint
 from ui.main_window import MainWindow
 
 SUMMARY_PREFIX = "self-test ok:"

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from ui.image_viewer import ImageThumbnail, ImageViewer
-from ui.markdown_view import StableHints, WrappingLabel
+from ui.labels import StableHints, WrappingLabel
 
 MAX_PROGRESS_LINES = 6
 INPUT_PREVIEW_CHARS = 160

@@ -11,7 +11,7 @@ from desktop.workspace import Workspace
 from tests.support.waiting import wait_until
 from ui.browser_download import BrowserDownloadDialog
 from ui.main_window import MainWindow
-from ui.settings_dialog import SettingsDialog
+from ui.settings import SettingsDialog
 
 
 def test_first_run_without_a_key_opens_settings_with_a_welcome(

@@ -24,7 +24,8 @@ from tests.support.model_server import (
 from tests.support.waiting import wait_until
 from ui.main_window import MainWindow, NoticeBanner
 from ui.markdown_view import CodeBlockView, MarkdownView, ProseBlockView
-from ui.thread_view import AssistantMessage, NoticeLine, ThreadView, UserBubble
+from ui.thread_items import AssistantMessage, NoticeLine, UserBubble
+from ui.thread_view import ThreadView
 from ui.tool_card import ToolCard
 
 REPLY = """# Packing list

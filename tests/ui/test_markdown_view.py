@@ -9,14 +9,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QTextDocument, QTextTable
 
 import ui.markdown_view as markdown_view
-from ui.markdown_view import (
-    CodeBlockView,
-    MarkdownView,
-    ProseBlockView,
-    SettledSplitter,
-    markdown_to_html,
-    render_blocks,
-)
+from ui.markdown_blocks import Block, SettledSplitter, render_blocks
+from ui.markdown_view import CodeBlockView, MarkdownView, ProseBlockView, markdown_to_html
 
 DOCUMENT = """# Release notes
 
@@ -184,7 +178,7 @@ def test_streaming_rerenders_only_the_tail(qtbot, monkeypatch) -> None:  # type:
     rendered: list[int] = []
     original = markdown_view.render_blocks
 
-    def recording(text: str, *args: object) -> list[markdown_view.Block]:
+    def recording(text: str, *args: object) -> list[Block]:
         rendered.append(len(text))
         return original(text, *args)  # type: ignore[arg-type]
 
@@ -203,10 +197,10 @@ def test_streaming_rerenders_only_the_tail(qtbot, monkeypatch) -> None:  # type:
 
 
 def test_streaming_keeps_settled_widgets_and_small_groups(qtbot, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    created: list[markdown_view.Block] = []
+    created: list[Block] = []
     original = markdown_view._view_for
 
-    def recording(block: markdown_view.Block, base_pt: float) -> markdown_view.BlockView:
+    def recording(block: Block, base_pt: float) -> markdown_view.BlockView:
         created.append(block)
         return original(block, base_pt)
 

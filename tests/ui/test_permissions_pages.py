@@ -13,8 +13,9 @@ from desktop.store import AuditEntry
 from desktop.workspace import Workspace
 from tests.support.sample_tools import NotebookTool
 from tools.base import Risk
-from ui.permissions_pages import AuditPage, PermissionsPage
-from ui.settings_dialog import SettingsDialog
+from ui.settings import SettingsDialog
+from ui.settings.audit import AuditPage
+from ui.settings.permissions import PermissionsPage
 
 
 def open_page(qtbot, workspace: Workspace, name: str) -> SettingsDialog:  # type: ignore[no-untyped-def]

@@ -18,7 +18,8 @@ from desktop.workspace import Workspace
 from tests.support.keychain import MemoryKeychain, RefusingKeychain, installed
 from tests.support.model_server import ScriptedModelServer
 from tests.support.waiting import wait_until
-from ui.settings_dialog import ModelPage, SettingsDialog
+from ui.settings import SettingsDialog
+from ui.settings.model import ModelPage
 
 KEY = "sk-ant-test-0123456789abcdef"
 SAVE = QDialogButtonBox.StandardButton.Save

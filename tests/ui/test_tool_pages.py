@@ -7,8 +7,9 @@ import sys
 from PySide6.QtWidgets import QDialogButtonBox
 
 from desktop.workspace import Workspace
-from ui.settings_dialog import SettingsDialog
-from ui.tool_pages import AppsPage, BrowserPage
+from ui.settings import SettingsDialog
+from ui.settings.apps import AppsPage
+from ui.settings.browser import BrowserPage
 
 
 def test_browser_page_saves_sites_and_members_and_names_the_browser(

@@ -1,69 +1,20 @@
-"""Settings → Browser and Settings → Apps: both pages are built from their settings models.
+"""Settings → Apps: the Mac tools, the layout presets Claude saved, and Automation access.
 
-The Apps page also shows the Automation permission Deskhand last saw for each Mac app,
-with a button that opens the right pane of System Settings.
+The page shows the Automation permission Deskhand last saw for each Mac app, with a button
+that opens the right pane of System Settings.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import (
-    QLabel,
-    QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QLabel, QPushButton, QTableWidget, QTableWidgetItem, QWidget
 
+from desktop.mac_setup import AUTOMATION_SETTINGS_URL, macos_status
 from desktop.workspace import Workspace
-from tools.browser import find_browser, install_hint
-from tools.macos import AUTOMATION_SETTINGS_URL, macos_status
-from ui.settings_form import Draft, SettingsForm, SettingsPage, hint_label
+from ui.settings.form import Draft, FormPage, SettingsForm, hint_label
 
 STATE_TITLES = {"allowed": "Allowed", "denied": "Not allowed", "unknown": "Not asked yet"}
-
-
-class FormPage(SettingsPage):
-    """A page that is one form over one section of the settings."""
-
-    def __init__(self, form: SettingsForm, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.form = form
-        self.layout_ = QVBoxLayout(self)
-        self.layout_.setContentsMargins(0, 0, 0, 0)
-
-    def collect(self, draft: Draft) -> None:
-        self.form.write(draft.data)
-
-    def show_problems(self, problems: Mapping[str, str]) -> set[str]:
-        return self.form.show_problems(problems)
-
-    def clear_problems(self) -> None:
-        self.form.clear_problems()
-
-
-class BrowserPage(FormPage):
-    """Which browser Deskhand drives, how it shows, which sites, and the default-off members."""
-
-    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
-        form = SettingsForm()
-        form.add_fields(workspace.settings.browser, prefix="browser")
-        super().__init__(form, parent)
-        choice = find_browser(workspace.settings.browser.executable_path.strip() or None)
-        found = (
-            f"Deskhand will use: {choice.path or choice.channel} ({choice.source})."
-            if choice
-            else f"No browser was found. Install one with: {install_hint()}"
-        )
-        self.found = hint_label(found)
-        self.found.setObjectName("browserFound")
-        self.layout_.addWidget(self.found)
-        self.layout_.addWidget(form)
-        self.layout_.addStretch(1)
 
 
 class AppsPage(FormPage):

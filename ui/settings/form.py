@@ -3,7 +3,8 @@
 A field's title is its label and its description the help text, so a new setting shows up
 by adding a field to the model in `desktop/settings.py`. Each field gets a widget that shows
 and returns a value of its type; a page may pass its own widget for any field. `SettingsPage`
-and `Draft` are the contract between a page and the Settings dialog.
+and `Draft` are the contract between a page and the Settings dialog; a `FormPage` is a
+page that is one form.
 """
 
 from __future__ import annotations
@@ -316,3 +317,22 @@ class SettingsPage(QWidget):
 
     def stop(self) -> None:
         """The dialog is closing: stop background work."""
+
+
+class FormPage(SettingsPage):
+    """A page that is one form over one section of the settings."""
+
+    def __init__(self, form: SettingsForm, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.form = form
+        self.layout_ = QVBoxLayout(self)
+        self.layout_.setContentsMargins(0, 0, 0, 0)
+
+    def collect(self, draft: Draft) -> None:
+        self.form.write(draft.data)
+
+    def show_problems(self, problems: Mapping[str, str]) -> set[str]:
+        return self.form.show_problems(problems)
+
+    def clear_problems(self) -> None:
+        self.form.clear_problems()

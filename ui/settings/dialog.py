@@ -1,0 +1,199 @@
+"""The Settings dialog: a sidebar of pages, each built from its part of the settings model.
+
+Pages are listed once in `PAGES`. On Save every page writes its values into a `Draft`; the
+whole `Settings` is validated before `Workspace.apply_settings` writes anything, so invalid
+input keeps the dialog open with everything the person typed. Cancel writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QDialog,
+    QDialogButtonBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QScrollArea,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.settings import Settings
+from desktop.workspace import Workspace
+from ui.settings.apps import AppsPage
+from ui.settings.audit import AuditPage
+from ui.settings.browser import BrowserPage
+from ui.settings.form import ERROR_COLOR, Draft, SettingsPage
+from ui.settings.model import ModelPage
+from ui.settings.permissions import PermissionsPage
+from ui.welcome import WelcomePanel
+
+__all__ = ["PAGES", "PageSpec", "SettingsDialog"]
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    name: str
+    title: str
+    build: Callable[[Workspace], SettingsPage]
+
+
+# The sidebar, in order. A new page is one line here.
+PAGES: tuple[PageSpec, ...] = (
+    PageSpec("model", "Model", ModelPage),
+    PageSpec("permissions", "Permissions", PermissionsPage),
+    PageSpec("browser", "Browser", BrowserPage),
+    PageSpec("apps", "Apps", AppsPage),
+    PageSpec("audit", "Audit", AuditPage),
+)
+
+
+class SettingsDialog(QDialog):
+    """Settings, page by page. Open it with `.open()`; `saved` fires after a successful Save."""
+
+    saved = Signal()
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        parent: QWidget | None = None,
+        page: str = "model",
+        *,
+        welcome: bool = False,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Welcome to Deskhand" if welcome else "Settings")
+        self.welcome = WelcomePanel() if welcome else None
+        self.setMinimumSize(720, 480)
+        self.resize(800, 620)
+        self._workspace = workspace
+        self._pages: dict[str, SettingsPage] = {}
+        self._titles: dict[str, str] = {}
+
+        self._sidebar = QListWidget()
+        self._sidebar.setFixedWidth(170)
+        self._sidebar.setSpacing(2)
+        self._heading = QLabel()
+        heading_font = self._heading.font()
+        heading_font.setPointSizeF(heading_font.pointSizeF() * 1.35)
+        heading_font.setWeight(QFont.Weight.DemiBold)
+        self._heading.setFont(heading_font)
+        self._stack = QStackedWidget()
+        for spec in PAGES:
+            built = spec.build(workspace)
+            self._pages[spec.name] = built
+            self._titles[spec.name] = spec.title
+            scroll = QScrollArea()
+            scroll.setWidgetResizable(True)
+            scroll.setFrameShape(QFrame.Shape.NoFrame)
+            scroll.setWidget(built)
+            self._stack.addWidget(scroll)
+            self._sidebar.addItem(spec.title)
+        self._sidebar.currentRowChanged.connect(self._show_page)
+
+        self._message = QLabel()
+        self._message.setWordWrap(True)
+        self._message.hide()
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.accepted.connect(self._save)
+        self.buttons.rejected.connect(self.reject)
+        self.finished.connect(self._stop_pages)
+
+        content = QVBoxLayout()
+        content.setSpacing(12)
+        if self.welcome is not None:
+            content.addWidget(self.welcome)
+        content.addWidget(self._heading)
+        content.addWidget(self._stack, 1)
+        body = QHBoxLayout()
+        body.setSpacing(18)
+        body.addWidget(self._sidebar)
+        body.addLayout(content, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 16, 16, 12)
+        layout.setSpacing(12)
+        layout.addLayout(body, 1)
+        layout.addWidget(self._message)
+        layout.addWidget(self.buttons)
+        self.select_page(page)
+
+    def page(self, name: str) -> SettingsPage:
+        return self._pages[name]
+
+    def button(self, which: QDialogButtonBox.StandardButton) -> QAbstractButton:
+        return self.buttons.button(which)
+
+    def select_page(self, name: str) -> None:
+        if name not in self._pages:
+            raise KeyError(f"no settings page {name!r}; pages: {', '.join(self._pages)}")
+        self._sidebar.setCurrentRow(list(self._pages).index(name))
+
+    def _show_page(self, row: int) -> None:
+        self._stack.setCurrentIndex(row)
+        self._heading.setText(list(self._titles.values())[row])
+
+    def _say(self, text: str, *, error: bool) -> None:
+        self._message.setStyleSheet(f"color: {ERROR_COLOR};" if error else "")
+        self._message.setText(text)
+        self._message.setVisible(bool(text))
+
+    def _save(self) -> None:
+        pages = list(self._pages.values())
+        for page in pages:
+            page.clear_problems()
+        self._say("", error=False)
+        draft = Draft(data=self._workspace.settings.model_dump())
+        for page in pages:
+            page.collect(draft)
+        problems = dict(draft.problems)
+        settings = None
+        try:
+            settings = Settings.model_validate(draft.data)
+        except ValidationError as exc:
+            for error in exc.errors():
+                problems.setdefault(".".join(map(str, error["loc"])), error["msg"])
+        if problems or settings is None:
+            self._show_problems(problems)
+            return
+        try:
+            stored_in = self._workspace.apply_settings(settings, api_key=draft.api_key)
+        except OSError as exc:
+            self._say(f"Couldn't save the settings: {exc.strerror or exc}.", error=True)
+            return
+        self.saved.emit()
+        notices = [text for page in pages if (text := page.after_save(draft, stored_in))]
+        if notices:
+            self._say(" ".join(notices), error=False)
+            self.button(QDialogButtonBox.StandardButton.Cancel).setText("Close")
+            return
+        self.accept()
+
+    def _show_problems(self, problems: Mapping[str, str]) -> None:
+        unplaced = dict(problems)
+        first_page = None
+        for name, page in self._pages.items():
+            shown = page.show_problems(problems)
+            if shown and first_page is None:
+                first_page = name
+            for path in shown:
+                unplaced.pop(path, None)
+        if first_page is not None:
+            self.select_page(first_page)
+        lines = ["Some settings need a look (marked in red)." if first_page else ""]
+        lines += [f"{path}: {message}" for path, message in unplaced.items()]
+        self._say(" ".join(line for line in lines if line), error=True)
+
+    def _stop_pages(self) -> None:
+        for page in self._pages.values():
+            page.stop()
