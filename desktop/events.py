@@ -33,6 +33,14 @@ class TurnStarted(BaseModel):
     session_id: int
 
 
+class PromptAdded(BaseModel):
+    """The person's message joined the thread (sent now, or replayed from history)."""
+
+    kind: Literal["prompt_added"] = "prompt_added"
+    session_id: int
+    text: str
+
+
 class MessageStarted(BaseModel):
     """The model began a new assistant message (text deltas that follow belong to it)."""
 
@@ -108,6 +116,7 @@ class TurnFailed(BaseModel):
 
 AgentEvent = Annotated[
     TurnStarted
+    | PromptAdded
     | MessageStarted
     | TextDelta
     | ToolStarted

@@ -8,11 +8,11 @@ import json
 import time
 from collections.abc import Callable
 
+from desktop.approvals import ApprovalQueue
 from desktop.permissions import (
     DENIED_BY_PERSON,
     DENIED_BY_RULE,
     NO_APPROVER,
-    ApprovalRequest,
     Decision,
     PermissionSettings,
     Rule,
@@ -20,8 +20,6 @@ from desktop.permissions import (
     decide,
 )
 from desktop.store import AuditEntry, Store
-
-Approver = Callable[[ApprovalRequest], None]
 
 
 def input_digest(value: object) -> str:
@@ -38,11 +36,12 @@ class Gate:
         settings: Callable[[], PermissionSettings],
         store: Store,
         remember: Callable[[str, Rule], None],
+        approvals: ApprovalQueue,
     ) -> None:
         self._settings = settings
         self._store = store
         self._remember = remember
-        self.approver: Approver | None = None  # the window sets this; without one, asks are denied
+        self.approvals = approvals  # the window views it; with no viewer, asks are denied
 
     def settings(self) -> PermissionSettings:
         return self._settings()
@@ -65,11 +64,9 @@ class Gate:
         return decision, self._audit(call, decision, outcome)
 
     async def _ask(self, call: ToolCall) -> Decision:
-        if self.approver is None:
+        if not self.approvals.has_viewer:
             return Decision(verdict="deny", by="mode", reason=NO_APPROVER)
-        request = ApprovalRequest(call)
-        self.approver(request)
-        answer = await request.wait()
+        answer = await self.approvals.ask(call)
         if answer.allow and answer.always:
             self._remember(call.rule_key, Rule.ALLOW)
         return Decision(

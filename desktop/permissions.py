@@ -7,9 +7,7 @@ the person through an `ApprovalRequest` that the window shows as a sheet.
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -126,40 +124,6 @@ class Answer(BaseModel):
     allow: bool
     always: bool = False  # remember "Always allow" for this action
     reason: str = ""  # the person's optional reason for a denial
-
-
-class ApprovalRequest:
-    """A question to the person that logic can await without holding a window.
-
-    The window listens for new requests, shows a sheet, and calls `answer`. If the turn is
-    stopped while the sheet is open, `cancel()` runs the `on_cancel` callbacks so the sheet closes.
-    """
-
-    def __init__(self, call: ToolCall) -> None:
-        self.call = call
-        self._future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
-        self.on_cancel: list[Callable[[], None]] = []
-
-    def answer(self, answer: Answer) -> None:
-        if not self._future.done():
-            self._future.set_result(answer)
-
-    @property
-    def done(self) -> bool:
-        return self._future.done()
-
-    def cancel(self) -> None:
-        if not self._future.done():
-            self._future.cancel()
-        for callback in self.on_cancel:
-            callback()
-
-    async def wait(self) -> Answer:
-        try:
-            return await asyncio.shield(self._future)
-        except asyncio.CancelledError:
-            self.cancel()
-            raise
 
 
 DENIED_BY_PERSON = (

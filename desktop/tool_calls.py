@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import logging
 import mimetypes
 import time
@@ -61,6 +62,7 @@ Outcome = Literal["ok", "error", "denied", "blocked", "stopped"]
 CARD_KEY = "deskhand_card"
 STOPPED_TOOL = "Stopped by the person before this action finished."
 RESULT_PREVIEW = 300
+INPUT_PREVIEW = 160
 
 
 class ToolUse(BaseModel):
@@ -200,6 +202,14 @@ class ToolSource(Protocol):
     async def close(self) -> None: ...
 
 
+def input_line(arguments: dict[str, Any]) -> str:
+    """A call's input as one short line of JSON."""
+    if not arguments:
+        return ""
+    text = json.dumps(arguments, ensure_ascii=False, separators=(", ", ": "))
+    return text if len(text) <= INPUT_PREVIEW else text[: INPUT_PREVIEW - 1] + "…"
+
+
 def tool_label(title: str, action: str) -> str:
     """The card's label: "Browser: navigate", "macOS: calendar today"."""
     return f"{title}: {action.replace('_', ' ')}"
@@ -249,8 +259,8 @@ class ToolCalls:
     def card_for(self, use: ToolUse, session_id: int) -> CallCard:
         """The card a call starts with (label and summary), also for calls stored without one."""
         source = self.source_for(use)
-        if source is None:
-            return CallCard(label=use.name or "tool")
+        if source is None:  # no tool of that name (any more): what the model tried to send
+            return CallCard(label=use.name or "tool", summary=input_line(use.arguments))
         try:
             call = source.describe(use, session_id)
         except Exception:  # unusable input: the label alone

@@ -13,7 +13,10 @@ from typing import Any
 
 from desktop import model
 from desktop.agent import Agent
+from desktop.approvals import ApprovalQueue
 from desktop.browser_toolset import browser_config
+from desktop.conversations import Conversations
+from desktop.events import AgentEvent
 from desktop.gate import Gate
 from desktop.keystore import KeyStore
 from desktop.paths import DataPaths
@@ -22,6 +25,7 @@ from desktop.settings import KeyStorage, Settings, SettingsFile
 from desktop.store import Store
 from desktop.tool_calls import ToolCalls
 from desktop.toolbox import Toolbox
+from desktop.transcript import replay
 from tools.apps import Preset
 
 
@@ -48,7 +52,13 @@ class Workspace:
         )
         self.registry = self.toolbox.registry  # the function tools (tests add their own)
         self.mode_override = mode  # --permission-mode: this run only, not saved
-        self.gate = Gate(settings=self.permissions, store=self.store, remember=self.set_rule)
+        self.approvals = ApprovalQueue()
+        self.gate = Gate(
+            settings=self.permissions,
+            store=self.store,
+            remember=self.set_rule,
+            approvals=self.approvals,
+        )
         self.calls = ToolCalls(
             self.toolbox.sources,
             gate=self.gate,
@@ -61,6 +71,9 @@ class Workspace:
             api_key=self.keys.aget,
             calls=self.calls,
             desktop_context=self.toolbox.desktop_context if self.toolbox.osa else None,
+        )
+        self.conversations = Conversations(
+            store=self.store, agent=self.agent, delete_session=self.delete_session
         )
         self.listeners: list[Callable[[Settings], None]] = []
         self._background: set[asyncio.Future[None]] = set()
@@ -141,6 +154,12 @@ class Workspace:
         for path in self.store.delete_session(session_id):
             path.unlink(missing_ok=True)
         shutil.rmtree(self.paths.attachments / str(session_id), ignore_errors=True)
+
+    def transcript(self, session_id: int) -> list[list[AgentEvent]]:
+        """A stored chat as the events its turns emitted live, turn by turn (see transcript)."""
+        return replay(
+            self.store.messages(session_id), lambda use: self.calls.card_for(use, session_id)
+        )
 
     async def list_models(self) -> list[str]:
         """Model ids from the server's models API, newest first. Raises on failure."""

@@ -22,7 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.permissions import RISK_TITLES, Answer, ApprovalRequest, Risk, input_for_approver
+from desktop.approvals import ApprovalRequest
+from desktop.permissions import RISK_TITLES, Answer, Risk, input_for_approver
 
 RISK_COLORS = {
     Risk.READ: ("#1f6f3f", "#e3f4e8"),

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict, deque
-from collections.abc import Coroutine
-from typing import Any
+from collections import OrderedDict
 
 import shiboken6
 from PySide6.QtCore import Qt, QTimer
@@ -33,9 +31,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.approvals import ApprovalRequest
 from desktop.browser_setup import find_browser
-from desktop.events import AgentEvent, MessageCommitted, TurnFailed, TurnFinished, Usage
-from desktop.permissions import MODE_TITLES, ApprovalRequest, Mode
+from desktop.conversations import ConversationEvent, TurnRunning
+from desktop.events import MessageCommitted, TurnFinished, Usage
+from desktop.permissions import MODE_TITLES, Mode
 from desktop.workspace import Workspace
 from ui import composer, markdown_view, session_list, thread_items, thread_view, tool_card
 from ui.approval_sheet import ApprovalSheet
@@ -50,12 +50,6 @@ APP_NAME = "Deskhand"
 # Views of recently visited sessions are kept so that switching back is instant and keeps
 # error cards; views of sessions with a running turn are never dropped.
 MAX_CACHED_VIEWS = 8
-UNEXPECTED_FAILURE = TurnFailed(
-    session_id=0,
-    error_kind="unexpected",
-    title="Something went wrong",
-    detail="An unexpected error stopped this reply. Your messages are saved; press Retry.",
-)
 
 
 def usage_text(model: str | None, usage: Usage | None) -> str:
@@ -102,14 +96,11 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(APP_NAME)
         self.resize(1120, 760)
         self.setMinimumSize(640, 420)
-        self.turn_task: asyncio.Task[None] | None = None  # the newest turn, for tests and tools
         self.current_session_id: int | None = None
         self.settings_dialog: QDialog | None = None
-        self._turns: dict[int, asyncio.Task[None]] = {}
         self._views: OrderedDict[int, ThreadView] = OrderedDict()
         self._draft: ThreadView | None = None
         self._first_run_checked = False
-        self._deleting: set[asyncio.Future[None]] = set()
         self.download_task: asyncio.Future[bool] | None = None
 
         self.sessions = SessionList(workspace.store)
@@ -165,8 +156,11 @@ class MainWindow(QMainWindow):
         self.setStyleSheet(STYLE)
 
         self.approval_sheet: ApprovalSheet | None = None
-        self._approvals: deque[ApprovalRequest] = deque()
-        workspace.gate.approver = self.ask_approval
+        self.conversations = workspace.conversations
+        self._unsubscribe = [
+            workspace.approvals.subscribe(self.show_approval),
+            self.conversations.subscribe(self._on_conversation),
+        ]
 
         for notice in workspace.notices:
             self.banners.addWidget(NoticeBanner(notice))
@@ -236,25 +230,16 @@ class MainWindow(QMainWindow):
 
     # -- approvals ------------------------------------------------------------------
 
-    def ask_approval(self, request: ApprovalRequest) -> None:
-        """The gate's approver: show one sheet at a time, in the order the calls came."""
-        self._approvals.append(request)
-        if self.approval_sheet is None:
-            self._next_approval()
+    def show_approval(self, request: ApprovalRequest) -> None:
+        """The approval queue's viewer: the queue picks which request shows; this shows it."""
+        sheet = ApprovalSheet(request, request.call.label or request.call.rule_key, self)
+        sheet.finished.connect(lambda _result: self._approval_closed(sheet))
+        self.approval_sheet = sheet
+        sheet.open()
 
-    def _next_approval(self) -> None:
-        self.approval_sheet = None
-        while self._approvals:
-            request = self._approvals.popleft()
-            if request.done:
-                continue  # stopped while it waited its turn
-            call = request.call
-            label = call.label or f"{self.workspace.toolbox.title_of(call.tool)}: {call.action}"
-            sheet = ApprovalSheet(request, label, self)
-            sheet.finished.connect(lambda _result: QTimer.singleShot(0, self, self._next_approval))
-            self.approval_sheet = sheet
-            sheet.open()
-            return
+    def _approval_closed(self, sheet: ApprovalSheet) -> None:
+        if self.approval_sheet is sheet:
+            self.approval_sheet = None
 
     def _build_menu(self) -> None:
         menu = self.menuBar().addMenu("&File")
@@ -299,14 +284,16 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(view)
         self.current_session_id = session_id
         self.sessions.select(session_id)
-        self.composer.set_running(session_id in self._turns)
+        self.composer.set_running(self.conversations.is_running(session_id))
         session = self.workspace.store.session(session_id) if session_id is not None else None
         self.setWindowTitle(f"{session.title} — {APP_NAME}" if session else APP_NAME)
         self._drop_old_views()
 
     def _drop_old_views(self) -> None:
         idle = [
-            sid for sid in self._views if sid != self.current_session_id and sid not in self._turns
+            sid
+            for sid in self._views
+            if sid != self.current_session_id and not self.conversations.is_running(sid)
         ]
         for sid in idle[: max(0, len(self._views) - MAX_CACHED_VIEWS)]:
             self._discard_view(sid)
@@ -332,8 +319,8 @@ class MainWindow(QMainWindow):
                 self.sessions.refresh()
                 return
             view = self._make_view(session_id)
-            view.load(self.workspace.store.messages(session_id))
-            view.set_busy(session_id in self._turns)
+            view.load(self.workspace.transcript(session_id))
+            view.set_busy(self.conversations.is_running(session_id))
             self._views[session_id] = view
         else:
             self._views.move_to_end(session_id)
@@ -354,22 +341,20 @@ class MainWindow(QMainWindow):
         self._discard_view(session_id)
         if session_id == self.current_session_id:
             self.new_chat()
-        deleting = asyncio.ensure_future(self._delete(session_id))
-        self._deleting.add(deleting)  # held until done: the loop keeps only weak references
-        deleting.add_done_callback(self._deleting.discard)
+        deleting = self.conversations.delete(session_id)
+        deleting.add_done_callback(lambda _done: self._deleted())
         self.sessions.refresh()
 
-    async def _delete(self, session_id: int) -> None:
-        task = self._turns.get(session_id)
-        if task is not None:
-            # The stopped turn still writes its partial reply; delete once it has.
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-        await self.workspace.delete_session(session_id)
+    def _deleted(self) -> None:
         if shiboken6.isValid(self):
             self.sessions.refresh()
 
     # -- turns ----------------------------------------------------------------------
+
+    @property
+    def turn_task(self) -> asyncio.Task[None] | None:
+        """The newest turn (tests wait on it)."""
+        return self.conversations.latest
 
     def _submit(self, text: str) -> None:
         if self.send(text):
@@ -377,74 +362,53 @@ class MainWindow(QMainWindow):
 
     def send(self, text: str) -> bool:
         """Send a message in the current session (creating it if needed); False if refused."""
-        text = text.strip()
-        if not text or self.current_session_id in self._turns:
+        if not text.strip() or self.conversations.is_running(self.current_session_id):
             return False  # while a reply runs here, the button is Stop
         if self.current_session_id is None:
-            session = self.workspace.store.create_session()
+            session_id = self.conversations.create_session()
             view = self._draft or self._make_view(None)
             self._draft = None
-            view.session_id = session.id
-            self._views[session.id] = view
-            self.current_session_id = session.id
+            view.session_id = session_id
+            self._views[session_id] = view
+            self.current_session_id = session_id
         session_id = self.current_session_id
-        self._views[session_id].add_user_message(text)
-        self._start_turn(session_id, self.workspace.agent.run_turn(session_id, text, self._emit))
+        self.conversations.send(session_id, text)
         self._show(self._views[session_id], session_id)
         self.sessions.refresh()
         return True
 
     def retry(self, session_id: int) -> None:
         """Answer the stored history again (Retry on an error card)."""
-        if session_id in self._turns:
-            return
-        self._start_turn(session_id, self.workspace.agent.continue_turn(session_id, self._emit))
+        self.conversations.retry(session_id)
 
     def stop(self) -> None:
         """Stop the reply running in the current session; its partial text stays."""
-        task = self._turns.get(self.current_session_id) if self.current_session_id else None
-        if task is not None:
-            task.cancel()
+        self.conversations.stop(self.current_session_id)
 
     def is_running(self, session_id: int | None = None) -> bool:
-        return (self.current_session_id if session_id is None else session_id) in self._turns
+        return self.conversations.is_running(
+            self.current_session_id if session_id is None else session_id
+        )
 
-    def _start_turn(self, session_id: int, turn: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.ensure_future(turn)
-        self._turns[session_id] = task
-        self.turn_task = task
-        task.add_done_callback(lambda done: self._turn_done(session_id, done))
-        if view := self._views.get(session_id):
-            view.set_busy(True)
-        if session_id == self.current_session_id:
-            self.composer.set_running(True)
-
-    def _turn_done(self, session_id: int, task: asyncio.Task[None]) -> None:
+    def _on_conversation(self, event: ConversationEvent) -> None:
+        """Route each event to the thread of its session; a turn's start and end set the busy
+        state of the thread and the composer."""
         if not shiboken6.isValid(self):
             return  # the window is gone; the agent has already saved what matters
-        if self._turns.get(session_id) is task:
-            del self._turns[session_id]
-        stopped = task.cancelled()
-        view = self._views.get(session_id)
-        if not stopped and (error := task.exception()) is not None:
-            log.error("a turn ended with an unexpected error", exc_info=error)
-            if view is not None:
-                view.add_error(UNEXPECTED_FAILURE.model_copy(update={"session_id": session_id}))
-        if view is not None:
-            view.turn_ended(stopped=stopped)
-            view.set_busy(False)
-        if session_id == self.current_session_id:
-            self.composer.set_running(False)
-        self.sessions.refresh()
-        self._drop_old_views()
-
-    def _emit(self, event: AgentEvent) -> None:
-        """The agent's `emit`: route each event to the thread of its session."""
-        if not shiboken6.isValid(self):
-            return
         # Hidden threads of running sessions keep rendering, so switching back shows
         # the reply as it stands; sessions without a view only refresh the sidebar.
         view = self._views.get(event.session_id)
+        if isinstance(event, TurnRunning):
+            if view is not None:
+                if not event.running:
+                    view.turn_ended(stopped=event.stopped)
+                view.set_busy(event.running)
+            if event.session_id == self.current_session_id:
+                self.composer.set_running(event.running)
+            if not event.running:
+                self.sessions.refresh()
+                self._drop_old_views()
+            return
         if view is not None:
             view.handle(event)
         if isinstance(event, MessageCommitted):
@@ -499,15 +463,14 @@ class MainWindow(QMainWindow):
         """On quit: stop running replies and wait until their partial text is saved."""
         if self.download_task is not None:
             self.download_task.cancel()
-        tasks = [*self._turns.values(), *self._deleting]
-        for task in self._turns.values():
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        await self.conversations.shutdown()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         # Stopping keeps the partial replies in the store, marked as stopped.
-        for task in list(self._turns.values()):
-            task.cancel()
+        for session_id in self.conversations.running:
+            self.conversations.stop(session_id)
         super().closeEvent(event)
 
 

@@ -10,8 +10,6 @@ already at the bottom.
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
@@ -26,6 +24,7 @@ from desktop.events import (
     AgentEvent,
     MessageCommitted,
     MessageStarted,
+    PromptAdded,
     TextDelta,
     ToolFinished,
     ToolProgress,
@@ -34,8 +33,6 @@ from desktop.events import (
     TurnFinished,
     TurnStarted,
 )
-from desktop.model import OUTCOME_KEY
-from desktop.store import StoredMessage
 from ui.labels import DEFAULT_POINT_SIZE, StableHints
 from ui.markdown_view import ProseBlockView
 from ui.thread_items import (
@@ -46,7 +43,7 @@ from ui.thread_items import (
     NoticeLine,
     UserBubble,
 )
-from ui.tool_card import ToolCard, input_preview
+from ui.tool_card import ToolCard
 
 # The worst gaps between frames are about FRAME_MS plus how much a frame's work varies:
 # 10 ms keeps them under 20 ms (bench/ui_stream.py) where 12 ms reached it on a busy machine.
@@ -54,7 +51,7 @@ FRAME_MS = 10
 # History shown at once when a session opens (about a screenful), then per later slice.
 HISTORY_FIRST_CHARS = 8_000
 HISTORY_SLICE_CHARS = 4_000
-MESSAGE_CHARS = 200  # what a message costs beyond its text (a tool card, a bubble)
+EVENT_CHARS = 200  # what a card or a message costs beyond its text
 # Text that arrives in lumps (a busy network or machine) is let out over the next few
 # frames, so a reply keeps moving on every frame instead of jumping and pausing: each
 # frame shows this share of the waiting text (at least PACE_MIN_CHARS), so a lump is
@@ -126,7 +123,7 @@ class ThreadView(QScrollArea):
         self._frame.setTimerType(Qt.TimerType.PreciseTimer)
         self._frame.timeout.connect(self._apply_pending)
 
-        self._history: list[list[StoredMessage]] = []  # turns not shown yet, oldest first
+        self._history: list[list[AgentEvent]] = []  # turns not shown yet, oldest first
         self._history_at: int | None = None  # where history widgets go while it renders
 
         self._live: AssistantMessage | None = None
@@ -218,8 +215,9 @@ class ThreadView(QScrollArea):
 
     # -- history ------------------------------------------------------------------
 
-    def load(self, messages: list[StoredMessage]) -> None:
-        """Render a session's stored messages: the newest at once, older ones between frames.
+    def load(self, turns: list[list[AgentEvent]]) -> None:
+        """Render a session's history (its turns replayed as events, oldest first): the
+        newest at once, older ones between frames.
 
         A long session would otherwise hold the window for a second or more. Turns (a
         prompt and everything that answered it, tool calls included) are rendered newest
@@ -227,7 +225,7 @@ class ThreadView(QScrollArea):
         slices of HISTORY_SLICE_CHARS per turn of the event loop. `history_loaded` fires
         when all is shown.
         """
-        self._history = _turns(messages)
+        self._history = list(turns)
         self._follow = True
         self._load_history(HISTORY_FIRST_CHARS)
 
@@ -246,14 +244,10 @@ class ThreadView(QScrollArea):
             turn = self._history.pop()
             self._history_at = 1  # right below the (hidden) empty-thread hint
             try:
-                for message in turn:
-                    if message.role == "user":
-                        self._load_user(message)
-                    else:
-                        self._load_assistant(message)
+                self._replay(turn)
             finally:
                 self._history_at = None
-            rendered += sum(len(message.text) + MESSAGE_CHARS for message in turn)
+            rendered += sum(_cost(event) for event in turn)
         if not self._follow:
             # The person scrolled up to read: what they read stays where it is on screen.
             self._fit_column()
@@ -264,24 +258,10 @@ class ThreadView(QScrollArea):
         else:
             self.history_loaded.emit()
 
-    def _load_user(self, message: StoredMessage) -> None:
-        for block in message.content:
-            if block.get("type") == "tool_result":
-                card = self._tool_cards.get(str(block.get("tool_use_id")))
-                if card is not None:
-                    text, images = _result_summary(block.get("content"))
-                    card.finish(
-                        is_error=bool(block.get("is_error")),
-                        summary=text,
-                        images=images,
-                        outcome=block.get(OUTCOME_KEY),
-                    )
-        if message.text.strip():
-            self._add(UserBubble(message.text))
-
-    def _load_assistant(self, message: StoredMessage) -> None:
-        last: AssistantMessage | None = None
+    def _replay(self, turn: list[AgentEvent]) -> None:
+        """One stored turn: the live events, with each reply's text laid out whole."""
         text: list[str] = []
+        last: AssistantMessage | None = None
 
         def flush_text() -> None:
             nonlocal last
@@ -291,24 +271,23 @@ class ThreadView(QScrollArea):
                 self._add(last)
             text.clear()
 
-        for block in message.content:
-            if block.get("type") == "text":
-                text.append(str(block.get("text", "")))
-            elif block.get("type") == "tool_use":
-                flush_text()
-                raw_input = block.get("input")
-                card = ToolCard(
-                    str(block.get("name", "tool")),
-                    input_preview(raw_input if isinstance(raw_input, dict) else {}),
-                )
-                self._tool_cards[str(block.get("id"))] = card
-                self._add(card)
+        for event in turn:
+            if isinstance(event, TextDelta):
+                text.append(event.text)
+                continue
+            flush_text()
+            if isinstance(event, MessageCommitted) and event.role == "assistant":
+                if event.status != "complete":
+                    if last is not None:
+                        last.mark(event.status)
+                    else:
+                        self.add_notice(
+                            STOPPED if event.status == "stopped" else INTERRUPTED, "stopped"
+                        )
+                last = None
+            elif isinstance(event, PromptAdded | ToolStarted | ToolFinished):
+                self._show_event(event)
         flush_text()
-        if message.status != "complete":
-            if last is not None:
-                last.mark(message.status)
-            else:
-                self.add_notice(STOPPED if message.status == "stopped" else INTERRUPTED, "stopped")
 
     # -- live events --------------------------------------------------------------
 
@@ -327,25 +306,12 @@ class ThreadView(QScrollArea):
         if isinstance(event, TurnStarted | MessageStarted):
             self._live = None
             self._show_thinking()
-        elif isinstance(event, ToolStarted):
+        elif isinstance(event, PromptAdded | ToolStarted | ToolFinished):
             self._hide_thinking()
-            started = ToolCard(event.label or event.name, event.summary)
-            self._tool_cards[event.tool_use_id] = started
-            self._add(started)
+            self._show_event(event)
         elif isinstance(event, ToolProgress):
             if running := self._tool_cards.get(event.tool_use_id):
                 running.add_progress(event.line)
-        elif isinstance(event, ToolFinished):
-            card = self._tool_cards.get(event.tool_use_id)
-            if card is None:
-                card = self._tool_cards[event.tool_use_id] = ToolCard(event.tool_use_id)
-                self._add(card)
-            card.finish(
-                is_error=event.is_error,
-                summary=event.summary,
-                images=event.images,
-                outcome=event.outcome,
-            )
         elif isinstance(event, MessageCommitted):
             if event.role == "assistant":
                 self._end_live(event.status)
@@ -357,6 +323,29 @@ class ThreadView(QScrollArea):
             self._hide_thinking()
             self._end_live("failed")
             self.add_error(event)
+
+    def _show_event(self, event: PromptAdded | ToolStarted | ToolFinished) -> None:
+        """What a live turn and a replayed one show alike: prompts and tool cards."""
+        if isinstance(event, PromptAdded):
+            if self._history_at is None:
+                self.add_user_message(event.text)  # sent now: follow the answer
+            else:
+                self._add(UserBubble(event.text))
+        elif isinstance(event, ToolStarted):
+            started = ToolCard(event.label or event.name, event.summary)
+            self._tool_cards[event.tool_use_id] = started
+            self._add(started)
+        else:
+            card = self._tool_cards.get(event.tool_use_id)
+            if card is None:
+                card = self._tool_cards[event.tool_use_id] = ToolCard(event.tool_use_id)
+                self._add(card)
+            card.finish(
+                is_error=event.is_error,
+                summary=event.summary,
+                images=event.images,
+                outcome=event.outcome,
+            )
 
     def turn_ended(self, *, stopped: bool) -> None:
         """The turn's task is over; if it was stopped, say so where it stopped."""
@@ -480,28 +469,11 @@ class ThreadView(QScrollArea):
         bar.setValue(bar.maximum())
 
 
-def _turns(messages: list[StoredMessage]) -> list[list[StoredMessage]]:
-    """Messages grouped by the person's prompts: tool calls and their results stay together."""
-    turns: list[list[StoredMessage]] = []
-    for message in messages:
-        if not turns or (message.role == "user" and message.text.strip()):
-            turns.append([])
-        turns[-1].append(message)
-    return turns
-
-
-def _result_summary(content: Any) -> tuple[str, list[str]]:
-    """A stored tool_result's text and the files of its images."""
-    if isinstance(content, str):
-        return content[:300], []
-    texts: list[str] = []
-    images: list[str] = []
-    for part in content or []:
-        if isinstance(part, dict) and part.get("type") == "text":
-            texts.append(str(part.get("text", "")))
-        elif isinstance(part, dict) and "deskhand_image" in part:
-            images.append(str(part["deskhand_image"]["path"]))
-    return "\n".join(texts)[:300], images
+def _cost(event: AgentEvent) -> int:
+    """What showing an event costs, in characters of text (see HISTORY_FIRST_CHARS)."""
+    if isinstance(event, TextDelta | PromptAdded):
+        return len(event.text)
+    return EVENT_CHARS if isinstance(event, ToolStarted | MessageCommitted) else 0
 
 
 STYLE = """

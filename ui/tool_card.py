@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from typing import Any
 
 import shiboken6
 from PySide6.QtCore import Qt
@@ -14,15 +12,6 @@ from ui.image_viewer import ImageThumbnail, ImageViewer
 from ui.labels import StableHints, WrappingLabel
 
 MAX_PROGRESS_LINES = 6
-INPUT_PREVIEW_CHARS = 160
-
-
-def input_preview(tool_input: dict[str, Any]) -> str:
-    """The call's input as one short line of JSON (for cards rebuilt from history)."""
-    if not tool_input:
-        return ""
-    text = json.dumps(tool_input, ensure_ascii=False, separators=(", ", ": "))
-    return text if len(text) <= INPUT_PREVIEW_CHARS else text[: INPUT_PREVIEW_CHARS - 1] + "…"
 
 
 def _plain_label(text: str, object_name: str) -> WrappingLabel:

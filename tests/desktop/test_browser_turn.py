@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from desktop.events import AgentEvent, ToolFinished, ToolStarted
-from desktop.permissions import Answer, ApprovalRequest, ToolCall
+from desktop.approvals import ApprovalRequest
+from desktop.events import AgentEvent, ToolFinished, ToolStarted, TurnFinished
+from desktop.permissions import Answer, Mode, ToolCall
 from desktop.workspace import Workspace
 from tests.support.model_server import (
     ScriptedModelServer,
@@ -19,6 +20,7 @@ from tests.support.model_server import (
     tool_reply,
 )
 from tests.support.page_server import PageServer
+from tests.support.waiting import wait_until
 from tools.base import Risk
 from tools.browser import find_browser
 
@@ -58,7 +60,7 @@ def test_a_browsing_turn_asks_shows_and_sends_the_screenshot(
     browsing: Workspace, model_server: ScriptedModelServer, pages: PageServer
 ) -> None:
     person = Person(Answer(allow=True), Answer(allow=False, reason="no scripts please"))
-    browsing.gate.approver = person
+    browsing.approvals.subscribe(person)
     model_server.enqueue(
         tool_reply(browser_use("navigate", url=pages.url("form.html")), browser_use("screenshot")),
         tool_reply(browser_use("javascript_exec", text="document.title = 'owned'")),
@@ -101,3 +103,73 @@ def test_a_browsing_turn_asks_shows_and_sends_the_screenshot(
         ("screenshot", "allowed", "mode"),
         ("javascript_exec", "denied", "person"),
     ]
+
+
+def test_after_a_failed_browser_call_the_rest_are_skipped_and_the_chat_goes_on(
+    browsing: Workspace, model_server: ScriptedModelServer, pages: PageServer
+) -> None:
+    browsing.set_mode(Mode.AUTONOMOUS)
+    model_server.enqueue(
+        tool_reply(
+            browser_use("navigate", url="https://not-allowed.example/"),
+            browser_use("screenshot"),
+            browser_use("scroll", coordinate=[10, 10], direction="down", amount=3),
+        ),
+        text_reply("That site is not allowed."),
+    )
+    events: list[AgentEvent] = []
+    sid = browsing.store.create_session().id
+
+    async def go() -> None:
+        await browsing.agent.run_turn(sid, "Open it", events.append)
+        await browsing.toolbox.close()
+        await browsing.agent.close()
+
+    asyncio.run(go())
+
+    refused, *skipped = model_server.message_requests[1]["messages"][-1]["content"]
+    # Every answer to a toolset call carries its toolset_name, or the API rejects the request.
+    assert [r["toolset_name"] for r in [refused, *skipped]] == ["browser"] * 3
+    assert refused["is_error"] and all(r["is_error"] for r in skipped)
+    assert all("Not executed" in r["content"][0]["text"] for r in skipped)
+    assert [e.outcome for e in events if isinstance(e, ToolFinished)] == ["error"] * 3
+    assert isinstance(events[-1], TurnFinished)  # the next request was accepted
+
+
+def test_stop_during_a_browser_wait_keeps_the_chat_usable(
+    browsing: Workspace, model_server: ScriptedModelServer
+) -> None:
+    browsing.set_mode(Mode.AUTONOMOUS)
+    model_server.enqueue(
+        tool_reply(browser_use("wait", duration=20), browser_use("screenshot")),
+        text_reply("Here is where we are."),
+    )
+    sid = browsing.store.create_session().id
+    events: list[AgentEvent] = []
+
+    async def go() -> None:
+        task = asyncio.ensure_future(browsing.agent.run_turn(sid, "Wait a bit", events.append))
+        await wait_until(
+            lambda: any(isinstance(e, ToolStarted) for e in events), what="the wait to start"
+        )
+        await asyncio.sleep(0.3)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await browsing.agent.run_turn(sid, "Go on", events.append)
+        await browsing.toolbox.close()
+        await browsing.agent.close()
+
+    asyncio.run(go())
+
+    sent = model_server.message_requests[1]["messages"]
+    stopped = [
+        block
+        for message in sent
+        if message["role"] == "user"
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+    assert [(r["toolset_name"], r["is_error"]) for r in stopped] == [("browser", True)] * 2
+    assert [e.outcome for e in events if isinstance(e, ToolFinished)] == ["stopped"] * 2
+    assert isinstance(events[-1], TurnFinished)

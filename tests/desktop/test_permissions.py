@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from desktop.approvals import ApprovalRequest
 from desktop.events import AgentEvent, ToolFinished
 from desktop.permissions import (
     Answer,
-    ApprovalRequest,
     Mode,
     PermissionSettings,
     Rule,
@@ -97,7 +97,8 @@ def test_denial_with_a_reason_reaches_the_model_and_nothing_runs(
 ) -> None:
     notebook = NotebookTool(risk=Risk.CONSEQUENTIAL)
     workspace.registry.add(notebook)
-    workspace.gate.approver = person = Person(Answer(allow=False, reason="not today"))
+    person = Person(Answer(allow=False, reason="not today"))
+    workspace.approvals.subscribe(person)
     model_server.enqueue(
         tool_reply(ToolUse(name="notebook", input={"text": "x"})), text_reply("Understood.")
     )
@@ -123,7 +124,7 @@ def test_allow_once_runs_and_is_audited_with_its_duration(
 ) -> None:
     notebook = NotebookTool(risk=Risk.CHANGE)
     workspace.registry.add(notebook)
-    workspace.gate.approver = Person(Answer(allow=True))
+    workspace.approvals.subscribe(Person(Answer(allow=True)))
     model_server.enqueue(
         tool_reply(ToolUse(name="notebook", input={"text": "y"})), text_reply("Done.")
     )
@@ -141,7 +142,7 @@ def test_always_allow_persists_across_a_restart_and_skips_asking(
     workspace: Workspace, model_server: ScriptedModelServer, data_dir: Path
 ) -> None:
     workspace.registry.add(NotebookTool(risk=Risk.CHANGE))
-    workspace.gate.approver = Person(Answer(allow=True, always=True))
+    workspace.approvals.subscribe(Person(Answer(allow=True, always=True)))
     model_server.enqueue(
         tool_reply(ToolUse(name="notebook", input={"text": "1"})), text_reply("Done.")
     )
@@ -151,7 +152,8 @@ def test_always_allow_persists_across_a_restart_and_skips_asking(
     again = Workspace.open(data_dir)
     notebook = NotebookTool(risk=Risk.CHANGE)
     again.registry.add(notebook)
-    again.gate.approver = person = Person()
+    person = Person()
+    again.approvals.subscribe(person)
     model_server.enqueue(
         tool_reply(ToolUse(name="notebook", input={"text": "2"})), text_reply("Done.")
     )
@@ -167,7 +169,8 @@ def test_never_refuses_without_asking(
     notebook = NotebookTool(risk=Risk.READ)
     workspace.registry.add(notebook)
     workspace.set_rule("notebook.write", Rule.NEVER)
-    workspace.gate.approver = person = Person()
+    person = Person()
+    workspace.approvals.subscribe(person)
     model_server.enqueue(
         tool_reply(ToolUse(name="notebook", input={"text": "z"})), text_reply("Blocked.")
     )
@@ -193,9 +196,8 @@ def test_three_calls_in_one_reply_are_asked_in_order(
 ) -> None:
     notebook = NotebookTool(risk=Risk.CHANGE)
     workspace.registry.add(notebook)
-    workspace.gate.approver = person = Person(
-        Answer(allow=True), Answer(allow=False), Answer(allow=True)
-    )
+    person = Person(Answer(allow=True), Answer(allow=False), Answer(allow=True))
+    workspace.approvals.subscribe(person)
     model_server.enqueue(
         tool_reply(*(ToolUse(name="notebook", input={"text": t}) for t in ("a", "b", "c"))),
         text_reply("Two of three."),
@@ -217,7 +219,7 @@ def test_stop_while_waiting_for_approval_denies_and_keeps_the_transcript_valid(
         request.on_cancel.append(lambda: closed.append(True))
         pending.append(request)
 
-    workspace.gate.approver = approver
+    workspace.approvals.subscribe(approver)
     model_server.enqueue(
         tool_reply(ToolUse(name="notebook", input={"text": "q"})), text_reply("OK.")
     )

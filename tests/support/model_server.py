@@ -134,7 +134,7 @@ class ToolUse(_Strict):
     """A ``tool_use`` content block; `extra` is merged into the block (e.g. ``toolset_name``)."""
 
     name: str
-    input: dict[str, Any] = Field(default_factory=dict)
+    input: Any = Field(default_factory=dict)  # any JSON: a model can send a list or null
     id: str | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 
@@ -378,9 +378,12 @@ def _chunks(text: str, size: int) -> Iterator[str]:
         yield text[i : i + size]
 
 
-def _json_pieces(value: dict[str, Any]) -> list[str]:
+def _json_pieces(value: Any) -> list[str]:
     # The real API streams tool input as a few partial_json fragments; an empty input
-    # arrives as a single empty fragment.
+    # arrives as a single empty fragment, and one that is not an object (what a confused
+    # model or a compatible server may send) whole, since a cut bare string cannot parse.
+    if not isinstance(value, dict):
+        return [json.dumps(value)]
     raw = json.dumps(value, separators=(",", ":")) if value else ""
     if not raw:
         return [""]

@@ -7,7 +7,8 @@ import asyncio
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from desktop.permissions import Answer, ApprovalRequest, ToolCall
+from desktop.approvals import ApprovalRequest
+from desktop.permissions import Answer, ToolCall
 from tests.support.waiting import wait_until
 from tools.base import Risk
 from ui.approval_sheet import ApprovalSheet

@@ -18,6 +18,7 @@ from tests.support.model_server import (
 )
 from tests.support.page_server import PageServer
 from tests.ui.test_main_window import finish_turn, settle, type_and_send
+from tests.ui.test_replay import card_texts
 from tools.browser import find_browser
 from ui.main_window import MainWindow
 from ui.tool_card import ToolCard
@@ -85,3 +86,10 @@ def test_browsing_shows_cards_a_screenshot_and_asks_before_javascript(
     shot = model_server.message_requests[1]["messages"][-1]["content"][1]
     kinds = [item["type"] for item in shot["content"]]
     assert "image" in kinds and "browser_state" in kinds
+
+    # Reopened after a restart, the browser's cards read as they did live.
+    reopened = MainWindow(window.workspace)
+    qtbot.addWidget(reopened)
+    reopened.open_session(window.current_session_id)
+    assert card_texts(reopened) == card_texts(window)
+    assert card_texts(reopened)[1][4] == 1  # the screenshot's thumbnail
