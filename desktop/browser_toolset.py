@@ -5,6 +5,7 @@ Everything else about browser calls (the gate, cards, results) is the shared too
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -55,11 +56,15 @@ def browser_members(config: BrowserConfig) -> list[ActionInfo]:
     return members
 
 
-def browser_family(pool: BrowserPool) -> ToolsetFamily:
-    def target(context: Any) -> str | None:
-        url = getattr(context, "tab_url", None)
-        return str(url) if url else None
+def landing(member: str, input: Mapping[str, Any], page: str | None) -> str | None:
+    """Where a browser call lands: the destination of a navigate, else the page it acts on."""
+    url = input.get("url")
+    if member == "navigate" and isinstance(url, str) and "://" in url:
+        return url
+    return page
 
+
+def browser_family(pool: BrowserPool) -> ToolsetFamily:
     return ToolsetFamily(
         name=NAME,
         title=TITLE,
@@ -69,5 +74,5 @@ def browser_family(pool: BrowserPool) -> ToolsetFamily:
         close_session=pool.close_session,
         close=pool.close,
         progress_scope=progress_scope,
-        target=target,
+        target=landing,
     )

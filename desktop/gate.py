@@ -16,6 +16,7 @@ from desktop.permissions import (
     Decision,
     PermissionSettings,
     Rule,
+    RuleScope,
     ToolCall,
     decide,
 )
@@ -68,7 +69,7 @@ class Gate:
             return Decision(verdict="deny", by="mode", reason=NO_APPROVER)
         answer = await self.approvals.ask(call)
         if answer.allow and answer.always:
-            self._remember(call.rule_key, Rule.ALLOW)
+            self._remember(RuleScope.of(call).key, Rule.ALLOW)
         return Decision(
             verdict="allow" if answer.allow else "deny", by="person", reason=answer.reason.strip()
         )

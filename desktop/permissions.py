@@ -69,6 +69,7 @@ class ToolCall(BaseModel):
 
     @property
     def rule_key(self) -> str:
+        """The action's rule key (any site, any risk)."""
         return f"{self.tool}.{self.action}"
 
     @property
@@ -87,15 +88,92 @@ class Decision(BaseModel):
     reason: str = ""
 
 
+RISK_ORDER = (Risk.READ, Risk.CHANGE, Risk.CONSEQUENTIAL)
+# What an Always-allow rule saved without a risk cap covers: changes, never more.
+DEFAULT_CAP = Risk.CHANGE
+
+
+class RuleScope(BaseModel, frozen=True):
+    """What one rule covers: a tool (all its actions, or one), any site or one, and for
+    Always allow, the highest risk it lets through without asking.
+
+    Saved as its key: ``tool``, ``tool.action``, ``tool.action@site``, each optionally
+    followed by ``^risk`` (e.g. ``browser.left_click@shop.example^change``).
+    """
+
+    tool: str
+    action: str | None = None
+    site: str | None = None
+    up_to: Risk | None = None
+
+    @classmethod
+    def parse(cls, key: str) -> RuleScope:
+        rest, _, cap = key.partition("^")
+        rest, _, site = rest.partition("@")
+        tool, _, action = rest.partition(".")
+        return cls(
+            tool=tool,
+            action=action or None,
+            site=site.lower() or None,
+            up_to=Risk(cap) if cap in Risk.__members__.values() else None,
+        )
+
+    @classmethod
+    def of(cls, call: ToolCall, *, site: bool = True) -> RuleScope:
+        """The narrowest scope for "Always allow" on this call: its action, its site, its risk."""
+        return cls(
+            tool=call.tool, action=call.action, site=call.host if site else None, up_to=call.risk
+        )
+
+    @property
+    def key(self) -> str:
+        key = self.tool + (f".{self.action}" if self.action else "")
+        key += f"@{self.site}" if self.site else ""
+        return key + (f"^{self.up_to.value}" if self.up_to else "")
+
+    @property
+    def cap(self) -> Risk:
+        return self.up_to or DEFAULT_CAP
+
+    def matches(self, call: ToolCall) -> bool:
+        return (
+            self.tool == call.tool
+            and self.action in (None, call.action)
+            and (self.site is None or self.site == (call.host or "").lower())
+        )
+
+    def covers(self, risk: Risk) -> bool:
+        return RISK_ORDER.index(risk) <= RISK_ORDER.index(self.cap)
+
+    @property
+    def specificity(self) -> tuple[bool, bool]:
+        return (self.site is not None, self.action is not None)
+
+
+def matching_rules(call: ToolCall, rules: dict[str, Rule]) -> list[tuple[RuleScope, Rule]]:
+    found = [(RuleScope.parse(key), rule) for key, rule in rules.items()]
+    return [(scope, rule) for scope, rule in found if scope.matches(call)]
+
+
+def never_rule(call: ToolCall, rules: dict[str, Rule]) -> RuleScope | None:
+    """A Never rule that covers the call: it wins over everything, and decides before any work."""
+    return next((s for s, rule in matching_rules(call, rules) if rule is Rule.NEVER), None)
+
+
 def rule_for(call: ToolCall, rules: dict[str, Rule]) -> Rule | None:
-    """The most specific rule: tool.action@host, then tool.action, then the whole tool."""
-    keys = [call.rule_key, call.tool]
-    if call.host:
-        keys.insert(0, f"{call.rule_key}@{call.host}")
-    for key in keys:
-        if key in rules:
-            return rules[key]
-    return None
+    """The rule that decides the call: any Never; else the most specific Ask or Always allow
+    (site before action before the whole tool; Ask before Always allow), where Always allow
+    counts only up to the risk it covers."""
+    if never_rule(call, rules) is not None:
+        return Rule.NEVER
+    candidates = [
+        (scope.specificity, rule is Rule.ASK, rule)
+        for scope, rule in matching_rules(call, rules)
+        if rule is Rule.ASK or scope.covers(call.risk)
+    ]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda found: (found[0], found[1]))[2]
 
 
 def decide(call: ToolCall, settings: PermissionSettings) -> Decision:
@@ -118,6 +196,24 @@ def decide(call: ToolCall, settings: PermissionSettings) -> Decision:
     return Decision(
         verdict="allow", by="mode", reason=f"{MODE_TITLES[settings.mode]}: {call.risk.value}"
     )
+
+
+RISK_COVERS = {
+    Risk.READ: "that only look",
+    Risk.CHANGE: "that change things",
+    Risk.CONSEQUENTIAL: "of every kind, including ones that send, delete, pay or run code",
+}
+
+
+def scope_sentence(scope: RuleScope, label: str = "") -> str:
+    """What an Always-allow rule will cover, in words (the sheet and the Permissions page)."""
+    name = f"{scope.tool}.{scope.action}" if scope.action else scope.tool
+    what = f"“{label or name}”"
+    where = f" on {scope.site}" if scope.site else ""
+    text = f"Always allow {what} actions {RISK_COVERS[scope.cap]}{where}."
+    if scope.cap is not Risk.CONSEQUENTIAL:
+        text += " Anything riskier (buying, sending, deleting) will still ask."
+    return text
 
 
 class Answer(BaseModel):

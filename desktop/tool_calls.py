@@ -40,7 +40,7 @@ from desktop.events import (
     ToolStarted,
 )
 from desktop.gate import Gate, denial_text
-from desktop.permissions import Decision, Rule, ToolCall, rule_for
+from desktop.permissions import Decision, ToolCall, never_rule
 from desktop.store import Store
 from tools.base import (
     BAD_INPUT,
@@ -357,7 +357,7 @@ class ToolCalls:
 
     def _never(self, call: ToolCall) -> Decision | None:
         """A Never rule decides before the source does any work (no lookups, no scripts)."""
-        if rule_for(call, self.gate.settings().rules) is Rule.NEVER:
+        if never_rule(call, self.gate.settings().rules) is not None:
             return Decision(verdict="deny", by="rule", reason="set to Never")
         return None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -37,7 +38,9 @@ class Toolset(Protocol):
 
     def summary(self, member: str, input: Mapping[str, Any], url: str | None = None) -> str: ...
 
-    def describe(self, context: Any) -> tuple[str, str, str]: ...
+    def describe(self, context: Any) -> Any:
+        """(risk, reason, summary) of the call `confirm` is asked about, or an awaitable of it."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,10 @@ class ToolsetFamily:
     close: Callable[[], Awaitable[None]]
     # Progress lines from inside the driver while a call runs (None: the driver has none).
     progress_scope: Callable[[Callable[[str], None]], AbstractContextManager[None]] | None = None
-    target: Callable[[Any], str | None] = lambda _context: None  # what the confirm context acts on
+    # Where a call lands (rules for a site are checked there): (member, input, page URL).
+    target: Callable[[str, Mapping[str, Any], str | None], str | None] = (
+        lambda _member, _input, page: page
+    )
 
 
 class ToolsetSource:
@@ -97,6 +103,7 @@ class ToolsetSource:
             risk=Risk(risk),
             reason=reason,
             summary=toolset.summary(use.name, use.arguments, None),
+            target=self.family.target(use.name, use.arguments, None),
         )
 
     async def run(self, use: ToolUse, call: ToolCall, ctx: CallContext) -> CallResult:
@@ -120,13 +127,18 @@ class ToolsetSource:
         if running is None:  # nothing to attribute the action to, so nothing to approve
             return False
         ctx, first = running
-        risk, reason, summary = self.toolset(session_id).describe(context)
+        described = self.toolset(session_id).describe(context)
+        if inspect.isawaitable(described):  # a driver may look at the page to judge the effect
+            described = await described
+        risk, reason, summary = described
+        params = context.input.to_dict() if hasattr(context.input, "to_dict") else {}
+        page = getattr(context, "tab_url", None)
         call = first.model_copy(
             update={
                 "risk": Risk(risk),
                 "reason": reason,
                 "summary": summary,
-                "target": self.family.target(context),
+                "target": self.family.target(context.member, params, page),
             }
         )
         decision = await ctx.approve(call)

@@ -1,15 +1,20 @@
 """The approval sheet: a window-modal question "may Deskhand do exactly this?".
 
-It shows the tool and action, a risk badge with its reason, the summary, the target,
-and the exact input with every invisible or non-ASCII character escaped. It answers
-the `ApprovalRequest` it was given; Esc (or closing it) denies. Opened with `open()`,
-never `exec()`, so the asyncio loop keeps running while the person reads.
+What leads is what the person decides on: the summary, the target, and a risk badge
+with its reason. The exact input follows, secondary but always there, with every
+invisible or non-ASCII character escaped. It answers the `ApprovalRequest` it was
+given. Esc, closing it, and Enter in the reason field deny; Ctrl+Return (Cmd+Return on
+a Mac) allows once; for a consequential call the default button is Deny. "Always
+allow" says what it will cover (this action, on this site, up to this risk). Opened
+with `open()`, never `exec()`, so the asyncio loop keeps running while the person reads.
 """
 
 from __future__ import annotations
 
+import sys
+
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtGui import QFont, QFontDatabase, QKeyEvent
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -23,7 +28,16 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.approvals import ApprovalRequest
-from desktop.permissions import RISK_TITLES, Answer, Risk, input_for_approver
+from desktop.permissions import (
+    RISK_TITLES,
+    Answer,
+    Risk,
+    RuleScope,
+    input_for_approver,
+    scope_sentence,
+)
+
+ALLOW_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
 
 RISK_COLORS = {
     Risk.READ: ("#1f6f3f", "#e3f4e8"),
@@ -68,25 +82,38 @@ class ApprovalSheet(QDialog):
         self.target = QLabel(f"Target: {call.target}" if call.target else "")
         self.target.setTextFormat(Qt.TextFormat.PlainText)
         self.target.setVisible(bool(call.target))
-        tool_line = QLabel(f"Tool: {call.tool} · action: {call.action}")
+        tool_line = QLabel(f"Exact input · tool {call.tool} · action {call.action}")
+        tool_line.setObjectName("approvalInputTitle")
         tool_line.setTextFormat(Qt.TextFormat.PlainText)
-        tool_line.setStyleSheet("color: #666;")
+        tool_line.setEnabled(False)  # secondary: the palette's muted text, in light and dark
 
         self.input_view = QPlainTextEdit(input_for_approver(call))
         self.input_view.setObjectName("approvalInput")
         self.input_view.setReadOnly(True)
-        self.input_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        mono.setPointSizeF(mono.pointSizeF() * 0.9)
+        self.input_view.setFont(mono)
         self.input_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         lines = self.input_view.toPlainText().count("\n") + 1
         metrics = self.input_view.fontMetrics()
-        self.input_view.setFixedHeight(min(320, max(60, (lines + 1) * metrics.lineSpacing() + 12)))
+        self.input_view.setFixedHeight(min(200, max(48, (lines + 1) * metrics.lineSpacing() + 12)))
 
         self.reason = QLineEdit()
         self.reason.setPlaceholderText("Reason for denying (optional, Claude will read it)")
+        self.reason.returnPressed.connect(self._deny)  # Enter here means "no, because…"
 
-        self.allow_once = QPushButton("Allow once")
-        self.allow_always = QPushButton("Always allow this action")
-        self.deny = QPushButton("Deny")
+        self.scope = RuleScope.of(call)
+        self.allow_once = QPushButton(f"Allow once  {ALLOW_KEYS}")
+        self.allow_always = QPushButton(
+            f"Always allow on {self.scope.site}…" if self.scope.site else "Always allow…"
+        )
+        self.scope_note = QLabel(scope_sentence(self.scope, label))
+        self.scope_note.setObjectName("approvalScope")
+        self.scope_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.scope_note.setWordWrap(True)
+        self.scope_note.setEnabled(False)
+        self.allow_always.setToolTip(self.scope_note.text())
+        self.deny = QPushButton("Deny  Esc")
         for button in (self.allow_once, self.allow_always, self.deny):
             button.setAutoDefault(False)
         # For a consequential call the safe answer is the default one.
@@ -110,10 +137,12 @@ class ApprovalSheet(QDialog):
         layout.addLayout(badge_row)
         layout.addWidget(self.summary)
         layout.addWidget(self.target)
+        layout.addSpacing(4)
         layout.addWidget(tool_line)
         layout.addWidget(self.input_view)
         layout.addWidget(self.reason)
         layout.addLayout(buttons)
+        layout.addWidget(self.scope_note)
         summary_font = QFont(self.summary.font())
         summary_font.setPointSizeF(summary_font.pointSizeF() * 1.05)
         self.summary.setFont(summary_font)
@@ -128,8 +157,8 @@ class ApprovalSheet(QDialog):
         box = QMessageBox(
             QMessageBox.Icon.Warning,
             "Always allow?",
-            f"Deskhand will no longer ask before “{self.request.call.rule_key}”. "
-            "This action can send, delete, pay or run code. Allow it every time?",
+            f"{self.scope_note.text()} This action can send, delete, pay or run code. "
+            "Allow it every time?",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             self,
         )
@@ -143,6 +172,17 @@ class ApprovalSheet(QDialog):
         self._confirm = None
         if result == QMessageBox.StandardButton.Yes:
             self._finish(Answer(allow=True, always=True))
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        # Enter in the reason field denies, whatever the default button is (the field's
+        # returnPressed does that); Ctrl+Return (Cmd+Return on a Mac) elsewhere allows once.
+        enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        if enter and self.reason.hasFocus():
+            return
+        if enter and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self.allow_once.click()
+            return
+        super().keyPressEvent(event)
 
     def _deny(self) -> None:
         self._finish(Answer(allow=False, reason=self.reason.text()))

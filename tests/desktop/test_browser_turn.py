@@ -11,7 +11,7 @@ import pytest
 
 from desktop.approvals import ApprovalRequest
 from desktop.events import AgentEvent, ToolFinished, ToolStarted, TurnFinished
-from desktop.permissions import Answer, Mode, ToolCall
+from desktop.permissions import Answer, Mode, Rule, ToolCall
 from desktop.workspace import Workspace
 from tests.support.model_server import (
     ScriptedModelServer,
@@ -173,3 +173,30 @@ def test_stop_during_a_browser_wait_keeps_the_chat_usable(
     assert [(r["toolset_name"], r["is_error"]) for r in stopped] == [("browser", True)] * 2
     assert [e.outcome for e in events if isinstance(e, ToolFinished)] == ["stopped"] * 2
     assert isinstance(events[-1], TurnFinished)
+
+
+def test_a_site_rule_for_navigate_is_checked_against_the_destination(
+    browsing: Workspace, model_server: ScriptedModelServer, pages: PageServer
+) -> None:
+    settings = browsing.settings.model_copy(deep=True)
+    settings.browser.allow_hosts = "127.0.0.1, localhost"
+    settings.permissions.mode = Mode.AUTONOMOUS
+    settings.permissions.rules = {"browser.navigate@localhost": Rule.NEVER}
+    browsing.apply_settings(settings)
+    elsewhere = f"{pages.alt_origin}/second.html"
+    model_server.enqueue(
+        tool_reply(browser_use("navigate", url=pages.url("form.html"))),
+        tool_reply(browser_use("navigate", url=elsewhere)),
+        text_reply("Stayed on the form."),
+    )
+    events: list[AgentEvent] = []
+    sid = browsing.store.create_session().id
+
+    async def go() -> None:
+        await browsing.agent.run_turn(sid, "Open both", events.append)
+        await browsing.toolbox.close()
+        await browsing.agent.close()
+
+    asyncio.run(go())
+    assert [e.outcome for e in events if isinstance(e, ToolFinished)] == ["ok", "blocked"]
+    assert "/second.html" not in pages.paths()

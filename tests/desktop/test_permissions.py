@@ -14,8 +14,10 @@ from desktop.permissions import (
     Mode,
     PermissionSettings,
     Rule,
+    RuleScope,
     ToolCall,
     decide,
+    scope_sentence,
 )
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
@@ -65,6 +67,66 @@ def test_never_wins_over_every_mode_and_host_rules_are_most_specific() -> None:
     elsewhere = on_site.model_copy(update={"target": "https://evil.test/"})
     assert decide(on_site, settings).verdict == "allow"
     assert decide(elsewhere, settings).verdict == "ask"
+
+
+def browser_call(risk: Risk, action: str, url: str) -> ToolCall:
+    return call(risk, action, url).model_copy(update={"tool": "browser"})
+
+
+def test_always_allow_covers_its_action_its_site_and_its_risk_only() -> None:
+    """ "Always allow" on a harmless click on one shop lets no purchase, and no other site, through."""
+    next_click = browser_call(Risk.CHANGE, "left_click", "https://shop.example/cart")
+    scope = RuleScope.of(next_click)
+    assert scope.key == "browser.left_click@shop.example^change"
+    settings = PermissionSettings(mode=Mode.ASK, rules={scope.key: Rule.ALLOW})
+    assert decide(next_click, settings).verdict == "allow"
+    buy_now = browser_call(Risk.CONSEQUENTIAL, "left_click", "https://shop.example/cart")
+    assert decide(buy_now, settings).verdict == "ask"
+    elsewhere = browser_call(Risk.CHANGE, "left_click", "https://bank.example/")
+    assert decide(elsewhere, settings).verdict == "ask"
+    typing = browser_call(Risk.CHANGE, "type", "https://shop.example/cart")
+    assert decide(typing, settings).verdict == "ask"
+    sentence = scope_sentence(scope, "Browser: left click")
+    assert "shop.example" in sentence and "change things" in sentence
+    assert "will still ask" in sentence
+
+
+def test_a_rule_without_a_cap_never_covers_consequential_calls() -> None:
+    """Rules saved before scopes existed (tool.action = allow) cover changes, not more."""
+    settings = PermissionSettings(mode=Mode.ASK, rules={"notebook.write": Rule.ALLOW})
+    assert decide(call(Risk.CHANGE), settings).verdict == "allow"
+    assert decide(call(Risk.CONSEQUENTIAL), settings).verdict == "ask"
+    settings.rules["notebook.write^consequential"] = Rule.ALLOW  # the person chose so
+    assert decide(call(Risk.CONSEQUENTIAL), settings).verdict == "allow"
+
+
+def test_never_on_a_site_wins_over_a_wider_allow_and_ask_wins_a_tie() -> None:
+    settings = PermissionSettings(
+        mode=Mode.AUTONOMOUS,
+        rules={
+            "browser^consequential": Rule.ALLOW,
+            "browser.navigate@evil.example": Rule.NEVER,
+            "browser.type@shop.example": Rule.ASK,
+            "browser.type@shop.example^change": Rule.ALLOW,
+        },
+    )
+    assert decide(browser_call(Risk.CHANGE, "navigate", "https://evil.example/"), settings).by == (
+        "rule"
+    )
+    assert (
+        decide(browser_call(Risk.CHANGE, "navigate", "https://EVIL.example/x"), settings).verdict
+        == "deny"
+    )
+    assert (
+        decide(browser_call(Risk.CHANGE, "type", "https://shop.example/"), settings).verdict
+        == "ask"
+    )
+    assert (
+        decide(
+            browser_call(Risk.CONSEQUENTIAL, "left_click", "https://a.example/"), settings
+        ).verdict
+        == "allow"
+    )
 
 
 class Person:
@@ -158,7 +220,7 @@ def test_always_allow_persists_across_a_restart_and_skips_asking(
         tool_reply(ToolUse(name="notebook", input={"text": "2"})), text_reply("Done.")
     )
     turn(again, "Write 2")
-    assert again.settings.permissions.rules == {"notebook.write": Rule.ALLOW}
+    assert again.settings.permissions.rules == {"notebook.write^change": Rule.ALLOW}
     assert person.asked == [] and notebook.lines == ["2"]
     again.store.close()
 

@@ -102,3 +102,36 @@ def test_stop_closes_the_sheet(qtbot, aloop) -> None:  # type: ignore[no-untyped
 
     aloop.run_until_complete(stop())
     assert not sheet.isVisible()
+
+
+def test_enter_in_the_reason_field_denies_even_when_allow_is_the_default(qtbot, aloop) -> None:  # type: ignore[no-untyped-def]
+    sheet, request, _ = open_sheet(qtbot, aloop, make_call(Risk.CHANGE))
+    assert sheet.allow_once.isDefault()
+    sheet.reason.setFocus()
+    qtbot.keyClicks(sheet.reason, "not this one")
+    qtbot.keyClick(sheet.reason, Qt.Key.Key_Return)
+    assert answer_of(aloop, request) == Answer(allow=False, reason="not this one")
+
+    sheet, request, _ = open_sheet(qtbot, aloop, make_call(Risk.CHANGE))
+    sheet.reason.setFocus()
+    qtbot.keyClick(sheet.reason, Qt.Key.Key_Enter)  # the keypad's Enter too, with no reason
+    assert answer_of(aloop, request).allow is False
+
+
+def test_ctrl_return_allows_once_and_the_button_says_so(qtbot, aloop) -> None:  # type: ignore[no-untyped-def]
+    sheet, request, _ = open_sheet(qtbot, aloop, make_call(Risk.CONSEQUENTIAL))
+    assert "↩" in sheet.allow_once.text()
+    qtbot.keyClick(sheet.input_view, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert answer_of(aloop, request) == Answer(allow=True)
+
+
+def test_always_allow_says_what_it_will_cover(qtbot, aloop) -> None:  # type: ignore[no-untyped-def]
+    call = make_call(Risk.CHANGE).model_copy(
+        update={"tool": "browser", "action": "left_click", "target": "https://shop.example/cart"}
+    )
+    sheet, request, _ = open_sheet(qtbot, aloop, call)
+    assert "shop.example" in sheet.allow_always.text()
+    note = sheet.scope_note.text()
+    assert "shop.example" in note and "change things" in note and "still ask" in note
+    qtbot.mouseClick(sheet.allow_always, Qt.MouseButton.LeftButton)
+    assert answer_of(aloop, request) == Answer(allow=True, always=True)
