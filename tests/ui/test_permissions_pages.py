@@ -32,8 +32,8 @@ def test_rules_table_lists_each_action_and_saves_rules_and_mode(
     dialog = open_page(qtbot, workspace, "permissions")
     page = dialog.page("permissions")
     assert isinstance(page, PermissionsPage)
-    row = [page.table.item(0, c).text() for c in range(3)]
-    assert row == ["Notebook", "write", "Consequential"]
+    row = [page.table.item(0, c).text() for c in range(4)]
+    assert row == ["Notebook", "write", "Any site", "Consequential"]
 
     page.combos["notebook.write"].set_rule(Rule.NEVER)
     page.form.field("permissions.mode").set_field_value(Mode.AUTONOMOUS)  # type: ignore[attr-defined]
@@ -74,7 +74,7 @@ def test_the_browser_actions_are_listed_with_their_risks(qtbot, workspace: Works
     assert isinstance(page, PermissionsPage)
     assert not page.empty.isVisibleTo(page)
     rows = {
-        tuple(page.table.item(row, column).text() for column in range(3))
+        tuple(page.table.item(row, column).text() for column in (0, 1, 3))
         for row in range(page.table.rowCount())
     }
     assert ("Browser", "screenshot", "Read") in rows
@@ -86,6 +86,35 @@ def test_the_browser_actions_are_listed_with_their_risks(qtbot, workspace: Works
     with qtbot.waitSignal(dialog.saved):
         dialog.button(QDialogButtonBox.StandardButton.Save).click()
     assert workspace.settings.permissions.rules == {"browser.navigate": Rule.NEVER}
+
+
+def test_each_rule_shows_its_scope_and_can_be_narrowed_or_removed(
+    qtbot, workspace: Workspace
+) -> None:  # type: ignore[no-untyped-def]
+    workspace.set_rule("browser.left_click@shop.example^change", Rule.ALLOW)
+    workspace.set_rule("browser.navigate@evil.example", Rule.NEVER)
+    dialog = open_page(qtbot, workspace, "permissions")
+    page = dialog.page("permissions")
+    assert isinstance(page, PermissionsPage)
+    shown = {
+        page.table.item(row, 0).toolTip(): tuple(
+            page.table.item(row, column).text() for column in range(3)
+        )
+        for row in range(page.table.rowCount())
+    }
+    assert shown["browser.left_click@shop.example"] == ("Browser", "left_click", "shop.example")
+    key = "browser.left_click@shop.example"
+    assert page.combos[key].rule() is Rule.ALLOW
+    assert page.covers[key].risk() is Risk.CHANGE and page.covers[key].isEnabled()
+    assert not page.covers["browser.navigate@evil.example"].isEnabled()  # Never has no cap
+
+    page.covers[key].setCurrentIndex(0)  # narrow it to reads only
+    page.combos["browser.navigate@evil.example"].set_rule(None)  # remove it
+    with qtbot.waitSignal(dialog.saved):
+        dialog.button(QDialogButtonBox.StandardButton.Save).click()
+    assert workspace.settings.permissions.rules == {
+        "browser.left_click@shop.example^read": Rule.ALLOW
+    }
 
 
 def audit(workspace: Workspace, tool: str, action: str, decision: str, outcome: str) -> None:

@@ -21,12 +21,16 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.permissions import (
+    DEFAULT_CAP,
     MODE_TITLES,
+    RISK_ORDER,
     RISK_TITLES,
     RULE_TITLES,
     Mode,
     PermissionSettings,
+    Risk,
     Rule,
+    RuleScope,
 )
 from desktop.workspace import Workspace
 from ui.settings.form import Draft, SettingsForm, SettingsPage, hint_label
@@ -67,6 +71,20 @@ class RuleCombo(QComboBox):
         self.setCurrentIndex(self.findData(rule.value) if rule else 0)
 
 
+class CapCombo(QComboBox):
+    """The highest risk an Always-allow rule lets through."""
+
+    def __init__(self, risk: Risk) -> None:
+        super().__init__()
+        for value in RISK_ORDER:
+            self.addItem(f"up to {RISK_TITLES[value].lower()}", value.value)
+        self.setCurrentIndex(self.findData(risk.value))
+        self.setToolTip("Calls riskier than this still ask, even with Always allow.")
+
+    def risk(self) -> Risk:
+        return Risk(self.currentData())
+
+
 class PermissionsPage(SettingsPage):
     """The current mode and a table of every tool action with its risk level and rule."""
 
@@ -79,16 +97,20 @@ class PermissionsPage(SettingsPage):
             permissions, prefix="permissions", only=["mode"], widgets={"mode": ModeField}
         )
 
-        self.table = QTableWidget(0, 4)
+        self.table = QTableWidget(0, 6)
         self.table.setObjectName("rulesTable")
-        self.table.setHorizontalHeaderLabels(["Tool", "Action", "Risk", "Rule"])
+        self.table.setHorizontalHeaderLabels(
+            ["Tool", "Action", "Site", "Usual risk", "Rule", "Always allow covers"]
+        )
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.combos: dict[str, RuleCombo] = {}
+        self.combos: dict[str, RuleCombo] = {}  # by rule scope (without its risk cap)
+        self.covers: dict[str, CapCombo] = {}
+        self._scopes: dict[str, RuleScope] = {}
         self._fill(permissions)
 
         self.empty = hint_label("No tools are available on this machine yet.")
@@ -97,7 +119,7 @@ class PermissionsPage(SettingsPage):
         self.reset.clicked.connect(self.reset_rules)
         explanation = hint_label(
             "A rule decides before the mode does. “Never” always wins; “Always allow” skips the "
-            "approval sheet for that action."
+            "approval sheet for that action, on that site, for calls up to the risk it covers."
         )
         row = QHBoxLayout()
         row.addWidget(explanation, 1)
@@ -111,28 +133,48 @@ class PermissionsPage(SettingsPage):
         layout.addWidget(self.table, 1)
 
     def _fill(self, permissions: PermissionSettings) -> None:
-        entries: list[tuple[str, str, str, str]] = []  # key, tool, action, risk
+        """One row per action (any site), and one per saved rule with its own scope."""
+        rows: dict[str, tuple[RuleScope, str, Risk | None]] = {}  # base key -> scope, title, risk
+        titles: dict[str, str] = {}
         for group in self._workspace.toolbox.action_groups():
+            titles[group.tool] = group.title
             for info in group.actions:
-                key = (
-                    info.name
-                    if info.name.startswith(f"{group.tool}.")
-                    else f"{group.tool}.{info.name}"
-                )
-                entries.append((key, group.title, info.name, RISK_TITLES[info.risk]))
-        known = {key for key, *_ in entries}
-        for key in sorted(set(permissions.rules) - known):  # host rules and tools not loaded now
-            tool_name, _, action = key.partition(".")
-            entries.append((key, tool_name, action or "(all)", ""))
-        self.table.setRowCount(len(entries))
-        for row, (key, title, action, risk) in enumerate(entries):
-            for column, text in enumerate((title, action, risk)):
+                action = info.name.removeprefix(f"{group.tool}.")
+                scope = RuleScope(tool=group.tool, action=action)
+                rows[scope.key] = (scope, group.title, info.risk)
+        saved: dict[str, tuple[Rule, Risk | None]] = {}
+        for key, rule in permissions.rules.items():
+            scope = RuleScope.parse(key)
+            base = scope.model_copy(update={"up_to": None})
+            saved[base.key] = (rule, scope.up_to)
+            if base.key not in rows:  # site rules, whole-tool rules, tools not loaded now
+                rows[base.key] = (base, titles.get(scope.tool, scope.tool), None)
+        self.table.setRowCount(len(rows))
+        for row, (key, (scope, title, risk)) in enumerate(rows.items()):
+            cells = (
+                title,
+                scope.action or "(every action)",
+                scope.site or "Any site",
+                RISK_TITLES[risk] if risk else "",
+            )
+            for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(key)
                 self.table.setItem(row, column, item)
-            combo = RuleCombo(permissions.rules.get(key))
-            self.table.setCellWidget(row, 3, combo)
+            rule: Rule | None = saved[key][0] if key in saved else None
+            cap = saved[key][1] if key in saved else None
+            combo = RuleCombo(rule)
+            # An Always allow saved without a cap covers changes; a new one its action's risk.
+            covers = CapCombo(cap or (DEFAULT_CAP if rule is Rule.ALLOW else risk or DEFAULT_CAP))
+            covers.setEnabled(rule is Rule.ALLOW)
+            combo.currentIndexChanged.connect(
+                lambda _i, c=combo, v=covers: v.setEnabled(c.rule() is Rule.ALLOW)
+            )
+            self.table.setCellWidget(row, 4, combo)
+            self.table.setCellWidget(row, 5, covers)
             self.combos[key] = combo
+            self.covers[key] = covers
+            self._scopes[key] = scope
 
     def reset_rules(self) -> None:
         for combo in self.combos.values():
@@ -140,11 +182,16 @@ class PermissionsPage(SettingsPage):
 
     def collect(self, draft: Draft) -> None:
         self.form.write(draft.data)
-        draft.data["permissions"]["rules"] = {
-            key: rule.value
-            for key, combo in self.combos.items()
-            if (rule := combo.rule()) is not None
-        }
+        rules: dict[str, str] = {}
+        for key, combo in self.combos.items():
+            rule = combo.rule()
+            if rule is None:
+                continue
+            scope = self._scopes[key]
+            if rule is Rule.ALLOW:
+                scope = scope.model_copy(update={"up_to": self.covers[key].risk()})
+            rules[scope.key] = rule.value
+        draft.data["permissions"]["rules"] = rules
 
     def show_problems(self, problems: Mapping[str, str]) -> set[str]:
         return self.form.show_problems(problems)
