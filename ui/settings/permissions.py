@@ -161,12 +161,12 @@ class PermissionsPage(SettingsPage):
                 item = QTableWidgetItem(text)
                 item.setToolTip(key)
                 self.table.setItem(row, column, item)
-            rule: Rule | None = saved[key][0] if key in saved else None
+            chosen: Rule | None = saved[key][0] if key in saved else None
             cap = saved[key][1] if key in saved else None
-            combo = RuleCombo(rule)
+            combo = RuleCombo(chosen)
             # An Always allow saved without a cap covers changes; a new one its action's risk.
-            covers = CapCombo(cap or (DEFAULT_CAP if rule is Rule.ALLOW else risk or DEFAULT_CAP))
-            covers.setEnabled(rule is Rule.ALLOW)
+            covers = CapCombo(cap or (DEFAULT_CAP if chosen is Rule.ALLOW else risk or DEFAULT_CAP))
+            covers.setEnabled(chosen is Rule.ALLOW)
             combo.currentIndexChanged.connect(
                 lambda _i, c=combo, v=covers: v.setEnabled(c.rule() is Rule.ALLOW)
             )
