@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Generic, Self, TypeVar, Union
 
 from pydantic import (
@@ -28,6 +28,7 @@ from pydantic import (
     TypeAdapter,
     model_validator,
 )
+from pydantic.config import ExtraValues
 from pydantic.json_schema import SkipJsonSchema
 
 from tools.base import ActionInfo, Risk, RunContext, Tool, ToolResult
@@ -49,7 +50,9 @@ def _never_from_input(_value: Any) -> None:
 
 # A value the tool looks up before the approval sheet (e.g. the titles of the tabs a close
 # affects). Never taken from the model's input, never in the schema, never sent to a script.
-LookedUp = Annotated[SkipJsonSchema[T | None], Field(exclude=True), BeforeValidator(_never_from_input)]
+LookedUp = Annotated[
+    SkipJsonSchema[T | None], Field(exclude=True), BeforeValidator(_never_from_input)
+]
 
 
 class ActionInput(BaseModel):
@@ -66,7 +69,7 @@ class ActionInput(BaseModel):
     # Set by ActionTable on the tool's own input class (not on the rows' models).
     action_rows: ClassVar[TypeAdapter[Any] | None] = None
 
-    def __new__(cls, /, *args: Any, **data: Any) -> Self:
+    def __new__(cls, /, **data: Any) -> Self:
         if data and cls.__dict__.get("action_rows") is not None:
             # Python then runs the row model's __init__ on it, which validates the same data.
             return cls.model_validate(data)
@@ -78,22 +81,20 @@ class ActionInput(BaseModel):
         obj: Any,
         *,
         strict: bool | None = None,
-        extra: Any = None,
+        extra: ExtraValues | None = None,
         from_attributes: bool | None = None,
         context: Any | None = None,
         by_alias: bool | None = None,
         by_name: bool | None = None,
     ) -> Self:
+        options: dict[str, Any] = {
+            "strict": strict, "extra": extra, "from_attributes": from_attributes,
+            "context": context, "by_alias": by_alias, "by_name": by_name,
+        }  # fmt: skip
         rows = cls.__dict__.get("action_rows")
         if rows is None:
-            return super().model_validate(
-                obj, strict=strict, extra=extra, from_attributes=from_attributes,
-                context=context, by_alias=by_alias, by_name=by_name,
-            )  # fmt: skip
-        call: Self = rows.validate_python(
-            obj, strict=strict, from_attributes=from_attributes, context=context,
-            by_alias=by_alias, by_name=by_name,
-        )  # fmt: skip
+            return super().model_validate(obj, **options)
+        call: Self = rows.validate_python(obj, **options)
         return call
 
     @model_validator(mode="after")
@@ -200,10 +201,11 @@ class ActionTable(Generic[InputT]):
                 _check_template(row, template)
         self.input = input
         self.rows: dict[str, Action[Any]] = {row.name: row for row in rows}
-        choices = tuple(Annotated[row.fields, Tag(row.name)] for row in rows)
-        input.action_rows = TypeAdapter(Annotated[Union[choices], Discriminator(_action_of)])  # noqa: UP007
         self.schema = self._schema()
         self.description = self._description(about, closing)
+        choices = tuple(Annotated[row.fields, Tag(row.name)] for row in rows)
+        one_of: Any = Annotated[Union[choices], Discriminator(_action_of)]  # noqa: UP007
+        input.action_rows = TypeAdapter(one_of)
 
     def __getitem__(self, name: str) -> Action[Any]:
         return self.rows[name]
@@ -223,9 +225,7 @@ class ActionTable(Generic[InputT]):
         """One object: `action` (an enum of the rows) and every row's fields. A field several
         actions use must have one shape; its description says which action uses it how."""
         shared = self.input.model_json_schema()["properties"]
-        shapes: dict[str, dict[str, Any]] = {}
-        uses: dict[str, dict[str, list[str]]] = {}  # field -> its description -> actions
-        defaults: dict[str, list[Any]] = {}
+        fields: dict[str, _Field] = {}
         defs: dict[str, Any] = {}
         for row in self:
             schema = row.fields.model_json_schema()
@@ -235,39 +235,25 @@ class ActionTable(Generic[InputT]):
             for name, prop in schema["properties"].items():
                 if name == "action":
                     continue
-                shape = {key: value for key, value in prop.items() if key not in _NOT_SHAPE}
-                shape = _not_null(shape)
-                if shapes.setdefault(name, shape) != shape:
+                shape = _shape(prop)
+                gathered = fields.setdefault(name, _Field(shape))
+                if gathered.shape != shape:
                     raise ValueError(f"{row.name}: field {name} differs from another action's")
-                defaults.setdefault(name, []).append(prop.get("default", _REQUIRED))
-                about = prop.get("description", "")
-                who = "" if name in shared else row.name
-                uses.setdefault(name, {}).setdefault(about, []).append(who)
+                gathered.defaults.append(prop.get("default", _REQUIRED))
+                gathered.uses.setdefault(prop.get("description", ""), []).append(row.name)
         properties: dict[str, Any] = {
             "action": {"type": "string", "enum": list(self.rows), "description": "What to do."}
         }
-        for name, shape in shapes.items():
-            prop = dict(shape)
-            parts = [
-                f"{', '.join(who)}: {about}" if who != [""] else about
-                for about, who in uses[name].items()
-            ]
-            if described := "; ".join(part for part in parts if part):
-                prop["description"] = described if name in shared else described + "."
-            default = defaults[name][0]
-            if default not in (None, _REQUIRED) and defaults[name].count(default) == len(
-                defaults[name]
-            ):
-                prop["default"] = default
-            properties[name] = prop
-        schema: dict[str, Any] = {
+        for name, gathered in fields.items():
+            properties[name] = gathered.schema(shared=name in shared)
+        whole: dict[str, Any] = {
             "type": "object",
             "properties": properties,
             "required": ["action"],
         }
         if defs:
-            schema["$defs"] = defs
-        return schema
+            whole["$defs"] = defs
+        return whole
 
     def _description(self, about: str, closing: str) -> str:
         parts = []
@@ -279,19 +265,49 @@ class ActionTable(Generic[InputT]):
         return " ".join(text for text in [about, f"Actions: {', '.join(parts)}.", closing] if text)
 
 
-_REQUIRED = object()
-_NOT_SHAPE = {"title", "description", "default"}
+_REQUIRED = object()  # a row's field without a default
 
 
-def _not_null(shape: dict[str, Any]) -> dict[str, Any]:
-    """The shape without its `null` alternative: in the one-object schema every field but
-    `action` may be left out, and leaving it out is how the model says "none"."""
-    options = shape.get("anyOf")
+@dataclass
+class _Field:
+    """One field of the one-object schema, gathered from the rows that take it."""
+
+    shape: dict[str, Any]
+    uses: dict[str, list[str]] = field(default_factory=dict)  # its description -> actions
+    defaults: list[Any] = field(default_factory=list)
+
+    def schema(self, *, shared: bool) -> dict[str, Any]:
+        prop = dict(self.shape)
+        if shared:  # declared once, on the tool's input class
+            described = next(iter(self.uses))
+        else:
+            described = "; ".join(
+                f"{', '.join(actions)}: {about}" for about, actions in self.uses.items() if about
+            )
+            described += "." if described else ""
+        if described:
+            prop["description"] = described
+        first = self.defaults[0]
+        if (
+            first is not _REQUIRED
+            and first is not None
+            and self.defaults.count(first) == len(self.defaults)
+        ):
+            prop["default"] = first
+        return prop
+
+
+def _shape(prop: dict[str, Any]) -> dict[str, Any]:
+    """A field's JSON schema without its words and default, and without the `null` choice: in
+    the one-object schema every field but `action` may be left out, which is how to say none."""
+    shape = {
+        key: value for key, value in prop.items() if key not in ("title", "description", "default")
+    }
+    options = shape.pop("anyOf", None)
     if options is None:
         return shape
-    rest = {key: value for key, value in shape.items() if key != "anyOf"}
     kept = [option for option in options if option != {"type": "null"}]
-    return {**rest, **kept[0]} if len(kept) == 1 else {**rest, "anyOf": kept}
+    return {**shape, **kept[0]} if len(kept) == 1 else {**shape, "anyOf": kept}
 
 
 def _action_of(value: Any) -> Any:
@@ -302,16 +318,18 @@ def _action_of(value: Any) -> Any:
 
 def _check_template(row: Action[Any], template: str) -> None:
     """A typo in a template fails when the table is built, not when a person is asked."""
-    for _text, field, spec, conversion in _TEMPLATE.parse(template):
-        if field is None:
+    for _text, named, spec, conversion in _TEMPLATE.parse(template):
+        if named is None:
             continue
-        name = field.split(".", 1)[0].split("[", 1)[0]
+        name = named.split(".", 1)[0].split("[", 1)[0]
         known = name in row.fields.model_fields or isinstance(
             getattr(row.fields, name, None), property
         )
         if not known:
             raise ValueError(f"{row.name}: {template!r} names {name!r}, not one of its fields")
-        if conversion not in (None, "q", "n", "s", "r") or (conversion == "q" and spec and not spec.isdigit()):
+        if conversion not in (None, "q", "n", "s", "r") or (
+            conversion == "q" and spec and not spec.isdigit()
+        ):
             raise ValueError(f"{row.name}: {template!r} has an unknown conversion")
 
 
@@ -354,7 +372,11 @@ class TableTool(Tool[InputT]):
         return self.table.actions()
 
     def api_schema(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.description, "input_schema": self.table.schema}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.table.schema,
+        }
 
     async def prepare(self, call: InputT) -> InputT:
         """The call as the approver should see it (looked-up values filled in); a read."""

@@ -33,7 +33,6 @@ __all__ = [
     "Screen",
     "load_screens",
     "pick_screen",
-    "quote",
 ]
 
 log = logging.getLogger(__name__)

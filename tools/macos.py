@@ -19,7 +19,7 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Self
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, ConfigDict, Field, model_validator
 
 from tools.action_table import Action, ActionInput, ActionTable, TableTool
 from tools.base import Risk, ToolResult
@@ -179,7 +179,7 @@ class CalendarDay(MacosInput):
 
 
 class ReminderAdd(MacosInput):
-    model_config = {"populate_by_name": True}
+    model_config = ConfigDict(populate_by_name=True)
 
     title: OneLine = Field(description="the reminder")
     list_name: Line | None = Field(
@@ -244,9 +244,7 @@ class MailSend(MacosInput):
     bcc: Addresses = Field(default_factory=list, description="bcc addresses")
     subject: Line = Field(description="the subject")
     body: Text = Field("", description="the mail's text")
-    draft: bool = Field(
-        False, description="save as a draft and open it in Mail instead of sending"
-    )
+    draft: bool = Field(False, description="save as a draft and open it in Mail instead of sending")
 
     @model_validator(mode="after")
     def _not_too_many(self) -> Self:
