@@ -212,10 +212,11 @@ class TabsInput(ActionInput):
 
 
 class ListTabs(TabsInput):
-    pass
+    """list_tabs takes only the browser."""
 
 
 class OpenUrl(TabsInput):
+    # Normalized when validated: "chatgpt" becomes "https://chatgpt.com".
     url: Annotated[str, Field(max_length=MAX_URL), AfterValidator(_web_address)] = Field(
         description="the address"
     )
