@@ -152,7 +152,7 @@ def test_a_schema_tool_is_offered_as_is_and_checks_its_input(
     thermostat = Thermostat()
     workspace.registry.add(thermostat)
     workspace.set_mode(Mode.AUTONOMOUS)  # tools from outside are consequential: set a rule
-    workspace.set_rule("thermostat", Rule.ALLOW)
+    workspace.set_rule("thermostat^consequential", Rule.ALLOW)
     model_server.enqueue(
         tool_reply(
             ToolUse(name="thermostat", input={"celsius": 90}),

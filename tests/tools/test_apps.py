@@ -265,7 +265,7 @@ def test_preset_with_one_app_missing_moves_the_others(apps: Apps) -> None:
         ]},
         {"name": "broken", "items": "not a list"},
     ]  # fmt: skip
-    call = AppsInput(action="activate_preset", preset="coding")
+    call = apps.runner.run(apps.tool.prepare(AppsInput(action="activate_preset", preset="coding")))
     assert apps.tool.summary(call) == (
         "Apply layout 'coding': 'Google Chrome, Photoshop 1998, Cursor, Safari'"
     )

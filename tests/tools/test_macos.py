@@ -147,7 +147,7 @@ def test_summaries_targets_and_labels() -> None:
     hidden = MacosInput(action="clipboard_write", text="a\u2028b\u202ec")
     assert tool.summary(hidden) == "Put 5 characters on the clipboard: 'a\\u2028b\\u202ec'"
     today = MacosInput(action="calendar_today")
-    assert tool.card_label(today) == "macOS: calendar today"
+    assert tool.summary(today) == "Read calendar events of today"
     assert tool.target(MacosInput(action="open_app", app="Safari")) == "Safari"
 
 

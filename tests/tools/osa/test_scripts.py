@@ -26,7 +26,10 @@ ALL_JS = [
 ]
 PYTHON_SOURCES = [
     *sorted((REPO / "tools" / "osa").glob("*.py")),
-    *(REPO / "tools" / name for name in ("macos.py", "apps.py", "tabs.py", "desktop_context.py")),
+    *(
+        REPO / "tools" / name
+        for name in ("macos.py", "apps.py", "tabs.py", "desktop_context.py", "action_table.py")
+    ),
 ]
 # Safari runs page JavaScript only through doJavaScript; page.js makes exactly one such call,
 # fed by the approved run_js code or a constant page function (tests/tools/test_tabs.py).
@@ -40,10 +43,12 @@ def test_node_check(script: Path) -> None:
     assert result.returncode == 0, result.stderr
 
 
-def test_every_action_the_tool_names_has_a_script() -> None:
-    from tools.macos import ACTIONS
+@pytest.mark.parametrize("tool", ["macos", "apps", "tabs"])
+def test_every_action_the_tool_names_has_a_script(tool: str) -> None:
+    from importlib import import_module
 
-    for spec in ACTIONS.values():
+    table = import_module(f"tools.{tool}").ACTIONS
+    for spec in table:
         assert SCRIPTS_DIR.joinpath(*spec.script.split("/")).with_suffix(".js").is_file()
 
 
