@@ -30,6 +30,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "or autonomous (only consequential actions ask)",
     )
     parser.add_argument(
+        "--send",
+        metavar="TEXT",
+        default=None,
+        help="open the window and start a new chat with this message",
+    )
+    parser.add_argument(
         "--self-test",
         action="store_true",
         help="start offscreen, open the window, check the store, settings, API client and "
