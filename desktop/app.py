@@ -95,15 +95,6 @@ def freeze_startup_objects() -> None:
     gc.freeze()
 
 
-def _setup_logging(paths: DataPaths) -> None:
-    handler = logging.handlers.RotatingFileHandler(
-        paths.logs / "deskhand.log", maxBytes=2_000_000, backupCount=3, encoding="utf-8"
-    )
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logging.basicConfig(level=logging.INFO, handlers=[handler])
-    qInstallMessageHandler(_log_qt_message)
-
-
 _QT_LEVELS = {
     QtMsgType.QtDebugMsg: logging.DEBUG,
     QtMsgType.QtInfoMsg: logging.INFO,
@@ -118,9 +109,20 @@ def _log_qt_message(kind: QtMsgType, _context: QMessageLogContext, message: str)
     logging.getLogger("qt").log(_QT_LEVELS.get(kind, logging.WARNING), "%s", message)
 
 
+def _setup_logging(paths: DataPaths) -> None:
+    handler = logging.handlers.RotatingFileHandler(
+        paths.logs / "deskhand.log", maxBytes=2_000_000, backupCount=3, encoding="utf-8"
+    )
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
+    qInstallMessageHandler(_log_qt_message)
+
+
 async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     from ui.main_window import MainWindow
 
+    quitting = asyncio.Event()
+    app.quit_requested.connect(quitting.set)  # first: a quit while starting up is not lost
     paths = DataPaths.for_data_dir(args.data_dir)
     try:
         paths.ensure()
@@ -135,8 +137,6 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     streams = shared_worker()
     streams.start()  # it loads the SDK while the person reads the window: the first reply is quick
     workspace = Workspace(paths, mode=mode)
-    quitting = asyncio.Event()
-    app.quit_requested.connect(quitting.set)
     window = MainWindow(workspace)
     window.show()
     if args.send:
