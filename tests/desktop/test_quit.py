@@ -95,9 +95,11 @@ class RunningApp:
             self.process.communicate()
 
     def leftovers(self) -> list[str]:
-        """Processes the app started that are still running: the stream process, the browser…"""
-        found = []
-        for entry in Path("/proc").iterdir():
+        """Processes the app started that are still running: the stream process, the browser…
+        (Linux's /proc tells; elsewhere nothing is found.)"""
+        found: list[str] = []
+        proc = Path("/proc")
+        for entry in proc.iterdir() if proc.is_dir() else ():
             if not entry.name.isdigit():
                 continue
             try:
