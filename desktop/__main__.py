@@ -7,8 +7,12 @@ import asyncio
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from desktop import __version__
+
+if TYPE_CHECKING:
+    from desktop.doctor import Check
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -30,6 +34,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "or autonomous (only consequential actions ask)",
     )
     parser.add_argument(
+        "--send",
+        metavar="TEXT",
+        default=None,
+        help="open the window and start a new chat with this message",
+    )
+    parser.add_argument(
         "--self-test",
         action="store_true",
         help="start offscreen, open the window, check the store, settings, API client and "
@@ -42,27 +52,26 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def qt_check() -> object:
-    """The Qt platform check lives here: only the composition root may import Qt."""
-    from desktop.doctor import Check
+def qt_checks() -> list[Check]:
+    """Qt and the display. They live here: only the composition root may import Qt."""
+    from desktop.doctor import Check, display_check
 
     try:
         from PySide6.QtGui import QGuiApplication
         from PySide6.QtWidgets import QApplication
     except ImportError as exc:
-        return Check(name="Qt", status="fail", detail=f"PySide6 not importable ({exc.name})")
+        return [Check(name="Qt", status="fail", detail=f"PySide6 not importable ({exc.name})")]
     app = QApplication.instance() or QApplication([sys.argv[0]])
-    platform = QGuiApplication.platformName()
+    platform = QGuiApplication.platformName() or os.environ.get("QT_QPA_PLATFORM", "?")
     del app
-    return Check(
-        name="Qt platform", status="ok", detail=platform or os.environ.get("QT_QPA_PLATFORM", "?")
-    )
+    return [Check(name="Qt platform", status="ok", detail=platform), display_check(platform)]
 
 
 def doctor(args: argparse.Namespace) -> int:
     from desktop import doctor as checks
     from desktop.workspace import Workspace
 
+    checks.use_offscreen_without_display()  # before any Qt object: without a display Qt aborts
     try:
         workspace = Workspace.open(args.data_dir)
     except OSError as exc:
@@ -71,7 +80,7 @@ def doctor(args: argparse.Namespace) -> int:
 
     async def run() -> list[checks.Check]:
         try:
-            return await checks.run_checks(workspace, extra=[qt_check()])  # type: ignore[list-item]
+            return await checks.run_checks(workspace, extra=qt_checks())
         finally:
             await workspace.close()
 

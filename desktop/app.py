@@ -1,4 +1,9 @@
-"""Composition root: the QApplication and its qasync loop, the workspace, and the main window."""
+"""Composition root: the QApplication and its qasync loop, the workspace, and the main window.
+
+Quitting, however it is asked for (the window closed, Quit in the menu or the Dock, logout,
+SIGTERM, Ctrl+C in a terminal), starts one shutdown that runs on the live loop: the window
+stops its replies, the tools and the stream process close, and only then does the Qt loop end.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +12,13 @@ import asyncio
 import gc
 import logging
 import logging.handlers
+import signal
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import qasync
+from PySide6.QtCore import QEvent, QMessageLogContext, QtMsgType, Signal, qInstallMessageHandler
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -20,6 +28,50 @@ from desktop.permissions import Mode
 from desktop.playwright_env import configure_playwright
 from desktop.stream_worker import shared_worker
 from desktop.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+QUIT_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+CLOSE_LIMIT = 15.0  # seconds one part may take to close before quitting goes on without it
+
+
+class DeskhandApplication(QApplication):
+    """A QApplication whose quit is a request: it announces it and lets the app close first.
+
+    Qt ends its loop on the Quit event (sent by `quit()`, the last window closing, the Dock's
+    Quit, logout). Everything the app holds closes on that loop, so the event only starts the
+    shutdown; the loop ends when `_main` returns.
+    """
+
+    quit_requested = Signal()
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Quit:
+            self.quit_requested.emit()
+            return True
+        return super().event(event)
+
+
+def _quit_on_signals(app: QApplication, loop: asyncio.AbstractEventLoop) -> None:
+    """SIGTERM, SIGINT and SIGHUP quit like the menu does; a second one ends the app at once."""
+
+    def quit_once() -> None:
+        for number in QUIT_SIGNALS:
+            loop.remove_signal_handler(number)
+            signal.signal(number, signal.SIG_DFL)  # if closing hangs, the next one ends it
+        app.quit()
+
+    for number in QUIT_SIGNALS:
+        loop.add_signal_handler(number, quit_once)
+
+
+async def _close(name: str, closing: Callable[[], Awaitable[None]]) -> None:
+    """Close one part; one that fails or hangs is logged, and quitting goes on."""
+    try:
+        async with asyncio.timeout(CLOSE_LIMIT):
+            await closing()
+    except Exception:
+        log.exception("Closing the %s failed", name)
 
 
 def _app_icon() -> QIcon:
@@ -43,17 +95,34 @@ def freeze_startup_objects() -> None:
     gc.freeze()
 
 
+_QT_LEVELS = {
+    QtMsgType.QtDebugMsg: logging.DEBUG,
+    QtMsgType.QtInfoMsg: logging.INFO,
+    QtMsgType.QtWarningMsg: logging.WARNING,
+    QtMsgType.QtCriticalMsg: logging.ERROR,
+    QtMsgType.QtFatalMsg: logging.CRITICAL,
+}
+
+
+def _log_qt_message(kind: QtMsgType, _context: QMessageLogContext, message: str) -> None:
+    """Qt's own messages go to Deskhand's log, beside ours, rather than to the terminal."""
+    logging.getLogger("qt").log(_QT_LEVELS.get(kind, logging.WARNING), "%s", message)
+
+
 def _setup_logging(paths: DataPaths) -> None:
     handler = logging.handlers.RotatingFileHandler(
         paths.logs / "deskhand.log", maxBytes=2_000_000, backupCount=3, encoding="utf-8"
     )
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.INFO, handlers=[handler])
+    qInstallMessageHandler(_log_qt_message)
 
 
-async def _main(app: QApplication, args: argparse.Namespace) -> int:
+async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     from ui.main_window import MainWindow
 
+    quitting = asyncio.Event()
+    app.quit_requested.connect(quitting.set)  # first: a quit while starting up is not lost
     paths = DataPaths.for_data_dir(args.data_dir)
     try:
         paths.ensure()
@@ -68,26 +137,27 @@ async def _main(app: QApplication, args: argparse.Namespace) -> int:
     streams = shared_worker()
     streams.start()  # it loads the SDK while the person reads the window: the first reply is quick
     workspace = Workspace(paths, mode=mode)
-    quitting = asyncio.Event()
-    app.aboutToQuit.connect(quitting.set)
     window = MainWindow(workspace)
     window.show()
+    if args.send:
+        window.send(args.send)
     freeze_startup_objects()
     await quitting.wait()
-    await window.shutdown()
-    await workspace.close()
-    await streams.close()
+    window.close()  # gone from the screen at once; stopping its replies saves what they wrote
+    await _close("window", window.shutdown)
+    await _close("tools", workspace.close)
+    await _close("stream process", streams.close)
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
     configure_playwright()  # in a bundle: browsers in the per-user cache; before Playwright starts
-    app = QApplication.instance() or QApplication(sys.argv)
-    assert isinstance(app, QApplication)
+    app = DeskhandApplication(sys.argv)
     app.setApplicationName("Deskhand")
     app.setOrganizationName("Deskhand")
     app.setWindowIcon(_app_icon())
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
+    _quit_on_signals(app, loop)
     with loop:
         return loop.run_until_complete(_main(app, args))

@@ -2,14 +2,18 @@
 
 Checks are small async functions returning a `Check`; later capabilities add their own
 with `register`. A failed *required* check makes the command exit non-zero.
+
+It runs where the window cannot (over ssh, in a container): without a display Qt's offscreen
+platform stands in, and the table says so.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Literal
 
 import anthropic
@@ -27,6 +31,34 @@ class Check(BaseModel):
     status: Literal["ok", "warn", "fail"]
     detail: str
     required: bool = True
+
+
+NO_DISPLAY = "none (offscreen); the window needs a desktop session"
+HEADLESS_PLATFORMS = ("offscreen", "minimal")
+
+
+def use_offscreen_without_display(
+    environ: MutableMapping[str, str] = os.environ, system: str = sys.platform
+) -> None:
+    """On Linux with no X11 or Wayland display, Qt's default platform aborts the process; its
+    offscreen one checks Qt all the same. Call before any Qt object exists; a platform the
+    person chose (QT_QPA_PLATFORM) is kept."""
+    if not system.startswith("linux") or environ.get("QT_QPA_PLATFORM"):
+        return
+    if environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):
+        return
+    environ["QT_QPA_PLATFORM"] = "offscreen"
+
+
+def display_check(qt_platform: str, environ: Mapping[str, str] = os.environ) -> Check:
+    """Whether the window has somewhere to show, given the platform Qt started with."""
+    if qt_platform in HEADLESS_PLATFORMS:
+        return Check(name="Display", status="warn", detail=NO_DISPLAY, required=False)
+    if qt_platform.startswith("wayland") and environ.get("WAYLAND_DISPLAY"):
+        return Check(name="Display", status="ok", detail=f"Wayland {environ['WAYLAND_DISPLAY']}")
+    if qt_platform == "xcb" and environ.get("DISPLAY"):
+        return Check(name="Display", status="ok", detail=f"X11 {environ['DISPLAY']}")
+    return Check(name="Display", status="ok", detail=qt_platform)
 
 
 CheckFn = Callable[[Workspace], Awaitable[Check]]

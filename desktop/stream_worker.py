@@ -6,13 +6,17 @@ awaiting task cancels the stream in the process. If the process dies, the stream
 flight fail with a plain report and the next stream starts a new process.
 
 One process serves every stream of the app (`shared_worker()`): it takes a couple of
-seconds to import the SDK, so the app starts it early (`start()`) and keeps it.
+seconds to import the SDK, so the app starts it early (`start()`) and keeps it. `close()`
+shuts the pipe: the process stops its streams and ends by itself, as it would if the app
+died; only one that does not end within CLOSE_GRACE seconds is terminated.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
+import os
 import socket
 import subprocess
 import sys
@@ -36,6 +40,7 @@ from desktop.stream_process import (
 )
 
 STREAM_PROCESS_FLAG = "--stream-process"
+CLOSE_GRACE = 3.0  # seconds the process has to end by itself once its pipe is shut
 
 
 def stream_process_command(fd: int) -> list[str]:
@@ -71,13 +76,35 @@ class _Stream:
                 errors.ModelCallFailed(errors.stream_process_lost(), "stream process ended")
             )
 
+    def tell(self, callback: Callable[..., None], *args: object) -> None:
+        """From the reading thread: run `callback` on the caller's loop, unless that loop is gone."""
+        try:
+            self.loop.call_soon_threadsafe(callback, *args)
+        except RuntimeError:
+            pass  # its loop is closed: nobody awaits this stream any more
+
+
+def _end(process: subprocess.Popen[bytes]) -> None:
+    """Wait for a process whose pipe is shut to end; one that does not is made to."""
+    try:
+        process.wait(CLOSE_GRACE)
+        return
+    except subprocess.TimeoutExpired:
+        process.terminate()
+    try:
+        process.wait(CLOSE_GRACE)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
 
 class StreamWorker:
     """Runs model streams in a process of their own."""
 
     def __init__(self) -> None:
         self._process: subprocess.Popen[bytes] | None = None
-        self._connection: Connection | None = None
+        self._socket: socket.socket | None = None  # our end of the pipe, to shut it
+        self._connection: Connection | None = None  # messages over that same socket
         self._reader: threading.Thread | None = None
         self._streams: dict[int, _Stream] = {}
         self._ids = itertools.count(1)
@@ -101,33 +128,38 @@ class StreamWorker:
                 start_new_session=True,
             )
             theirs.close()  # only the process holds its end now: its exit ends our reads
-            connection = Connection(ours.detach())
-            self._process, self._connection = process, connection
+            connection = Connection(os.dup(ours.fileno()))
+            self._process, self._socket, self._connection = process, ours, connection
             self._reader = threading.Thread(
-                target=self._read, args=(process, connection), name="stream-replies", daemon=True
+                target=self._read,
+                args=(process, ours, connection),
+                name="stream-replies",
+                daemon=True,
             )
             self._reader.start()
 
-    def _read(self, process: subprocess.Popen[bytes], connection: Connection) -> None:
-        """The reading thread: hand each message to its stream's loop."""
+    def _read(
+        self, process: subprocess.Popen[bytes], ours: socket.socket, connection: Connection
+    ) -> None:
+        """The reading thread: hand each message to its stream's loop; at the end, reap the
+        process and close the pipe (this thread alone, so no read meets a closed descriptor)."""
         try:
             while True:
                 message: FromProcess = connection.recv()
                 stream = self._streams.get(message.stream_id)
                 if stream is not None:
-                    stream.loop.call_soon_threadsafe(stream.deliver, message)
+                    stream.tell(stream.deliver, message)
         except (EOFError, OSError):
-            pass
-        try:
-            process.wait(5)  # it closed its end: it has ended, or is about to
-        except subprocess.TimeoutExpired:
-            process.kill()
+            pass  # the process ended, or close() shut the pipe
+        _end(process)
         with self._lock:
             if self._connection is connection:
-                self._process, self._connection = None, None
+                self._process, self._socket, self._connection = None, None, None
+            connection.close()
+            ours.close()
         for stream in list(self._streams.values()):
             if stream.connection is connection:
-                stream.loop.call_soon_threadsafe(stream.lost)
+                stream.tell(stream.lost)
 
     def _send(self, message: ToProcess) -> None:
         with self._lock:
@@ -169,21 +201,16 @@ class StreamWorker:
             del self._streams[stream_id]
 
     async def close(self) -> None:
-        """End the process; streams still in flight fail as if it had died."""
-        with self._lock:
-            process, connection, reader = self._process, self._connection, self._reader
-            self._process, self._connection, self._reader = None, None, None
-        if process is not None:
-            process.terminate()
-            try:
-                await asyncio.to_thread(process.wait, 5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                await asyncio.to_thread(process.wait)
+        """End the process and wait until it has ended; streams still in flight fail as if it
+        had died. The next `start()` or `stream()` starts a new one."""
+        with self._lock:  # the reading thread closes the socket under this lock too
+            ours, reader = self._socket, self._reader
+            self._process, self._socket, self._connection, self._reader = None, None, None, None
+            if ours is not None:
+                with contextlib.suppress(OSError):
+                    ours.shutdown(socket.SHUT_RDWR)  # the process reads the end; so does our reader
         if reader is not None:
-            await asyncio.to_thread(reader.join, 5)  # it reads until the process is gone
-        if connection is not None:
-            connection.close()
+            await asyncio.to_thread(reader.join)  # it reaps the process and closes the pipe
 
 
 _shared: StreamWorker | None = None

@@ -7,7 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from desktop import __version__
+from desktop.doctor import use_offscreen_without_display
 from desktop.paths import DataPaths
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer
@@ -15,14 +18,19 @@ from tests.support.model_server import ScriptedModelServer
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def deskhand(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def deskhand(
+    *args: str, env: dict[str, str] | None = None, unset: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    environ = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    for name in unset:
+        environ.pop(name, None)
     return subprocess.run(
         [sys.executable, "-m", "desktop", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        env=environ,
     )
 
 
@@ -41,6 +49,7 @@ def test_doctor_passes_with_a_reachable_server(
     for check in (
         "Python",
         "Qt platform",
+        "Display",
         "Data dir writable",
         "API key",
         "API reachable",
@@ -52,6 +61,41 @@ def test_doctor_passes_with_a_reachable_server(
     if sys.platform != "darwin":
         assert "macOS only" in lines["Mac tools"] and "warn" in lines["Mac tools"]
     assert any(r.path.startswith("/v1/models/") for r in api_env.requests)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="X11 and Wayland are Linux's")
+def test_doctor_runs_without_a_display_and_says_so(
+    data_dir: Path, api_env: ScriptedModelServer
+) -> None:
+    result = deskhand(
+        "--data-dir",
+        str(data_dir),
+        "doctor",
+        unset=("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"),
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = {line.split("  ")[0].strip(): line for line in result.stdout.splitlines()}
+    assert "offscreen" in lines["Qt platform"]
+    display = lines["Display"]
+    assert "warn" in display and "none (offscreen); the window needs a desktop session" in display
+    assert "ok" in lines["API reachable"]  # the other checks ran as usual
+
+
+@pytest.mark.parametrize(
+    ("environ", "system", "platform"),
+    [
+        ({}, "linux", "offscreen"),
+        ({"DISPLAY": ":0"}, "linux", None),
+        ({"WAYLAND_DISPLAY": "wayland-0"}, "linux", None),
+        ({"QT_QPA_PLATFORM": "vnc"}, "linux", "vnc"),  # the person's choice is kept
+        ({}, "darwin", None),
+    ],
+)
+def test_offscreen_stands_in_only_where_there_is_no_display(
+    environ: dict[str, str], system: str, platform: str | None
+) -> None:
+    use_offscreen_without_display(environ, system)
+    assert environ.get("QT_QPA_PLATFORM") == platform
 
 
 def test_doctor_fails_without_a_key_and_says_what_to_do(data_dir: Path, no_api_env: None) -> None:

@@ -5,9 +5,13 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import time
 
+import pytest
+
+from desktop.errors import ModelCallFailed
 from desktop.events import TurnFailed
-from desktop.stream_worker import shared_worker
+from desktop.stream_worker import CLOSE_GRACE, StreamWorker, shared_worker
 from desktop.workspace import Workspace
 from tests.desktop.test_agent import Recorder
 from tests.support.model_server import Hang, ScriptedModelServer, text_reply
@@ -54,3 +58,38 @@ def test_a_dead_stream_process_fails_the_reply_plainly_and_the_next_one_works(
         ("user", "complete", "Again please"),
         ("assistant", "complete", "Back again."),
     ]
+
+
+def test_closing_ends_the_process_and_fails_the_reply_in_flight(
+    workspace: Workspace, model_server: ScriptedModelServer
+) -> None:
+    model_server.enqueue(Hang(text="Half of it", seconds=60))
+    worker = StreamWorker()  # its own process: the shared one serves the other tests
+    received: list[str] = []
+
+    async def go() -> tuple[BaseException | None, float]:
+        client = await workspace.agent.client_config()
+        request = {
+            "model": workspace.settings.model.model,
+            "max_tokens": 100,
+            "messages": [{"role": "user", "content": "Tell me"}],
+        }
+        reply = asyncio.ensure_future(
+            worker.stream(client=client, request=request, on_text=received.append)
+        )
+        await wait_until(lambda: received, limit=60, what="the first words")
+        pid = worker.pid
+        assert pid is not None
+        started = time.monotonic()
+        await worker.close()
+        took = time.monotonic() - started
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)  # ended and reaped, not left behind
+        failure = (await asyncio.gather(reply, return_exceptions=True))[0]
+        return failure if isinstance(failure, BaseException) else None, took
+
+    failure, took = asyncio.run(go())
+    assert isinstance(failure, ModelCallFailed)
+    assert failure.report.title == "The connection to Claude stopped"
+    assert took < CLOSE_GRACE  # it ended by itself when its pipe shut; nothing had to kill it
+    assert worker.pid is None

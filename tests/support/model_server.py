@@ -42,6 +42,10 @@ What the client (anthropic 2.x, which runs on the ``httpx2`` package) sees per i
 Without a streaming request, `StreamError` becomes a plain HTTP error of the matching
 status, and `DropConnection`/`Hang` close the socket before any response.
 
+Like the real API, a request whose history breaks the toolset rule (every ``tool_result``
+answering a toolset ``tool_use``, one that carries ``toolset_name``, echoes that
+``toolset_name``) is answered 400 ``invalid_request_error`` without consuming a script item.
+
 With an empty queue the answer is HTTP 500 "scripted model server: no reply queued",
 sent with ``x-should-retry: false`` so the SDK fails at once instead of retrying.
 
@@ -86,6 +90,7 @@ __all__ = [
     "browser_use",
     "text_reply",
     "tool_reply",
+    "toolset_echo_problem",
 ]
 
 NO_REPLY_MESSAGE = "scripted model server: no reply queued"
@@ -364,6 +369,35 @@ def _error_body(error_type: str, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": error_type, "message": message}}
 
 
+def toolset_echo_problem(body: dict[str, Any]) -> str | None:
+    """The API's toolset rule: each ``tool_result`` answering a ``tool_use`` that carries
+    ``toolset_name`` echoes the same ``toolset_name``. The first breach, worded the API's way
+    (the field's path, then what is wrong), or None."""
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        return None
+    families: dict[str, str] = {}  # tool_use id -> its toolset
+    for m, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            continue
+        for b, block in enumerate(content):
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_use" and block.get("toolset_name"):
+                families[str(block.get("id"))] = str(block["toolset_name"])
+            elif block.get("type") == "tool_result":
+                use_id = str(block.get("tool_use_id"))
+                family = families.get(use_id)
+                if family is not None and block.get("toolset_name") != family:
+                    return (
+                        f"messages.{m}.content.{b}.toolset_name: the `tool_result` for "
+                        f"`tool_use` id `{use_id}` must have `toolset_name` set to "
+                        f"`{family}`, the toolset of that `tool_use`"
+                    )
+    return None
+
+
 def _usage_json(usage: Usage, output_tokens: int) -> dict[str, int]:
     return {
         "input_tokens": usage.input_tokens,
@@ -557,6 +591,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _messages(self, request: RecordedRequest) -> None:
         body = request.body or {}
         streaming = body.get("stream") is True
+        if (problem := toolset_echo_problem(body)) is not None:
+            self._send_error(400, "invalid_request_error", problem)
+            return  # refused before the model runs: the script item stays for the next request
         item = self.owner._pop()
         if item is None:
             self._send_error(500, "api_error", NO_REPLY_MESSAGE, {"x-should-retry": "false"})

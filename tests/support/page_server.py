@@ -8,6 +8,8 @@ answers a few dynamic paths:
 - `/download/NAME` — a small attachment;
 - `/api/data` — JSON, for network logs;
 - `/article?paragraphs=N` — a long article (about 300 characters a paragraph);
+- `/stall?seconds=N` — a page that takes N seconds (default 60) to answer, or until the server
+  stops: a navigation still under way;
 - anything else not found — 404.
 
 Every request is recorded in `hits` as `(host header, path)`, so a test can prove that a
@@ -38,6 +40,7 @@ class PageServer:
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._stopping = threading.Event()  # wakes stalled answers when the server stops
 
     @property
     def origin(self) -> str:
@@ -64,6 +67,7 @@ class PageServer:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        self._stopping.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -111,6 +115,11 @@ class PageServer:
                     )
                     html = f"<title>Article</title><nav>Home | News</nav><article>{body}</article>"
                     self._send(200, html.encode(), TYPES[".html"])
+                    return
+                if parts.path == "/stall":
+                    seconds = float(parse_qs(parts.query).get("seconds", ["60"])[0])
+                    server._stopping.wait(seconds)
+                    self._send(200, b"<title>Slow</title><p>Here at last.</p>", TYPES[".html"])
                     return
                 if parts.path == "/api/data":
                     self._send(200, json.dumps({"items": [1, 2, 3]}).encode(), "application/json")

@@ -402,3 +402,64 @@ def test_beta_query_and_keep_alive(server: ScriptedModelServer) -> None:
     assert texts == ["a", "b"]
     assert [r.query for r in server.requests] == ["beta=true", "beta=true"]
     assert len(server.message_requests) == 2
+
+
+def _history(result: dict[str, Any]) -> list[Any]:
+    """A turn in which the model used a browser member and a function tool, then `result`."""
+    return [
+        {"role": "user", "content": "Open the site"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "toolu_nav", "name": "navigate", "input": {"url": "x"}}
+                | {"toolset_name": "browser"},
+                {"type": "tool_use", "id": "toolu_note", "name": "note", "input": {}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                result,
+                {"type": "tool_result", "tool_use_id": "toolu_note", "content": "Saved."},
+            ],
+        },
+    ]
+
+
+def test_a_toolset_result_must_echo_its_toolset_name(server: ScriptedModelServer) -> None:
+    server.enqueue(text_reply("Done."))
+    filler = {
+        "type": "tool_result",
+        "tool_use_id": "toolu_nav",
+        "content": "Stopped.",
+        "is_error": True,
+    }
+
+    async def body(client: anthropic.AsyncAnthropic) -> list[Any]:
+        outcomes: list[Any] = []
+        for result in (
+            filler,  # no toolset_name: refused
+            {**filler, "toolset_name": "computer"},  # another toolset's: refused
+        ):
+            with pytest.raises(anthropic.BadRequestError) as refused:
+                async with client.beta.messages.stream(
+                    model=MODEL, max_tokens=100, messages=_history(result)
+                ) as s:
+                    await s.get_final_message()
+            outcomes.append(refused.value)
+        # Echoed: accepted, and the reply queued before the refusals is still the one served.
+        async with client.beta.messages.stream(
+            model=MODEL, max_tokens=100, messages=_history({**filler, "toolset_name": "browser"})
+        ) as s:
+            outcomes.append(await s.get_final_message())
+        return outcomes
+
+    missing, wrong, accepted = run(server, body)
+    for refusal in (missing, wrong):
+        assert refusal.status_code == 400
+        error = refusal.body["error"]
+        assert error["type"] == "invalid_request_error"
+        assert error["message"].startswith("messages.2.content.0.toolset_name: ")
+        assert "`toolu_nav`" in error["message"] and "`browser`" in error["message"]
+    assert accepted.content[0].text == "Done."
+    assert len(server.message_requests) == 3
