@@ -66,12 +66,12 @@ def _quit_on_signals(app: QApplication, loop: asyncio.AbstractEventLoop) -> None
 
 
 async def _close(name: str, closing: Callable[[], Awaitable[None]]) -> None:
-    """Close one part; one that fails or hangs is logged, and quitting goes on."""
+    """Start or close one part; one that fails or hangs is logged, and the app goes on."""
     try:
         async with asyncio.timeout(CLOSE_LIMIT):
             await closing()
     except Exception:
-        log.exception("Closing the %s failed", name)
+        log.exception("The %s failed to start or close", name)
 
 
 def _app_icon() -> QIcon:
@@ -139,10 +139,13 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     workspace = Workspace(paths, mode=mode)
     window = MainWindow(workspace)
     window.show()
+    # Tool sources start behind the window (an MCP server may take seconds to answer).
+    starting = asyncio.ensure_future(_close("tool sources", workspace.toolbox.start))
     if args.send:
         window.send(args.send)
     freeze_startup_objects()
     await quitting.wait()
+    starting.cancel()
     window.close()  # gone from the screen at once; stopping its replies saves what they wrote
     await _close("window", window.shutdown)
     await _close("tools", workspace.close)

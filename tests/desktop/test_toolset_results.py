@@ -6,17 +6,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
-
-from desktop.permissions import Answer, ApprovalRequest
+from desktop.approvals import ApprovalRequest
+from desktop.permissions import Answer
 from desktop.workspace import Workspace
 from tests.desktop.test_agent import Recorder
 from tests.support.model_server import ScriptedModelServer, browser_use, text_reply, tool_reply
 from tests.support.waiting import wait_until
-
-pytestmark = pytest.mark.xfail(
-    strict=True, reason="the app's filler tool_results do not carry toolset_name yet"
-)
 
 
 def results_sent(server: ScriptedModelServer) -> list[dict[str, Any]]:
@@ -59,7 +54,7 @@ def test_a_browser_call_left_open_by_a_crash(
 def test_browser_calls_not_run_after_one_failed(
     workspace: Workspace, model_server: ScriptedModelServer
 ) -> None:
-    workspace.gate.approver = lambda request: request.answer(Answer(allow=False))
+    workspace.approvals.subscribe(lambda request: request.answer(Answer(allow=False)))
     model_server.enqueue(
         tool_reply(browser_use("navigate", url="https://example.com"), browser_use("screenshot")),
         text_reply("I was not allowed."),
@@ -73,7 +68,7 @@ def test_a_browser_call_stopped_while_it_waited(
     workspace: Workspace, model_server: ScriptedModelServer
 ) -> None:
     asked: list[ApprovalRequest] = []
-    workspace.gate.approver = asked.append  # nobody answers: the person presses Stop
+    workspace.approvals.subscribe(asked.append)  # nobody answers: the person presses Stop
     model_server.enqueue(tool_reply(browser_use("navigate", url="https://example.com")))
     sid = workspace.store.create_session().id
 
