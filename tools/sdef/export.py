@@ -154,7 +154,7 @@ def dictionary_view(
             f"[Cut: {left_out} of {len(items)} entries left out. Filter by suite "
             f"({', '.join(s.name for s in suites)}) or by name to see them.]"
         )
-    lines.append(json.dumps(view, ensure_ascii=False, indent=1))
+    lines.append(json.dumps(view, ensure_ascii=False, separators=(",", ":")))
     return "\n".join(lines)
 
 

@@ -113,13 +113,16 @@ def _phrase_for_element(class_name: str, step: ElementStep) -> tuple[str, bool]:
 
 def words(phrases: list[tuple[str, bool]]) -> str:
     """Phrases from the app down, said from the object up: "name of file 'a' in folder 'b'".
-    Each phrase carries whether it is a property (joined with "of") or elements ("in")."""
+    Each phrase carries whether it is a property (its container follows "of") or elements
+    (their container follows "in")."""
     text = ""
+    later_is_property = False
     for phrase, is_property in reversed(phrases):
         if not text:
             text = phrase
         else:
-            text += f" of {phrase}" if is_property else f" in {phrase}"
+            text += f" of {phrase}" if later_is_property else f" in {phrase}"
+        later_is_property = is_property
     return text
 
 

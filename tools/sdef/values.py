@@ -148,7 +148,7 @@ class Convert:
             raise Refused(f"{what} is nested too deeply.")
         if not types:
             return self.any(raw, what, depth)
-        problems: list[str] = []
+        problems: list[tuple[bool, str]] = []  # (the value's JSON shape fits the kind, why not)
         for ref in types:
             for kind in kinds(ref, self.d):
                 try:
@@ -160,9 +160,12 @@ class Convert:
                         return [self.one(item, one, kind, what, depth + 1) for item in items]
                     return self.one(raw, ref, kind, what, depth)
                 except Refused as exc:
-                    problems.append(exc.phrase)
+                    problems.append((_shape_fits(raw, kind, ref.many), exc.phrase))
+        fitting = list(dict.fromkeys(phrase for fits, phrase in problems if fits))
+        if len(fitting) == 1:
+            raise Refused(fitting[0])  # e.g. a relative path for a file: say that, not "fits none"
         if len(problems) == 1:
-            raise Refused(problems[0])
+            raise Refused(problems[0][1])
         labels = ", ".join(dict.fromkeys(ref.label() for ref in types))
         raise Refused(f"{what} takes {labels}; the value given fits none of them.")
 
@@ -296,6 +299,17 @@ class Convert:
                 raise Refused(f"{label} is not a property here. Properties: {names}.")
             out[jxa_name(prop.name)] = self.value(item, prop.types, label, depth + 1)
         return {"$record": out}
+
+
+def _shape_fits(raw: Any, kind: Kind, many: bool) -> bool:
+    """Whether a JSON value has the shape `kind` takes (so its refusal is the one to tell)."""
+    if many or kind is Kind.OBJECT:
+        return isinstance(raw, list)
+    if kind in (Kind.TEXT, Kind.DATE, Kind.FILE, Kind.ENUM, Kind.TYPE):
+        return isinstance(raw, str)
+    if kind is Kind.RECORD:
+        return isinstance(raw, dict)
+    return True
 
 
 def _looks_like_steps(items: list[dict[str, Any]]) -> bool:
