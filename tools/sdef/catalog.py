@@ -19,6 +19,7 @@ from pathlib import Path
 from tools.sdef.cache import CacheIndex, DictionaryCache, IndexEntry, ScriptableApp
 from tools.sdef.discovery import (
     DEFAULT_ROOTS,
+    SDEF_TOOL_TIMEOUT,
     BundleInfo,
     find_bundles,
     find_sdef_tool,
@@ -70,12 +71,14 @@ class AppCatalog:
         include_root: Path | None = None,
         sdef_tool: str | None = "sdef",
         home: Path | None = None,
+        sdef_timeout: float = SDEF_TOOL_TIMEOUT,
     ) -> None:
         self.cache = DictionaryCache(cache_dir)
         self.roots = tuple(roots)
         self.include_root = include_root
         self.sdef_tool = sdef_tool
         self.home = home
+        self.sdef_timeout = sdef_timeout
         self._apps: list[ScriptableApp] = []
         self._files: dict[str, str] = {}  # app path -> its cached dictionary file
         self._found_at = -FRESH_SECONDS
@@ -99,7 +102,11 @@ class AppCatalog:
 
             async def ask(info: BundleInfo, key: str) -> None:
                 async with limit:
-                    data = await sdef_tool_output(tool, info.path) if tool else None
+                    data = (
+                        await sdef_tool_output(tool, info.path, time_limit=self.sdef_timeout)
+                        if tool
+                        else None
+                    )
                 entry = await asyncio.to_thread(self._from_tool_output, info, key, data)
                 index.entries[info.path] = entry
 

@@ -19,7 +19,8 @@
 //   "errors": [...], "clipboard": text or null, "notifications": [], "log": []}.
 // "commands": {"Finder": {"duplicate": result}} adds commands a test scripts for an app (as a
 // scripting dictionary would define them): each call is logged with its receiver's steps and
-// its arguments (object specifiers as {"$specifier": steps}) and answers the scripted result.
+// its arguments (object specifiers as {"$specifier": steps}, Path() values as {"$path": text})
+// and answers the scripted result.
 // Values: {"$date": ISO text} is a date; {"$ref": [key or index, ...]} points elsewhere in the
 // same app; {"$all": [listKey, childListKey]} concatenates a child list over a list (Notes'
 // app-level folders over its accounts). Scripts' changes are written back at once.
@@ -694,7 +695,10 @@ function encodeArgument(value) {
   if (Array.isArray(value)) {
     return value.map(encodeArgument);
   }
-  if (isRecord(value) && value.__path === undefined && value.__nsstring === undefined) {
+  if (isRecord(value) && typeof value.__path === "string") {
+    return { $path: value.__path };
+  }
+  if (isRecord(value) && value.__nsstring === undefined) {
     const out = {};
     for (const key of Object.keys(value)) {
       out[key] = encodeArgument(value[key]);
