@@ -13,7 +13,6 @@ import shutil
 from collections.abc import Awaitable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
@@ -28,9 +27,7 @@ from tools.sdef.app_tools import (
     PARAMETER_PHRASE,
     AppCommandInput,
     AppCommandTool,
-    AppDictionaryInput,
     AppDictionaryTool,
-    AppsListInput,
     AppsListTool,
 )
 from tools.sdef.catalog import AppCatalog
