@@ -22,10 +22,10 @@ from tools.osa.tool_runs import run_action
 from tools.sdef.cache import ScriptableApp
 from tools.sdef.calls import CallParts, CallTarget, PreparedCall, prepare
 from tools.sdef.catalog import AppCatalog
-from tools.sdef.errors import NO_DICTIONARY, NO_SUCH_APP
+from tools.sdef.errors import NO_DICTIONARY, NO_SUCH_APP, Refused
 from tools.sdef.export import dictionary_view
 from tools.sdef.model import Dictionary, term_key
-from tools.sdef.reference import Refused, Step, rough_words
+from tools.sdef.reference import Step, rough_words
 from tools.sdef.risk import command_risk
 from tools.sdef.values import describe_value
 

@@ -14,8 +14,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 from tools.base import Risk
 from tools.osa.text import quote
+from tools.sdef.errors import Refused
 from tools.sdef.model import Command, Dictionary, jxa_name, term_key
-from tools.sdef.reference import REFERENCE, Refused, Resolved, Step, resolve
+from tools.sdef.reference import REFERENCE, Resolved, Step, resolve
 from tools.sdef.risk import command_risk
 from tools.sdef.values import Convert, Kind, describe_value, kinds
 
@@ -25,6 +26,7 @@ from tools.sdef.values import Convert, Kind, describe_value, kinds
 BUILT_IN = ("get", "set", "exists", "count")
 RESULT_ITEMS = 500  # list items call.js renders at most
 RESULT_TEXT = 4_000  # characters of one text value call.js renders at most
+RESULT_CHARS = 200_000  # characters of text call.js renders in all (under the output cap)
 SUMMARY_LIMIT = 300
 
 Form = Literal["get", "set", "exists", "count", "command"]
@@ -94,7 +96,7 @@ def prepare(call: CallParts, app: CallTarget, d: Dictionary) -> PreparedCall:
         "has_direct": False,
         "direct": None,
         "parameters": {},
-        "limits": {"items": RESULT_ITEMS, "text": RESULT_TEXT},
+        "limits": {"items": RESULT_ITEMS, "text": RESULT_TEXT, "chars": RESULT_CHARS},
     }
     if form == "command":
         assert command is not None
@@ -105,6 +107,12 @@ def prepare(call: CallParts, app: CallTarget, d: Dictionary) -> PreparedCall:
         if resolved is None:
             resolved = _object_from_direct(call, convert, d, app)
             payload["target"] = resolved.steps
+        if not resolved.steps:
+            raise Refused(f"{name} needs a reference to an object of the app, not the app itself.")
+        if form == "count" and not resolved.many:
+            raise Refused(
+                'count counts elements: end the reference with elements, e.g. {"elements": "files"}.'
+            )
         if call.parameters:
             raise Refused(f"{name} takes no named parameters here; give only the reference.")
         words.insert(0, resolved.words)

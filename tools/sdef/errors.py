@@ -18,6 +18,10 @@ class DictionaryRefused(SdefError):
     """The dictionary file is malformed, too large, or uses XML features refused for safety."""
 
 
+class Refused(SdefError):
+    """A call that does not fit the app's dictionary; the phrase says what exists instead."""
+
+
 NOT_A_DICTIONARY = (
     "The app's scripting dictionary could not be read (it is malformed or uses refused XML "
     "features), so its commands are not available."

@@ -15,18 +15,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from tools.osa.text import quote
+from tools.sdef.errors import Refused
 from tools.sdef.model import Dictionary, Element, MergedClass, Property, jxa_name, term_key
 
 MAX_STEPS = 20
 NAME_LIMIT = 200
-
-
-class Refused(Exception):
-    """A call that does not fit the dictionary; `phrase` tells the model what exists instead."""
-
-    def __init__(self, phrase: str) -> None:
-        super().__init__(phrase)
-        self.phrase = phrase
 
 
 class ElementStep(BaseModel):
@@ -177,7 +170,7 @@ def resolve(steps: list[Step], d: Dictionary, *, app: str = "the app") -> Resolv
             continue
         element = _element(current, step.property, d)
         if element is not None:  # `{"property": "items"}`: every element of that kind
-            out.append(_element_step(d.plural_of(element.type), ElementStep(elements="x")))
+            out.append(_element_step(d.plural_of(element.type), None))
             phrases.append((f"every {element.type}", True))
             class_name, many = element.type, True
             current = d.merged_class(element.type)
@@ -199,8 +192,11 @@ def resolve(steps: list[Step], d: Dictionary, *, app: str = "the app") -> Resolv
     )
 
 
-def _element_step(plural: str, step: ElementStep) -> dict[str, Any]:
+def _element_step(plural: str, step: ElementStep | None) -> dict[str, Any]:
+    """The JXA step for elements; no step (a property step naming elements) means every one."""
     jxa = jxa_name(plural)
+    if step is None:
+        return {"elements": jxa, "by": "every"}
     if step.name is not None:
         return {"elements": jxa, "by": "name", "value": step.name}
     if step.id is not None:

@@ -18,8 +18,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from tools.osa.text import quote
+from tools.sdef.errors import Refused
 from tools.sdef.model import Dictionary, MergedClass, TypeRef, jxa_name, term_key
-from tools.sdef.reference import REFERENCE, Refused, resolve, step_schema
+from tools.sdef.reference import REFERENCE, resolve, step_schema
 
 MAX_TEXT = 100_000
 MAX_ITEMS = 1_000

@@ -453,3 +453,16 @@ def test_schemas_of_the_three_tools(mac: StandIn) -> None:
         "parameters",
         "dry_run",
     }
+
+
+def test_long_answers_are_cut_and_say_so(mac: StandIn) -> None:
+    world = finder_world()
+    world["apps"]["Finder"]["folders"][0]["files"][0]["comment"] = "x" * 10_000
+    mac.world.write(world)
+    result = mac.app_command(
+        app="Finder", command="get", reference=[*DESKTOP_REPORT, {"property": "comment"}]
+    )
+    assert not result.is_error
+    _header, body, note = result.text.split("\n")
+    assert json.loads(body) == "x" * 4_000
+    assert note.startswith("[Cut:")

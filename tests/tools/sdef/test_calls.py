@@ -9,8 +9,8 @@ import pytest
 
 from tools.base import Risk
 from tools.sdef.calls import CallParts, CallTarget, PreparedCall, prepare
+from tools.sdef.errors import Refused
 from tools.sdef.model import Dictionary, TypeRef
-from tools.sdef.reference import Refused
 from tools.sdef.risk import command_risk
 from tools.sdef.values import reference_defs, type_schema
 
@@ -378,3 +378,31 @@ def test_file_object_and_record_schemas() -> None:
         ("PropertyStep",),
     }
     assert set(defs["ElementStep"]["properties"]) == {"elements", "name", "index", "id", "every"}
+
+
+def test_get_and_count_need_a_fitting_reference() -> None:
+    assert "not the app itself" in refusal(finder(), command="get", reference=[])
+    assert "count counts elements" in refusal(
+        finder(), command="count", reference=[{"property": "desktop"}]
+    )
+
+
+def test_the_command_line_export_has_the_documented_shape() -> None:
+    from tools.sdef.export import dictionary_json
+
+    exported = dictionary_json("Finder", finder(), bundle_id="com.apple.finder")
+    assert set(exported) == {"app", "suites", "skipped_includes"}
+    standard = exported["suites"][0]
+    assert set(standard) == {"name", "commands", "classes", "enumerations"}
+    close = next(c for c in standard["commands"] if c["name"] == "close")
+    assert set(close) == {
+        "name", "code", "description", "risk", "direct_parameter", "parameters", "result"
+    }  # fmt: skip
+    assert close["risk"] == "consequential" and close["code"] == "coreclos"
+    assert close["direct_parameter"] == {"type": "specifier", "optional": False}
+    assert close["parameters"][0] == {"name": "saving", "type": "save options", "optional": True}
+    window = next(c for c in standard["classes"] if c["name"] == "window")
+    assert {"name": "id", "type": "integer", "access": "r"} in window["properties"]
+    application = next(c for c in standard["classes"] if c["name"] == "application")
+    assert application["elements"] == ["documents", "windows"]
+    assert {"name": "save options", "values": ["yes", "no", "ask"]} in standard["enumerations"]

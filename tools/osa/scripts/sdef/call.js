@@ -5,7 +5,7 @@
 // Input: {"app": bundle id or bundle path, "form": "get" | "set" | "exists" | "count" |
 //   "command", "command": the JXA name, "target": [steps] or null, "property" and "value"
 //   (set only), "has_direct": bool, "direct": value, "parameters": {JXA name: value},
-//   "limits": {"items": n, "text": n}}.
+//   "limits": {"items": n, "text": n (per text), "chars": n (all text)}}.
 // Steps: {"property": name} or {"elements": name, "by": "name" | "id" | "index" | "every",
 //   "value": ...}; an index counts from 0.
 // Values: JSON, where an object is one of {"$ref": [steps]}, {"$file": POSIX path},
@@ -116,10 +116,12 @@ function render(value, state, depth) {
     return { date: isNaN(value.getTime()) ? null : value.toISOString() };
   }
   if (typeof value === "string") {
-    if (value.length > state.text) {
+    var room = Math.max(0, Math.min(state.text, state.chars));
+    if (value.length > room) {
       state.cut = true;
-      return value.slice(0, state.text);
+      value = value.slice(0, room);
     }
+    state.chars -= value.length;
     return value;
   }
   if (typeof value === "number" || typeof value === "boolean") {
@@ -203,7 +205,8 @@ function run(argv) {
   } else {
     throw badInput("a form");
   }
-  var state = { items: input.limits.items, text: input.limits.text, cut: false };
+  var limits = input.limits;
+  var state = { items: limits.items, text: limits.text, chars: limits.chars, cut: false };
   var rendered = render(result, state, 0);
   return JSON.stringify({ result: rendered, cut: state.cut });
 }
