@@ -142,7 +142,11 @@ class Includes:
         if not (text.startswith("xpointer(") and text.endswith(")")):
             return None  # element() and other schemes are not used by real dictionaries
         try:
-            found = elementpath.select(document, text[len("xpointer(") : -1])
+            # XPath 1.0, as the xpointer() scheme defines: no doc() or other functions that
+            # would read files or URLs.
+            found = elementpath.select(
+                document, text[len("xpointer(") : -1], parser=elementpath.XPath1Parser
+            )
         except (elementpath.ElementPathError, ValueError, TypeError) as exc:
             log.info("xpointer %r failed: %s", text[:200], exc)
             return None

@@ -258,3 +258,14 @@ def test_a_parsed_dictionary_survives_json_round_trips() -> None:
     again = Dictionary.model_validate_json(d.model_dump_json())
     assert again == d
     assert again.merged_class("folder") == d.merged_class("folder")
+
+
+def test_an_xpointer_cannot_read_other_files(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.sdef"
+    secret.write_text('<dictionary><suite name="Secret" code="scrt"/></dictionary>')
+    text = f"""<dictionary xmlns:xi="http://www.w3.org/2003/XInclude">
+      <xi:include href="file:///System/Library/ScriptingDefinitions/CocoaStandard.sdef"
+                  xpointer="xpointer(doc('file://{secret}')/dictionary/suite)"/>
+    </dictionary>"""
+    d = parse_sdef(text.encode(), include_root=INCLUDES)
+    assert d.suites == [] and d.skipped_includes == ["CocoaStandard.sdef"]
