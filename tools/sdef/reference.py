@@ -212,7 +212,7 @@ def rough_words(steps: list[Step]) -> str:
     for step in steps:
         if isinstance(step, ElementStep):
             singular = step.elements[:-1] if step.elements.endswith("s") else step.elements
-            phrases.append(_phrase_for_element(singular, step))
+            phrases.append((_phrase_for_element(singular, step)[0], False))
         else:
             phrases.append((step.property, True))
     return words(phrases)

@@ -406,3 +406,12 @@ def test_the_command_line_export_has_the_documented_shape() -> None:
     application = next(c for c in standard["classes"] if c["name"] == "application")
     assert application["elements"] == ["documents", "windows"]
     assert {"name": "save options", "values": ["yes", "no", "ask"]} in standard["enumerations"]
+
+
+def test_rough_words_without_a_dictionary() -> None:
+    from tools.sdef.reference import REFERENCE, rough_words
+
+    steps = REFERENCE.validate_python(
+        [{"elements": "folders", "name": "Desktop"}, {"elements": "files"}, {"property": "name"}]
+    )
+    assert rough_words(steps) == "name of every file in folder 'Desktop'"
