@@ -17,6 +17,10 @@
 //
 // World file: {"apps": {"Calendar": {...object tree...}}, "installed": [app names],
 //   "errors": [...], "clipboard": text or null, "notifications": [], "log": []}.
+// "commands": {"Finder": {"duplicate": result}} adds commands a test scripts for an app (as a
+// scripting dictionary would define them): each call is logged with its receiver's steps and
+// its arguments (object specifiers as {"$specifier": steps}, Path() values as {"$path": text})
+// and answers the scripted result.
 // Values: {"$date": ISO text} is a date; {"$ref": [key or index, ...]} points elsewhere in the
 // same app; {"$all": [listKey, childListKey]} concatenates a child list over a list (Notes'
 // app-level folders over its accounts). Scripts' changes are written back at once.
@@ -308,6 +312,12 @@ class AppContext {
     this.standardAdditions = false;
   }
 
+  // A command the test's world scripts for this app (see "commands" above).
+  scripted(name) {
+    const table = (this.world.data.commands || {})[this.name];
+    return Boolean(table) && Object.prototype.hasOwnProperty.call(table, name);
+  }
+
   root() {
     return this.current ? {} : this.world.app(this.name);
   }
@@ -567,6 +577,12 @@ class AppContext {
       world.log(entry);
       return undefined;
     }
+    if (this.scripted(name)) {
+      entry.steps = steps;
+      entry.args = args.map(encodeArgument);
+      world.log(entry);
+      return world.data.commands[this.name][name];
+    }
     throw appleError(-1708, defaultMessage(-1708));
   }
 
@@ -671,6 +687,46 @@ function notesPlaintext(html) {
     .replace(/&amp;/g, "&");
 }
 
+// A command's argument for the log: object specifiers as their steps, made values as they are.
+function encodeArgument(value) {
+  if (typeof value === "function" && value.__maker === undefined) {
+    return { $specifier: value.__steps() };
+  }
+  if (Array.isArray(value)) {
+    return value.map(encodeArgument);
+  }
+  if (isRecord(value) && typeof value.__path === "string") {
+    return { $path: value.__path };
+  }
+  if (isRecord(value) && value.__nsstring === undefined) {
+    const out = {};
+    for (const key of Object.keys(value)) {
+      out[key] = encodeArgument(value[key]);
+    }
+    return out;
+  }
+  return encode(value);
+}
+
+// What JXA's Automation.getDisplayString shows for a specifier.
+function display(context, steps) {
+  let text = `Application(${JSON.stringify(context.name)})`;
+  for (const [kind, arg] of steps) {
+    if (kind === "prop") {
+      text += `.${arg}`;
+    } else if (kind === "name") {
+      text += `.byName(${JSON.stringify(arg)})`;
+    } else if (kind === "id") {
+      text += `.byId(${JSON.stringify(arg)})`;
+    } else if (kind === "index") {
+      text += `[${arg}]`;
+    } else {
+      text += ".whose(...)";
+    }
+  }
+  return text;
+}
+
 function describe(context, steps) {
   let text = `Application("${context.name}")`;
   for (const [kind, arg] of steps) {
@@ -711,6 +767,9 @@ function makeSpecifier(context, steps) {
       if (key === "__steps") {
         return () => steps;
       }
+      if (key === "__display") {
+        return () => display(context, steps);
+      }
       if (key === "__maker") {
         return undefined; // only made objects (makeMaker) have one
       }
@@ -744,7 +803,7 @@ function makeSpecifier(context, steps) {
       if (/^-?\d+$/.test(key)) {
         return makeSpecifier(context, steps.concat([["index", Number(key)]]));
       }
-      if (COMMANDS.has(key)) {
+      if (COMMANDS.has(key) || context.scripted(key)) {
         return (...args) => context.command(steps, key, args);
       }
       if (steps.length === 0 && /^[A-Z]/.test(key)) {
@@ -1065,8 +1124,16 @@ function makeGlobals(world) {
   }
 
   const toStderr = (...parts) => fs.writeSync(2, `${parts.map(String).join(" ")}\n`);
+  const isSpecifier = (value) =>
+    typeof value === "function" && value.__maker === undefined && typeof value.__steps === "function";
+  const ObjectSpecifier = { hasInstance: isSpecifier };
+  const Automation = {
+    getDisplayString: (value) => (isSpecifier(value) ? value.__display() : String(value)),
+  };
   return {
     Application,
+    ObjectSpecifier,
+    Automation,
     Path,
     ObjC: objc,
     $: dollar,

@@ -1,0 +1,286 @@
+"""The parsed scripting dictionary of one app: suites, commands, classes, enumerations, types.
+
+Plain pydantic data (it is cached on disk as JSON) plus lookups by name. Names are matched by
+`term_key`, so "disk items", "diskItems" and "Disk Items" all find the same element; synonyms
+count too. A class defined in several suites (or extended by a `class-extension`) is seen as
+one merged class.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Access = Literal["r", "w", "rw"]
+
+_NOT_WORD = re.compile(r"[^a-z0-9]")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def term_key(name: str) -> str:
+    """The key two spellings of one term share: "shut down", "shutDown" -> "shutdown"."""
+    return _NOT_WORD.sub("", name.lower())
+
+
+def jxa_name(term: str) -> str:
+    """The JavaScript name JXA gives a dictionary term: "with properties" -> "withProperties",
+    "do JavaScript" -> "doJavaScript", "URL" -> "url"."""
+    words = [re.sub(r"[^A-Za-z0-9_]", "", word) for word in term.split()]
+    words = [word for word in words if word]
+    if not words:
+        return ""
+    first = words[0].lower() if words[0].isupper() else words[0][0].lower() + words[0][1:]
+    return first + "".join(word[0].upper() + word[1:] for word in words[1:])
+
+
+def words_of(name: str) -> str:
+    """A camelCase name as words, for matching: "diskItems" -> "disk Items"."""
+    return _CAMEL.sub(" ", name)
+
+
+class TypeRef(BaseModel):
+    """One allowed type: a type name ("text", "file", a class or enumeration) or a list of it."""
+
+    name: str
+    many: bool = False
+
+    def label(self) -> str:
+        return f"list of {self.name}" if self.many else self.name
+
+
+class Parameter(BaseModel):
+    name: str
+    code: str = ""
+    types: list[TypeRef] = Field(default_factory=list)
+    optional: bool = False
+    description: str = ""
+
+
+class DirectParameter(BaseModel):
+    types: list[TypeRef] = Field(default_factory=list)
+    optional: bool = False
+    description: str = ""
+
+
+class Result(BaseModel):
+    types: list[TypeRef] = Field(default_factory=list)
+    description: str = ""
+
+
+class Command(BaseModel):
+    name: str
+    code: str = ""
+    description: str = ""
+    synonyms: list[str] = Field(default_factory=list)
+    direct_parameter: DirectParameter | None = None
+    parameters: list[Parameter] = Field(default_factory=list)
+    result: Result | None = None
+
+    def parameter(self, name: str) -> Parameter | None:
+        key = term_key(name)
+        return next((p for p in self.parameters if term_key(p.name) == key), None)
+
+
+class Property(BaseModel):
+    name: str
+    code: str = ""
+    types: list[TypeRef] = Field(default_factory=list)
+    access: Access = "rw"
+    description: str = ""
+    synonyms: list[str] = Field(default_factory=list)
+
+    @property
+    def writable(self) -> bool:
+        return "w" in self.access
+
+
+class Element(BaseModel):
+    type: str  # the class of the elements
+    access: Access = "rw"
+
+
+class ClassDef(BaseModel):
+    name: str
+    code: str = ""
+    plural: str = ""
+    inherits: str | None = None
+    description: str = ""
+    extension: bool = False  # from a class-extension: adds to a class defined elsewhere
+    synonyms: list[str] = Field(default_factory=list)
+    properties: list[Property] = Field(default_factory=list)
+    elements: list[Element] = Field(default_factory=list)
+    responds_to: list[str] = Field(default_factory=list)
+
+
+class Enumerator(BaseModel):
+    name: str
+    code: str = ""
+    description: str = ""
+
+
+class Enumeration(BaseModel):
+    name: str
+    code: str = ""
+    enumerators: list[Enumerator] = Field(default_factory=list)
+
+
+class ValueType(BaseModel):
+    name: str
+    code: str = ""
+    description: str = ""
+
+
+class RecordType(BaseModel):
+    name: str
+    code: str = ""
+    description: str = ""
+    properties: list[Property] = Field(default_factory=list)
+
+
+class Suite(BaseModel):
+    name: str
+    code: str = ""
+    description: str = ""
+    commands: list[Command] = Field(default_factory=list)
+    classes: list[ClassDef] = Field(default_factory=list)
+    enumerations: list[Enumeration] = Field(default_factory=list)
+    value_types: list[ValueType] = Field(default_factory=list)
+    record_types: list[RecordType] = Field(default_factory=list)
+
+
+class MergedClass(BaseModel):
+    """A class as scripts see it: every definition and extension of that name, plus what it
+    inherits (properties and elements of ancestors included)."""
+
+    name: str
+    plural: str
+    description: str = ""
+    ancestors: list[str] = Field(default_factory=list)
+    properties: list[Property] = Field(default_factory=list)
+    elements: list[Element] = Field(default_factory=list)
+
+    def property(self, name: str) -> Property | None:
+        key = term_key(name)
+        for prop in self.properties:
+            if term_key(prop.name) == key or any(term_key(s) == key for s in prop.synonyms):
+                return prop
+        return None
+
+
+class Dictionary(BaseModel):
+    """One app's scripting dictionary, as parsed; `skipped_includes` names the included files
+    that could not be read (off a Mac the system's CocoaStandard.sdef is missing)."""
+
+    title: str = ""
+    suites: list[Suite] = Field(default_factory=list)
+    skipped_includes: list[str] = Field(default_factory=list)
+
+    # --- lookups (built once per instance) ------------------------------------------------
+
+    @cached_property
+    def _commands(self) -> dict[str, Command]:
+        found: dict[str, Command] = {}
+        for suite in self.suites:
+            for command in suite.commands:  # a later suite's command replaces an earlier one
+                for name in (command.name, *command.synonyms):
+                    found[term_key(name)] = command
+        return found
+
+    @cached_property
+    def _class_defs(self) -> dict[str, list[ClassDef]]:
+        found: dict[str, list[ClassDef]] = {}
+        for suite in self.suites:
+            for cls in suite.classes:
+                found.setdefault(term_key(cls.name), []).append(cls)
+        return found
+
+    @cached_property
+    def _class_names(self) -> dict[str, str]:
+        """Every spelling of a class (name, plural, synonyms) -> the key of its name."""
+        names: dict[str, str] = {}
+        for key, defs in self._class_defs.items():
+            for cls in defs:
+                for name in (cls.name, *cls.synonyms):
+                    names.setdefault(term_key(name), key)
+                names.setdefault(term_key(self._plural(cls)), key)
+        return names
+
+    @cached_property
+    def _enumerations(self) -> dict[str, Enumeration]:
+        return {term_key(e.name): e for s in self.suites for e in s.enumerations}
+
+    @cached_property
+    def _records(self) -> dict[str, RecordType]:
+        return {term_key(r.name): r for s in self.suites for r in s.record_types}
+
+    @cached_property
+    def _value_types(self) -> dict[str, ValueType]:
+        return {term_key(v.name): v for s in self.suites for v in s.value_types}
+
+    @staticmethod
+    def _plural(cls: ClassDef) -> str:
+        return cls.plural or f"{cls.name}s"
+
+    def commands(self) -> list[Command]:
+        """Every command once, in dictionary order (later definitions win)."""
+        seen: dict[int, Command] = {}
+        for command in self._commands.values():
+            seen.setdefault(id(command), command)
+        return list(seen.values())
+
+    def command(self, name: str) -> Command | None:
+        return self._commands.get(term_key(name))
+
+    def class_names(self) -> list[str]:
+        return [defs[0].name for defs in self._class_defs.values()]
+
+    def has_class(self, name: str) -> bool:
+        return term_key(name) in self._class_names
+
+    def enumeration(self, name: str) -> Enumeration | None:
+        return self._enumerations.get(term_key(name))
+
+    def record_type(self, name: str) -> RecordType | None:
+        return self._records.get(term_key(name))
+
+    def value_type(self, name: str) -> ValueType | None:
+        return self._value_types.get(term_key(name))
+
+    def merged_class(self, name: str) -> MergedClass | None:
+        """The class named `name` (or its plural or a synonym) with everything it inherits."""
+        return self._merged(term_key(name), frozenset())
+
+    def _merged(self, key: str, seen: frozenset[str]) -> MergedClass | None:
+        key = self._class_names.get(key, key)
+        defs = self._class_defs.get(key)
+        if not defs or key in seen:
+            return None
+        main = next((cls for cls in defs if not cls.extension), defs[0])
+        props: dict[str, Property] = {}
+        elements: dict[str, Element] = {}
+        ancestors: list[str] = []
+        parent_name = next((cls.inherits for cls in defs if cls.inherits), None)
+        if parent_name:
+            parent = self._merged(term_key(parent_name), seen | {key})
+            if parent is not None:
+                ancestors = [parent.name, *parent.ancestors]
+                props.update((term_key(p.name), p) for p in parent.properties)
+                elements.update((term_key(e.type), e) for e in parent.elements)
+        for cls in defs:
+            props.update((term_key(p.name), p) for p in cls.properties)
+            elements.update((term_key(e.type), e) for e in cls.elements)
+        return MergedClass(
+            name=main.name,
+            plural=next((cls.plural for cls in defs if cls.plural), "") or f"{main.name}s",
+            description=main.description,
+            ancestors=ancestors,
+            properties=list(props.values()),
+            elements=list(elements.values()),
+        )
+
+    def plural_of(self, class_name: str) -> str:
+        merged = self.merged_class(class_name)
+        return merged.plural if merged is not None else f"{class_name}s"
