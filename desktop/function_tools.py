@@ -66,7 +66,10 @@ class FunctionTools:
 
     async def run(self, use: ToolUse, call: ToolCall, ctx: CallContext) -> CallResult:
         tool = self._tool(use)
-        parsed = await tool.prepare(tool.validate(use.arguments))
+        parsed = tool.validate(use.arguments)
+        if (refusal := await tool.preflight(parsed)) is not None:
+            return CallResult.of(refusal)  # nothing to ask about: it could not run as written
+        parsed = await tool.prepare(parsed)
         decision = await ctx.approve(self._call(tool, parsed, use, ctx.session_id))
         if decision.verdict != "allow":
             return CallResult.failure(denial_text(decision))

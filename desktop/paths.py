@@ -20,6 +20,7 @@ class DataPaths(BaseModel):
     attachments: Path
     downloads: Path
     logs: Path
+    cache: Path  # rebuildable: parsed app dictionaries
     key_file: Path
     keychain_account: str
 
@@ -29,11 +30,13 @@ class DataPaths(BaseModel):
             data = Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
             config = Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
             logs = Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))
+            cache = Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
             account = "api-key"
             downloads = platformdirs.user_downloads_path() / APP_NAME
         else:
             data = config = Path(data_dir).expanduser().resolve()
             logs = data / "logs"
+            cache = data / "cache"
             # A custom data dir gets its own keychain entry so two data dirs never share a key.
             digest = hashlib.sha256(str(data).encode()).hexdigest()[:12]
             account = f"api-key:{digest}"
@@ -45,6 +48,7 @@ class DataPaths(BaseModel):
             attachments=data / "attachments",
             downloads=downloads,
             logs=logs,
+            cache=cache,
             key_file=config / "api-key",
             keychain_account=account,
         )

@@ -22,6 +22,7 @@ from tools.desktop_context import desktop_snapshot
 from tools.macos import AutomationLog, MacosTool, macos_available
 from tools.osa.engine import OsaEngine
 from tools.osa.errors import OsaProblem
+from tools.sdef import AppCatalog, AppCommandTool, AppDictionaryTool, AppsListTool
 from tools.tabs import TabsTool
 
 
@@ -33,6 +34,7 @@ class Toolbox:
         settings: Settings,
         *,
         downloads: Path,
+        cache: Path | None = None,
         on_automation_change: Callable[[dict[str, str]], None] | None = None,
         on_problem: Callable[[OsaProblem], None] | None = None,
         on_save_preset: Callable[[dict[str, Any]], None] | None = None,
@@ -67,6 +69,11 @@ class Toolbox:
                 )
             )
             self.registry.add(TabsTool(self.osa, on_problem=on_problem))
+            # Any other scriptable app, from its own dictionary (three tools, not thousands).
+            catalog = AppCatalog((cache or downloads.parent / "cache") / "dictionaries")
+            self.registry.add(AppsListTool(catalog))
+            self.registry.add(AppDictionaryTool(catalog))
+            self.registry.add(AppCommandTool(catalog, self.osa, on_problem=on_problem))
 
     async def desktop_context(self) -> str | None:
         """The bounded snapshot of apps, screens, presets and tabs for the system prompt, if on."""

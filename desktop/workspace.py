@@ -46,6 +46,7 @@ class Workspace:
         self.toolbox = Toolbox(
             self.settings,
             downloads=paths.downloads,
+            cache=paths.cache,
             on_automation_change=self._remember_automation,
             on_save_preset=self.save_preset,
             current_settings=lambda: self.settings,

@@ -113,6 +113,11 @@ class FunctionTool(Generic[InputT]):
         """What the call acts on, shown to the approver: a page URL or an app name."""
         return None
 
+    async def preflight(self, call: InputT) -> ToolResult | None:
+        """A refusal to send back before anyone is asked (a name the app does not have), or
+        None. Runs after a Never rule has had its say; no effects."""
+        return None
+
     async def prepare(self, call: InputT) -> InputT:
         """Look up what the approver should see (e.g. the tabs a close affects); no effects."""
         return call
