@@ -46,6 +46,7 @@ class Refusal(StrEnum):
     METADATA = "metadata"
     BLOCKED = "blocked"
     NOT_ALLOWED = "not_allowed"
+    UNRESOLVED = "unresolved"
 
 
 PHRASES: dict[Refusal, str] = {
@@ -65,6 +66,9 @@ PHRASES: dict[Refusal, str] = {
     Refusal.BLOCKED: "The address was refused: the person has blocked this site.",
     Refusal.NOT_ALLOWED: (
         "The address was refused: this site is not on the person's list of allowed sites."
+    ),
+    Refusal.UNRESOLVED: (
+        "The address was refused: its name could not be looked up, so it could not be checked."
     ),
 }
 
