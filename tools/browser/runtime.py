@@ -8,6 +8,9 @@ is checked under that chat's rules and every refusal is counted for that chat. W
 
 The browser always starts from a profile directory Deskhand prepares (a temporary one, or
 `profile_dir`), because the "never preload pages" preference lives there (see `launch`).
+Such a launch opens a startup window, closed once a chat has a page of its own; on Linux and
+Windows a windowed Chromium then quits when the person closes its last window, and the next
+call starts it afresh (chats without open tabs lose their cookies then).
 
 What the app reads and grants:
 
@@ -70,6 +73,7 @@ class BrowserRuntime:
         self._shared: BrowserContext | None = None  # the persistent profile's one context
         self._temp_profile: Path | None = None
         self._spare_pages: list[Page] = []  # pages a persistent profile opens by itself
+        self._startup_pages: list[Page] = []  # fresh profiles: the window launching opened
         self._sessions: dict[str, BrowserSession] = {}
         self._refusals = PendingRefusals()
         self._launch_lock = asyncio.Lock()
@@ -221,9 +225,11 @@ class BrowserRuntime:
                 self._shared = root
             else:
                 self._browser = root.browser
-                for page in root.pages:  # the startup window: chats open their own
-                    with contextlib.suppress(PlaywrightError):
-                        await page.close()
+                # The startup window: chats open their own. A windowed Chromium quits when its
+                # last window closes, so it goes once a chat's first page is there.
+                self._startup_pages = list(root.pages)
+                if self.config.headless:
+                    await self._close_startup_pages()
 
     async def _prepare(self, context: BrowserContext, key: str) -> None:
         context.set_default_timeout(self.config.action_timeout * 1000)
@@ -251,7 +257,15 @@ class BrowserRuntime:
             page = self._spare_pages.pop(0)
             if not page.is_closed():
                 return page
-        return await context.new_page()
+        page = await context.new_page()
+        await self._close_startup_pages()
+        return page
+
+    async def _close_startup_pages(self) -> None:
+        pages, self._startup_pages = self._startup_pages, []
+        for page in pages:
+            with contextlib.suppress(PlaywrightError):
+                await page.close()
 
     def _refused(self, page: Page | None) -> None:
         for session in self._sessions.values():
@@ -266,6 +280,7 @@ class BrowserRuntime:
         self._browser = None
         self._shared = None
         self._spare_pages = []
+        self._startup_pages = []
         for session in self._sessions.values():
             session.reset()
 
