@@ -48,8 +48,8 @@ from anthropic.types.beta import BetaToolUseBlock  # noqa: E402
 
 from tools.browser import PlaywrightBrowser, UrlPolicy, find_browser  # noqa: E402
 from tools.browser.config import BrowserConfig  # noqa: E402
+from tools.browser.launch import launch_args  # noqa: E402
 from tools.browser.observe import is_interactive, render_page  # noqa: E402
-from tools.browser.pool import launch_args  # noqa: E402
 from tools.browser.snapshot import parse_snapshot  # noqa: E402
 
 PAGES = Path(__file__).resolve().parent / "pages"

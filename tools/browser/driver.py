@@ -23,8 +23,8 @@ the call; it does not say which chat the call is for, hence one confirm per sess
 the same callable each time: a different one rebuilds the toolset). `describe(context)`
 gives the gate (risk, reason, summary), e.g. ("change", ..., "Click 'Sign in' on example.com").
 
-A standalone `PlaywrightBrowser(**options)` owns a private pool (one session); `close()`
-closes it. A pooled instance's `close()` only retires the toolset: the pool owns the browser.
+A standalone `PlaywrightBrowser(**options)` owns a private `BrowserRuntime` (one session);
+`close()` closes it. A pooled instance's `close()` only retires the toolset: the pool owns the browser.
 """
 
 from __future__ import annotations
@@ -96,8 +96,9 @@ from playwright.async_api import Locator
 
 from tools.browser import errors, keys
 from tools.browser.config import BrowserConfig, default_downloads_dir
+from tools.browser.egress import NETWORK_ERROR_HEADER
+from tools.browser.egress_check import Resolver
 from tools.browser.forms import set_field
-from tools.browser.guard import Resolver
 from tools.browser.images import fit_scale, png_within_limits
 from tools.browser.observe import (
     DEFAULT_DEPTH,
@@ -108,8 +109,8 @@ from tools.browser.observe import (
 )
 from tools.browser.pagetext import PAGE_TEXT_SCRIPT, RUN_SCRIPT, bound_text
 from tools.browser.passwords import is_password, password_focused, secret_refs
-from tools.browser.pool import BrowserPool
 from tools.browser.risk import browser_action, browser_risk, browser_summary
+from tools.browser.runtime import BrowserRuntime
 from tools.browser.session import BrowserSession
 from tools.browser.snapshot import AriaNode, parse_snapshot, scan_snapshot
 from tools.browser.tab import Tab
@@ -188,13 +189,13 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
             file_upload=file_upload,
             viewport=viewport,
         )
-        pool = BrowserPool(config, confirm=confirm, resolver=resolver)
+        pool = BrowserRuntime(config, resolver=resolver)
         self._setup(pool, pool.session("default"), confirm, progress, tool_configs, owns_pool=True)
 
     @classmethod
     def _bound(
         cls,
-        pool: BrowserPool,
+        pool: BrowserRuntime,
         session: BrowserSession,
         *,
         confirm: BetaAsyncConfirmCallable | None,
@@ -208,7 +209,7 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
 
     def _setup(
         self,
-        pool: BrowserPool,
+        pool: BrowserRuntime,
         session: BrowserSession,
         confirm: BetaAsyncConfirmCallable | None,
         progress: Progress | None,
@@ -245,7 +246,7 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
     # --- what the app reads --------------------------------------------------------------------
 
     @property
-    def pool(self) -> BrowserPool:
+    def pool(self) -> BrowserRuntime:
         return self._pool
 
     @property
@@ -288,6 +289,10 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
 
     async def close_toolset_only(self) -> None:
         await super().close()
+
+    def retire(self) -> None:
+        """Mark the toolset closed without waiting for calls in flight (at quit, with no loop)."""
+        self._toolset_closed = True
 
     # --- the SDK's hooks -----------------------------------------------------------------------
 
@@ -457,6 +462,10 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
                 if self._download_count() > downloads_before:
                     raise errors.refusal(errors.DOWNLOAD_INSTEAD) from exc
                 raise errors.from_playwright(exc, navigating=True) from exc
+        if response is not None:
+            code = response.headers.get(NETWORK_ERROR_HEADER.lower())
+            if code:  # the egress proxy answered for a site it could not or would not reach
+                raise errors.refusal(errors.NET_PHRASES.get(code, errors.GENERIC_NET))
         with contextlib.suppress(PlaywrightError):
             await page.wait_for_load_state("load", timeout=2000)
         await tab.refresh_title()

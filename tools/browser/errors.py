@@ -95,6 +95,11 @@ NET_PHRASES: dict[str, str] = {
     "ERR_EMPTY_RESPONSE": "The site sent an empty response.",
     "ERR_INVALID_URL": "That is not a valid web address.",
     "ERR_UNSAFE_PORT": "The browser does not open that port.",
+    "ERR_TUNNEL_CONNECTION_FAILED": (
+        "The site could not be reached: it did not answer, its name did not resolve, "
+        "or its address is not allowed."
+    ),
+    "ERR_INVALID_HTTP_RESPONSE": "The site sent a response the browser could not read.",
 }
 GENERIC_NET = "The page could not be loaded."
 _NET_CODE = re.compile(r"net::(ERR_[A-Z_]+)")

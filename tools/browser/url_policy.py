@@ -8,8 +8,8 @@ model. The same policy judges what the model asks for (`navigate`) and, through
 page opens, sub-resources), so one rule decides both.
 
 By default only public http(s) addresses pass: loopback, private, link-local, cloud
-metadata and other non-global addresses are refused in every spelling unless the person
-allow-lists the host. Anything ambiguous (spaces, control or invisible characters,
+metadata and every other range in `blocked_ranges` are refused in every spelling unless the
+person allow-lists the host. Anything ambiguous (spaces, control or invisible characters,
 backslashes, user names in the address) is refused rather than guessed at.
 """
 
@@ -18,9 +18,11 @@ from __future__ import annotations
 import ipaddress
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from urllib.parse import unquote, urlsplit
+
+from tools.browser.blocked_ranges import blocked
 
 __all__ = [
     "Refusal",
@@ -28,6 +30,7 @@ __all__ = [
     "UrlRefused",
     "address_refusal",
     "canonical_host",
+    "entry_host",
     "parse_ipv4",
 ]
 
@@ -43,6 +46,7 @@ class Refusal(StrEnum):
     METADATA = "metadata"
     BLOCKED = "blocked"
     NOT_ALLOWED = "not_allowed"
+    UNRESOLVED = "unresolved"
 
 
 PHRASES: dict[Refusal, str] = {
@@ -62,6 +66,9 @@ PHRASES: dict[Refusal, str] = {
     Refusal.BLOCKED: "The address was refused: the person has blocked this site.",
     Refusal.NOT_ALLOWED: (
         "The address was refused: this site is not on the person's list of allowed sites."
+    ),
+    Refusal.UNRESOLVED: (
+        "The address was refused: its name could not be looked up, so it could not be checked."
     ),
 }
 
@@ -101,12 +108,6 @@ _LOCAL_SUFFIXES = (
     ".localdomain",
 )
 _METADATA_NAMES = frozenset({"metadata", "metadata.google.internal", "instance-data"})
-_METADATA_ADDRESSES = frozenset(
-    ipaddress.ip_address(a)
-    for a in ("169.254.169.254", "169.254.170.2", "100.100.100.200", "fd00:ec2::254")
-)
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
-_NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -164,32 +165,12 @@ def parse_ipv4(host: str) -> ipaddress.IPv4Address | None:
     return ipaddress.IPv4Address(address)
 
 
-def _embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
-    """The IPv4 address an IPv6 one carries (mapped, 6to4, NAT64, Teredo, IPv4-compatible)."""
-    if ip.ipv4_mapped is not None:
-        return ip.ipv4_mapped
-    if ip.sixtofour is not None:
-        return ip.sixtofour
-    if ip.teredo is not None:
-        return ip.teredo[1]
-    if ip in _NAT64 or ip in _NAT64_LOCAL:
-        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-    if int(ip) >> 32 == 0 and int(ip) > 1:  # deprecated ::a.b.c.d
-        return ipaddress.IPv4Address(int(ip))
-    return None
-
-
 def address_refusal(ip: IPAddress) -> Refusal | None:
-    """Why this address is off limits by default, or None for an ordinary public address."""
-    if ip in _METADATA_ADDRESSES:
-        return Refusal.METADATA
-    if isinstance(ip, ipaddress.IPv6Address):
-        inner = _embedded_ipv4(ip)
-        if inner is not None:
-            return address_refusal(inner)
-    if not ip.is_global or ip.is_multicast:
-        return Refusal.PRIVATE
-    return None
+    """Why this address is off limits by default (see `blocked_ranges`), or None if it is public."""
+    row = blocked(ip)
+    if row is None:
+        return None
+    return Refusal.METADATA if row.metadata else Refusal.PRIVATE
 
 
 def canonical_host(raw: str) -> str | IPAddress:
@@ -238,7 +219,7 @@ def _name_refusal(name: str) -> Refusal | None:
     return None
 
 
-def _entry(text: str) -> str | IPAddress | None:
+def entry_host(text: str) -> str | IPAddress | None:
     """A host from the person's allow or block list, read like an address host; None if unreadable."""
     text = text.strip()
     if not text:
@@ -296,8 +277,8 @@ class UrlPolicy:
     _block: tuple[str | IPAddress, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        allow = tuple(e for e in (_entry(h) for h in self.allow_hosts) if e is not None)
-        block = tuple(e for e in (_entry(h) for h in self.block_hosts) if e is not None)
+        allow = tuple(e for e in (entry_host(h) for h in self.allow_hosts) if e is not None)
+        block = tuple(e for e in (entry_host(h) for h in self.block_hosts) if e is not None)
         object.__setattr__(self, "_allow", allow)
         object.__setattr__(self, "_block", block)
 
@@ -349,7 +330,7 @@ class UrlPolicy:
             raise UrlRefused(Refusal.MALFORMED)
 
         host = canonical_host(raw_host)
-        allow_listed = self._judge(host, navigation=navigation)
+        allow_listed = self.judge(host, navigation=navigation)
         text_host = f"[{host.compressed}]" if isinstance(host, ipaddress.IPv6Address) else str(host)
         netloc = text_host if port is None else f"{text_host}:{port}"
         path = parts.path or "/"
@@ -366,10 +347,19 @@ class UrlPolicy:
 
     def check_address(self, ip: IPAddress) -> None:
         """Vet an address a host name resolved to; raises `UrlRefused` like `check`."""
-        self._judge(ip, navigation=False)
+        self.judge(ip, navigation=False)
 
-    def _judge(self, host: str | IPAddress, *, navigation: bool = True) -> bool:
-        """Raise for a host the rules refuse; True when it passes only because it is allow-listed."""
+    def with_allowed(self, hosts: tuple[str, ...]) -> UrlPolicy:
+        """This policy with `hosts` added to `allow_hosts` (grants the person made for a chat)."""
+        if not hosts:
+            return self
+        return replace(self, allow_hosts=(*self.allow_hosts, *hosts))
+
+    def judge(self, host: str | IPAddress, *, navigation: bool = True) -> bool:
+        """Raise for a host the rules refuse; True when it passes only because it is allow-listed.
+
+        `host` is what `canonical_host` returns (a lower-case name or an address object).
+        """
         if _matches(host, self._block):
             raise UrlRefused(Refusal.BLOCKED)
         allowed = _matches(host, self._allow)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
+import os
+import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -183,3 +187,45 @@ async def test_persistent_profile_keeps_cookies_across_launches(
         assert await again.eval("document.cookie") == "remember=me"
     finally:
         await second.close()
+
+
+async def test_closing_at_quit_with_the_browser_open_completes(chromium: dict[str, Any]) -> None:
+    # The app closes the pool after qasync's loop stopped (aboutToQuit): close() must not raise
+    # there, the app must exit 0, and the browser must not outlive it.
+    if "executable_path" not in chromium or not sys.platform.startswith("linux"):
+        pytest.skip("needs a browser executable path and /proc to find its processes")
+    marker = uuid.uuid4().hex
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "tests.support.quit_with_browser",
+        chromium["executable_path"],
+        marker,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+        cwd=Path(__file__).parents[3],
+    )
+    out, err = await asyncio.wait_for(child.communicate(), 90)
+    assert child.returncode == 0, err.decode()[-2000:]
+    assert out.decode().split() == ["opened", "closed"]
+    assert b"Traceback" not in err
+    for _ in range(100):  # the browser goes with the app
+        if not _processes_with(f"--deskhand-test-marker={marker}"):
+            break
+        await asyncio.sleep(0.1)
+    assert _processes_with(f"--deskhand-test-marker={marker}") == []
+
+
+def _processes_with(argument: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argument.encode() in args:
+            found.append(int(entry.name))
+    return found

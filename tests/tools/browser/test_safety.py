@@ -10,7 +10,9 @@ import pytest
 from tests.support.page_server import PageServer
 from tests.tools.browser.conftest import TEST_POLICY, Driver, Gate
 from tools.browser import errors
+from tools.browser.egress_check import EgressChecker
 from tools.browser.guard import RequestGuard
+from tools.browser.refused import RefusedRequests
 from tools.browser.url_policy import Refusal, UrlPolicy
 
 pytestmark = pytest.mark.anyio
@@ -162,14 +164,24 @@ async def test_dns_names_that_point_inside_are_refused() -> None:
             raise OSError("no such host")
         return table[host]
 
-    guard = RequestGuard(lambda: UrlPolicy(), lambda _page: None, resolver=resolver)
-    assert await guard.verdict("http://rebind.example/", navigation=True) is Refusal.PRIVATE
-    assert await guard.verdict("https://public.example/x", navigation=False) is None
-    assert await guard.verdict("https://unknown.example/", navigation=True) is None
-    assert await guard.verdict("ws://127.0.0.1:9222/", navigation=False) is Refusal.PRIVATE
-    assert await guard.verdict("data:text/plain,hi", navigation=False) is None
-    allowed = RequestGuard(lambda: TEST_POLICY, lambda _page: None, resolver=resolver)
-    assert await allowed.verdict("http://127.0.0.1:8000/", navigation=True) is None
+    def guard_for(policy: UrlPolicy) -> tuple[RequestGuard, RefusedRequests]:
+        refused = RefusedRequests()
+        checker = EgressChecker(lambda _key: policy, resolver=resolver)
+        return RequestGuard(checker, refused, lambda _page: None), refused
+
+    guard, refused = guard_for(UrlPolicy())
+    verdict = guard.verdict
+    assert await verdict("http://rebind.example/", navigation=True, key="a") is Refusal.PRIVATE
+    assert await verdict("https://public.example/x", navigation=False, key="a") is None
+    assert await verdict("https://unknown.example/", navigation=True, key="a") is Refusal.UNRESOLVED
+    assert await verdict("ws://127.0.0.1:9222/", navigation=False, key="a") is Refusal.PRIVATE
+    assert await verdict("data:text/plain,hi", navigation=False, key="a") is None
+    assert [(r.host, r.reason, r.count) for r in refused.take("a")] == [
+        ("rebind.example", Refusal.PRIVATE, 1),
+        ("127.0.0.1", Refusal.PRIVATE, 1),
+    ]  # the failed lookup is not a refused local address
+    allowed, _ = guard_for(TEST_POLICY)
+    assert await allowed.verdict("http://127.0.0.1:8000/", navigation=True, key="a") is None
 
 
 async def test_frames_cannot_be_redirected_to_refused_addresses(

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from tools.browser.blocked_ranges import blocked
 from tools.browser.url_policy import Refusal, UrlPolicy, UrlRefused, parse_ipv4
 
 STRICT = UrlPolicy()
@@ -65,6 +66,17 @@ def refusal(url: str, policy: UrlPolicy = STRICT) -> Refusal | None:
         ("http://0xa9fea9fe/", Refusal.METADATA),
         ("http://[::ffff:169.254.169.254]/", Refusal.METADATA),
         ("http://[fd00:ec2::254]/", Refusal.METADATA),
+        ("http://192.0.0.192/opc/v2/instance/", Refusal.METADATA),
+        ("http://[::ffff:192.0.0.192]/", Refusal.METADATA),
+        ("http://[64:ff9b::a9fe:a9fe]/", Refusal.METADATA),
+        ("http://[2002:a9fe:a9fe::]/", Refusal.METADATA),
+        ("http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", Refusal.PRIVATE),
+        ("http://192.0.2.10/", Refusal.PRIVATE),
+        ("http://198.18.0.1/", Refusal.PRIVATE),
+        ("http://240.0.0.1/", Refusal.PRIVATE),
+        ("http://255.255.255.255/", Refusal.PRIVATE),
+        ("http://[2001:db8::1]/", Refusal.PRIVATE),
+        ("http://[ff02::1]/", Refusal.PRIVATE),
         ("http://metadata.google.internal/computeMetadata/v1/", Refusal.METADATA),
         ("http://10.0.0.1/", Refusal.PRIVATE),
         ("http://172.16.5.4/", Refusal.PRIVATE),
@@ -213,7 +225,7 @@ def test_every_ipv4_spelling_reads_as_the_same_address(
 
 @given(st.ip_addresses(v=4), st.integers(0, 7))
 def test_public_addresses_pass_and_canonicalise(ip: ipaddress.IPv4Address, style: int) -> None:
-    assume(ip.is_global and not ip.is_multicast)
+    assume(blocked(ip) is None)
     assert STRICT.check(f"http://{spellings(ip, style)}/") == f"http://{ip}/"
 
 
