@@ -64,6 +64,24 @@ def landing(member: str, input: Mapping[str, Any], page: str | None) -> str | No
     return page
 
 
+def refused_notices(pool: BrowserPool, session_id: int) -> tuple[list[str], list[str]]:
+    """What the page tried and was refused since the last call: lines for the card and the
+    audit, and the local hosts the person may let through (for this chat, or always)."""
+    refused = pool.take_refused(session_id)
+    notices: list[str] = []
+    local = [entry for entry in refused if entry.local]
+    if local:
+        count = sum(entry.count for entry in local)
+        hosts = ", ".join(entry.host for entry in local if entry.host)
+        noun = "request" if count == 1 else "requests"
+        notices.append(f"Blocked {count} {noun} to local addresses ({hosts})")
+    other = sum(entry.count for entry in refused if not entry.local)
+    if other:
+        noun = "request" if other == 1 else "requests"
+        notices.append(f"Blocked {other} {noun} to sites that are not allowed")
+    return notices, [entry.host for entry in local if entry.host]
+
+
 def browser_family(pool: BrowserPool) -> ToolsetFamily:
     return ToolsetFamily(
         name=NAME,
@@ -75,4 +93,5 @@ def browser_family(pool: BrowserPool) -> ToolsetFamily:
         close=pool.close,
         progress_scope=progress_scope,
         target=landing,
+        after_call=lambda session_id: refused_notices(pool, session_id),
     )

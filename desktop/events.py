@@ -79,6 +79,10 @@ class ToolFinished(BaseModel):
     summary: str
     outcome: Literal["ok", "error", "denied", "blocked", "stopped"] = "ok"
     images: list[str] = Field(default_factory=list)  # attachment paths
+    # What the person should know beyond the result ("Blocked 3 requests to local addresses"),
+    # and hosts they may let through (the card offers it; the model never can).
+    notices: list[str] = Field(default_factory=list)
+    offers: list[str] = Field(default_factory=list)
 
 
 class MessageCommitted(BaseModel):

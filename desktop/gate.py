@@ -6,7 +6,7 @@ import asyncio
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from desktop.approvals import ApprovalQueue
 from desktop.permissions import (
@@ -89,10 +89,13 @@ class Gate:
             )
         )
 
-    def finished(self, audit_id: int, *, ok: bool, started: float) -> None:
-        self._store.finish_audit(
-            audit_id, "ok" if ok else "error", int((time.monotonic() - started) * 1000)
-        )
+    def finished(
+        self, audit_id: int, *, ok: bool, started: float, notes: Sequence[str] = ()
+    ) -> None:
+        outcome = "ok" if ok else "error"
+        if notes:
+            outcome += " · " + "; ".join(notes)
+        self._store.finish_audit(audit_id, outcome, int((time.monotonic() - started) * 1000))
 
 
 def denial_text(decision: Decision) -> str:

@@ -112,6 +112,8 @@ class CallResult(BaseModel):
 
     content: list[dict[str, Any] | ToolImage] = Field(default_factory=list)
     is_error: bool = False
+    notices: list[str] = Field(default_factory=list)  # for the person: the card and the audit
+    offers: list[str] = Field(default_factory=list)  # hosts the person may let through
 
     @classmethod
     def of(cls, result: ToolResult) -> CallResult:
@@ -222,6 +224,8 @@ class CallCard(BaseModel):
     summary: str = ""
     outcome: Outcome = "ok"
     result: str = ""
+    notices: list[str] = Field(default_factory=list)
+    offers: list[str] = Field(default_factory=list)
 
 
 @dataclass
@@ -348,7 +352,9 @@ class ToolCalls:
         outcome = _outcome(result, verdicts[-1].decision if verdicts else None)
         if verdicts and verdicts[-1].decision.verdict == "allow":
             last = verdicts[-1]
-            self.gate.finished(last.audit_id, ok=not result.is_error, started=last.at)
+            self.gate.finished(
+                last.audit_id, ok=not result.is_error, started=last.at, notes=result.notices
+            )
         elif not verdicts and not result.is_error:
             # A source that ran without asking the gate is a bug: say so loudly in the log.
             log.error("%s ran %s without the gate", source.name, use.name)
@@ -403,7 +409,12 @@ class ToolCalls:
         emit: Emit,
     ) -> dict[str, Any]:
         card = card.model_copy(
-            update={"outcome": outcome, "result": result.text()[:RESULT_PREVIEW]}
+            update={
+                "outcome": outcome,
+                "result": result.text()[:RESULT_PREVIEW],
+                "notices": result.notices,
+                "offers": result.offers,
+            }
         )
         emit(
             ToolFinished(
@@ -413,6 +424,8 @@ class ToolCalls:
                 summary=card.result,
                 outcome=outcome,
                 images=[block["deskhand_image"]["path"] for block in stored_images],
+                notices=card.notices,
+                offers=card.offers,
             )
         )
         return result_block(use, result, stored_images, card)

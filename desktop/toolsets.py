@@ -60,6 +60,8 @@ class ToolsetFamily:
     target: Callable[[str, Mapping[str, Any], str | None], str | None] = (
         lambda _member, _input, page: page
     )
+    # After each call: what the person should know (notices) and hosts they may let through.
+    after_call: Callable[[int], tuple[list[str], list[str]]] = lambda _session: ([], [])
 
 
 class ToolsetSource:
@@ -114,7 +116,9 @@ class ToolsetSource:
                 block = await toolset.tool_result(BetaToolUseBlock.model_validate(use.block()))
         finally:
             self._running.pop(use.id, None)
-        return CallResult.of_block(dict(block))
+            notices, offers = self.family.after_call(ctx.session_id)
+        result = CallResult.of_block(dict(block))
+        return result.model_copy(update={"notices": notices, "offers": offers})
 
     def _progress(self, progress: Callable[[str], None]) -> AbstractContextManager[None]:
         scope = self.family.progress_scope

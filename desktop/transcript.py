@@ -94,8 +94,8 @@ def _finished(session_id: int, block: dict[str, Any]) -> ToolFinished:
     text, images = _result_parts(block.get("content"))
     card = block.get(CARD_KEY)
     is_error = bool(block.get("is_error"))
-    if isinstance(card, dict):
-        stored = CallCard.model_validate(card)
+    stored = CallCard.model_validate(card) if isinstance(card, dict) else None
+    if stored is not None:
         outcome, text = stored.outcome, stored.result
     else:  # kept before cards: how it ended, if that was noted
         outcome = block.get(OUTCOME_KEY) or ("error" if is_error else "ok")
@@ -106,6 +106,8 @@ def _finished(session_id: int, block: dict[str, Any]) -> ToolFinished:
         summary=text,
         outcome=outcome,
         images=images,
+        notices=stored.notices if stored else [],
+        offers=stored.offers if stored else [],
     )
 
 

@@ -149,6 +149,21 @@ class Workspace:
             settings.permissions.rules[key] = rule
         self.apply_settings(settings)
 
+    def allow_host(self, host: str, session_id: int | None) -> str:
+        """The person lets the browser reach a refused local host: in one chat (until quit),
+        or always (added to Settings → Browser → allowed sites). Never the model's to call."""
+        pool = self.toolbox.browser_pool
+        if pool is None:
+            raise ValueError("the browser is off")
+        canonical = pool.allow_local(host, session=session_id)
+        if session_id is None:
+            settings = self.settings.model_copy(deep=True)
+            hosts = settings.browser.hosts(settings.browser.allow_hosts)
+            if canonical not in hosts:
+                settings.browser.allow_hosts = ", ".join([*hosts, canonical])
+                self.apply_settings(settings)
+        return canonical
+
     async def delete_session(self, session_id: int) -> None:
         """Delete a chat: its messages, its attachments and its browser context."""
         await self.toolbox.close_session(session_id)

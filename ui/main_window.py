@@ -277,6 +277,9 @@ class MainWindow(QMainWindow):
         view = ThreadView(session_id)
         view.retry_requested.connect(self.retry)
         view.settings_requested.connect(lambda: self.open_settings())
+        view.allow_host_requested.connect(
+            lambda host, always: self.allow_host(view.session_id, host, always)
+        )
         self.stack.addWidget(view)
         return view
 
@@ -418,6 +421,18 @@ class MainWindow(QMainWindow):
 
     def _show_usage(self, model: str | None, usage: Usage | None) -> None:
         self.usage_label.setText(usage_text(model, usage))
+
+    def allow_host(self, session_id: int | None, host: str, always: bool) -> None:
+        """The person lets the browser reach a host it refused: in this chat, or always."""
+        try:
+            allowed = self.workspace.allow_host(host, None if always else session_id)
+        except ValueError:
+            self.statusBar().showMessage(f"Couldn't allow {host}: the browser is off.", 5000)
+            return
+        where = "from now on" if always else "in this chat"
+        self.statusBar().showMessage(
+            f"The browser may now reach {allowed} {where}. Ask Claude to try again.", 8000
+        )
 
     # -- settings and start-up ------------------------------------------------------
 

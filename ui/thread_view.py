@@ -80,6 +80,7 @@ class ThreadView(QScrollArea):
     retry_requested = Signal(int)
     settings_requested = Signal()
     history_loaded = Signal()
+    allow_host_requested = Signal(str, bool)  # a card's "Allow 127.0.0.1…": (host, always)
 
     def __init__(self, session_id: int | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -333,6 +334,7 @@ class ThreadView(QScrollArea):
                 self._add(UserBubble(event.text))
         elif isinstance(event, ToolStarted):
             started = ToolCard(event.label or event.name, event.summary)
+            started.allow_requested.connect(self.allow_host_requested)
             self._tool_cards[event.tool_use_id] = started
             self._add(started)
         else:
@@ -345,6 +347,8 @@ class ThreadView(QScrollArea):
                 summary=event.summary,
                 images=event.images,
                 outcome=event.outcome,
+                notices=event.notices,
+                offers=event.offers,
             )
 
     def turn_ended(self, *, stopped: bool) -> None:

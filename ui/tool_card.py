@@ -5,8 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import shiboken6
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ui.image_viewer import ImageThumbnail, ImageViewer
 from ui.labels import StableHints, WrappingLabel
@@ -30,6 +38,9 @@ OUTCOME_STATES = {
 
 
 class ToolCard(StableHints, QFrame):
+    # The person lets a refused host through: (host, always); in this chat when not always.
+    allow_requested = Signal(str, bool)
+
     """One tool call: label and state in the header, progress lines, the outcome and its images.
 
     The header's arrow collapses the body; images show as thumbnails that open the viewer.
@@ -52,6 +63,10 @@ class ToolCard(StableHints, QFrame):
         self.detail = _plain_label(detail, "toolDetail")
         self.progress = _plain_label("", "toolProgress")
         self.outcome = _plain_label("", "toolOutcome")
+        self.notices = _plain_label("", "toolNotices")
+        self.offers = QHBoxLayout()
+        self.offers.setContentsMargins(0, 2, 0, 0)
+        self.offer_buttons: list[QToolButton] = []
         self.images = QHBoxLayout()
         self.images.setContentsMargins(0, 4, 0, 0)
         self.images.setSpacing(8)
@@ -71,6 +86,8 @@ class ToolCard(StableHints, QFrame):
         body.addWidget(self.detail)
         body.addWidget(self.progress)
         body.addWidget(self.outcome)
+        body.addWidget(self.notices)
+        body.addLayout(self.offers)
         body.addLayout(self.images)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 12, 8)
@@ -88,6 +105,7 @@ class ToolCard(StableHints, QFrame):
         self.detail.setVisible(bool(self.detail.text()))
         self.progress.setVisible(bool(self._lines))
         self.outcome.setVisible(bool(self.outcome.text()))
+        self.notices.setVisible(bool(self.notices.text()))
 
     def add_progress(self, line: str) -> None:
         # Only the latest lines matter while it runs; a chatty tool must not grow the thread.
@@ -102,6 +120,8 @@ class ToolCard(StableHints, QFrame):
         summary: str,
         images: Sequence[str] | int = (),
         outcome: str | None = None,
+        notices: Sequence[str] = (),
+        offers: Sequence[str] = (),
     ) -> None:
         state, text = OUTCOME_STATES.get(
             outcome or ("error" if is_error else "ok"), OUTCOME_STATES["error"]
@@ -110,6 +130,9 @@ class ToolCard(StableHints, QFrame):
         self.setProperty("state", state)
         self.outcome.setProperty("state", state)
         self.outcome.setText(summary.strip())
+        self.notices.setText("\n".join(notices))
+        for host in offers:
+            self._offer(host)
         paths = [] if isinstance(images, int) else list(images)
         for path in paths:
             thumbnail = ImageThumbnail(path)
@@ -123,6 +146,20 @@ class ToolCard(StableHints, QFrame):
         for widget in (self, self.outcome):
             widget.style().unpolish(widget)
             widget.style().polish(widget)
+
+    def _offer(self, host: str) -> None:
+        """A button only the person can press: let `host` through, in this chat or always."""
+        button = QToolButton()
+        button.setObjectName("toolOffer")
+        button.setText(f"Allow {host}…")
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(button)
+        menu.addAction("In this chat", lambda: self.allow_requested.emit(host, False))
+        menu.addAction("Always", lambda: self.allow_requested.emit(host, True))
+        button.setMenu(menu)
+        self.offer_buttons.append(button)
+        self.offers.addWidget(button)
+        self.offers.addStretch(1)
 
     def open_image(self, path: str) -> ImageViewer:
         viewer = ImageViewer(path, self.window())

@@ -93,3 +93,32 @@ def test_browsing_shows_cards_a_screenshot_and_asks_before_javascript(
     reopened.open_session(window.current_session_id)
     assert card_texts(reopened) == card_texts(window)
     assert card_texts(reopened)[1][4] == 1  # the screenshot's thumbnail
+
+
+def test_a_refused_local_request_shows_on_the_card_and_only_the_person_can_allow_it(
+    qtbot, aloop, browsing_window: MainWindow, model_server: ScriptedModelServer, pages: PageServer
+) -> None:  # type: ignore[no-untyped-def]
+    window = browsing_window
+    local = f"{pages.alt_origin}/second.html"  # localhost: not on the allowed list
+    page = pages.url(f"reach-local.html?to={local}")
+    model_server.enqueue(
+        tool_reply(browser_use("navigate", url=page)),
+        text_reply("The page is open."),
+        tool_reply(browser_use("navigate", url=page)),
+        text_reply("Opened again."),
+    )
+    type_and_send(qtbot, window, "Open the page")
+    finish_turn(aloop, window)
+    assert "/second.html" not in pages.paths()  # nothing reached the local address
+    [card] = window.thread.findChildren(ToolCard)
+    assert "Blocked 1 request to local addresses (localhost)" in card.notices.text()
+    [offer] = card.offer_buttons
+    assert offer.text() == "Allow localhost…"
+    # The model never could; the person can, for this chat.
+    card.allow_requested.emit("localhost", False)
+    type_and_send(qtbot, window, "Try again")
+    finish_turn(aloop, window)
+    settle(aloop, lambda: "/second.html" in pages.paths(), "the local request")
+    assert window.workspace.settings.browser.allow_hosts == "127.0.0.1"  # only this chat
+    [audit] = [a for a in window.workspace.store.audit() if a.outcome and "Blocked" in a.outcome]
+    assert "local addresses" in audit.outcome
