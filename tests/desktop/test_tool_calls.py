@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
 
-from desktop.events import AgentEvent, ToolFinished, ToolStarted, TurnFailed, TurnFinished
+from desktop.events import ToolFinished, ToolStarted, TurnFailed, TurnFinished
 from desktop.permissions import Mode, Rule
 from desktop.workspace import Workspace
+from tests.desktop.test_permissions import turn
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool
 from tools.base import (
@@ -21,18 +21,6 @@ from tools.base import (
     ToolRegistry,
     ToolResult,
 )
-
-
-def turn(ws: Workspace, text: str) -> list[AgentEvent]:
-    events: list[AgentEvent] = []
-    sid = ws.store.create_session().id
-
-    async def go() -> None:
-        await ws.agent.run_turn(sid, text, events.append)
-        await ws.agent.close()
-
-    asyncio.run(go())
-    return events
 
 
 def results(server: ScriptedModelServer, request: int) -> list[dict[str, Any]]:
