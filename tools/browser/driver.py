@@ -894,6 +894,8 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
             raise errors.refusal(errors.TARGET_UNKNOWN)
         if effect.password or await is_password(locator):
             raise errors.refusal(errors.PASSWORD_FIELD)
+        if effect.input_type == "file":
+            raise errors.refusal(errors.USE_FILE_UPLOAD)
         if entry.role not in FIELD_ROLES and not effect.editable and effect.tag != "select":
             raise errors.refusal(errors.NOT_A_FORM_FIELD)
         await set_field(locator, entry.role, input.value)
