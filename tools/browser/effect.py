@@ -22,8 +22,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from playwright.async_api import CDPSession, Locator, Page
 from playwright.async_api import Error as PlaywrightError
@@ -44,6 +45,7 @@ WORLD = "deskhand-effect"
 GROUP = "deskhand-effect"  # every remote object made here, released after each question
 FRAME_TAGS = frozenset({"IFRAME", "FRAME"})
 MAX_DEPTH = 8  # frames and shadow roots followed, at most
+_T = TypeVar("_T")
 
 
 class Effect(BaseModel):
@@ -114,34 +116,43 @@ async def effect_of_locator(
 
 @dataclass(frozen=True)
 class _Node:
-    """One element, found over CDP: the session of its frame's process, its frame, its id."""
+    """One element, found over CDP: the session of its frame's process, its frame, its id, and
+    a handle to it in the isolated world when one is already at hand."""
 
     session: CDPSession
     frame_id: str
     backend_id: int
+    object_id: str | None = None
+
+
+_FAILURES = (PlaywrightError, KeyError, ValueError, TypeError)
 
 
 class Inspector:
     """One tab's documents as CDP sees them: hit tests, the focus chain, element descriptions.
 
-    Sessions are opened on first use and kept (one for the page, one per out-of-process frame);
-    a session that died with its frame is dropped and opened again.
+    Sessions are opened on first use and kept (one for the page, one per out-of-process frame),
+    and so are the isolated worlds made in them; a question that fails (a frame went away, a
+    world went with its document) is asked once more from scratch.
     """
 
     def __init__(self, page: Page) -> None:
         self.page = page
         self._main: CDPSession | None = None
+        self._main_frame: str | None = None
         self._frames: dict[str, CDPSession] = {}
+        self._worlds: dict[tuple[int, str], int] = {}
+        self._used: set[CDPSession] = set()
 
     # --- the public questions ------------------------------------------------------------------
 
     async def at_point(self, x: float, y: float, mode: Mode = "click") -> Effect | None:
         """The effect of `mode` on the element at viewport point (x, y), frames included."""
-        return await self._bounded(self._at_point(x, y, mode))
+        return await self._ask(lambda: self._at_point(x, y, mode), None)
 
     async def focused(self, mode: Mode) -> Effect | None:
         """The effect of `mode` on the element that has the keyboard focus now."""
-        return await self._bounded(self._focused(mode))
+        return await self._ask(lambda: self._focused(mode), None)
 
     async def key_effects(self, chords: list[list[str]]) -> dict[int, Effect | None]:
         """What each chord of a sequence would act on, pressed one after the other from now.
@@ -150,30 +161,48 @@ class Inspector:
         predicted focus the way the browser would. After a chord whose outcome cannot be
         foreseen (a focus move it cannot follow, an activation that may load a page) the
         rest are unknown (None)."""
-        try:
-            return await asyncio.wait_for(self._key_effects(chords), RESOLVE_TIMEOUT * 2)
-        except TimeoutError:
-            return dict.fromkeys(_acting(chords))
-        finally:
-            await self._release()
+        unknown: dict[int, Effect | None] = dict.fromkeys(_acting(chords))
+        return await self._ask(lambda: self._key_effects(chords), unknown, limit=2)
 
-    # --- routes --------------------------------------------------------------------------------
+    # --- asking --------------------------------------------------------------------------------
 
-    async def _bounded(self, work: Any) -> Effect | None:
+    async def _ask(self, work: Callable[[], Awaitable[_T]], unknown: _T, *, limit: int = 1) -> _T:
+        """`work()`, again from scratch if it failed; `unknown` if it still fails or is slow."""
+        deadline = asyncio.get_running_loop().time() + RESOLVE_TIMEOUT * limit
         try:
-            result: Effect | None = await asyncio.wait_for(work, RESOLVE_TIMEOUT)
-            return result
-        except (PlaywrightError, TimeoutError, KeyError, ValueError, TypeError):
+            for attempt in range(2):
+                remaining = deadline - asyncio.get_running_loop().time()
+                try:
+                    return await asyncio.wait_for(work(), max(remaining, 0.01))
+                except _FAILURES:
+                    if attempt:
+                        raise
+                    await self._forget()
+        except (*_FAILURES, TimeoutError):
             log.info("Could not establish what an action affects", exc_info=True)
-            return None
         finally:
             await self._release()
+        return unknown
 
-    async def _release(self) -> None:
-        for session in [self._main, *self._frames.values()]:
+    async def _forget(self) -> None:
+        """Start afresh: new sessions, new worlds (the old ones may have died with a frame)."""
+        sessions = [self._main, *self._frames.values()]
+        self._main, self._main_frame = None, None
+        self._frames.clear()
+        self._worlds.clear()
+        self._used.clear()
+        for session in sessions:
             if session is not None:
                 with contextlib.suppress(PlaywrightError):
-                    await session.send("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
+                    await session.detach()
+
+    async def _release(self) -> None:
+        used, self._used = self._used, set()
+        for session in used:
+            with contextlib.suppress(PlaywrightError):
+                await session.send("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
+
+    # --- routes --------------------------------------------------------------------------------
 
     async def _at_point(self, x: float, y: float, mode: Mode) -> Effect | None:
         node = await self._node_at(x, y)
@@ -186,41 +215,39 @@ class Inspector:
     async def _key_effects(self, chords: list[list[str]]) -> dict[int, Effect | None]:
         acting = _acting(chords)
         out: dict[int, Effect | None] = {}
-        try:
-            node: _Node | None = await self._focus_node()
-        except (PlaywrightError, KeyError, ValueError, TypeError):
-            node = None
-        foreseeable = node is not None
+        node = await self._focus_node()
         for index, chord in enumerate(chords):
-            move = keys.focus_move(chord)
             if index in acting:
-                mode: Mode = keys.activation(chord) or "type"
                 effect = None
-                if foreseeable and node is not None:
-                    with contextlib.suppress(PlaywrightError, KeyError, ValueError, TypeError):
-                        effect = await self._describe(node, mode)
+                if node is not None:
+                    effect = await self._describe(node, keys.activation(chord) or "type")
                 out[index] = effect
                 if effect is None or effect.action == "activate":
-                    foreseeable = False  # it may load a page or change it: the rest is unknown
+                    node = None  # it may load a page or change it: the rest is unknown
+            move = keys.focus_move(chord)
             if move is None:
-                foreseeable = False
-            elif move and foreseeable and node is not None:
-                try:
-                    node = await self._tab_step(node, move)
-                except (PlaywrightError, KeyError, ValueError, TypeError):
-                    node = None
-                foreseeable = node is not None
+                node = None
+            elif move and node is not None:
+                node = await self._tab_step(node, move)
         return out
 
     # --- CDP plumbing --------------------------------------------------------------------------
 
-    async def _session(self) -> CDPSession:
+    async def _send(self, session: CDPSession, method: str, params: dict[str, Any]) -> Any:
+        self._used.add(session)
+        return await session.send(method, params)
+
+    async def _session(self) -> tuple[CDPSession, str]:
+        """The page's own session and its main frame's id."""
         if self._main is None:
             self._main = await self.page.context.new_cdp_session(self.page)
-        return self._main
+        if self._main_frame is None:
+            self._main_frame = await self._frame_id_of(self._main)
+        return self._main, self._main_frame
 
-    async def _main_frame_id(self, session: CDPSession) -> str:
-        tree = await session.send("Page.getFrameTree")
+    @staticmethod
+    async def _frame_id_of(session: CDPSession) -> str:
+        tree = await session.send("Page.getFrameTree", {})
         return str(tree["frameTree"]["frame"]["id"])
 
     async def _frame_session(self, frame_id: str) -> CDPSession | None:
@@ -235,7 +262,7 @@ class Inspector:
             except PlaywrightError:
                 continue  # an in-process frame: its nodes are in its parent's session
             try:
-                found = await self._main_frame_id(session)
+                found = await self._frame_id_of(session)
             except PlaywrightError:
                 continue
             if found in self._frames:
@@ -246,26 +273,33 @@ class Inspector:
         return self._frames.get(frame_id)
 
     async def _world(self, session: CDPSession, frame_id: str) -> int:
-        # The same name gives back the same world until the frame's document changes.
-        world = await session.send(
-            "Page.createIsolatedWorld", {"frameId": frame_id, "worldName": WORLD}
-        )
-        return int(world["executionContextId"])
+        key = (id(session), frame_id)
+        known = self._worlds.get(key)
+        if known is None:
+            # The same name gives back the same world until the frame's document changes.
+            world = await self._send(
+                session, "Page.createIsolatedWorld", {"frameId": frame_id, "worldName": WORLD}
+            )
+            known = self._worlds[key] = int(world["executionContextId"])
+        return known
 
-    async def _object(self, node: _Node) -> tuple[str, int]:
+    async def _object_of(self, node: _Node) -> str:
+        if node.object_id is not None:
+            return node.object_id
         world = await self._world(node.session, node.frame_id)
-        resolved = await node.session.send(
+        resolved = await self._send(
+            node.session,
             "DOM.resolveNode",
             {"backendNodeId": node.backend_id, "executionContextId": world, "objectGroup": GROUP},
         )
-        return str(resolved["object"]["objectId"]), world
+        return str(resolved["object"]["objectId"])
 
     async def _call(self, node: _Node, function: str, *args: Any, by_value: bool = True) -> Any:
-        object_id, _world = await self._object(node)
-        result = await node.session.send(
+        result = await self._send(
+            node.session,
             "Runtime.callFunctionOn",
             {
-                "objectId": object_id,
+                "objectId": await self._object_of(node),
                 "functionDeclaration": function,
                 "arguments": [{"value": arg} for arg in args],
                 "returnByValue": by_value,
@@ -276,38 +310,46 @@ class Inspector:
             raise ValueError("the page-side description failed")
         return result["result"]
 
+    async def _evaluate(
+        self, session: CDPSession, frame_id: str, expression: str, *, by_value: bool = True
+    ) -> Any:
+        result = await self._send(
+            session,
+            "Runtime.evaluate",
+            {
+                "expression": expression,
+                "contextId": await self._world(session, frame_id),
+                "returnByValue": by_value,
+                "objectGroup": GROUP,
+            },
+        )
+        if "exceptionDetails" in result:
+            raise ValueError("the page-side evaluation failed")
+        return result["result"]
+
     async def _describe(self, node: _Node, mode: Mode) -> Effect | None:
         result = await self._call(node, FACTS_CALL, mode)
         return _effect(result.get("value"), mode, node.backend_id)
 
-    async def _node_of_object(self, session: CDPSession, frame_id: str, object_id: str) -> _Node:
-        described = await session.send("DOM.describeNode", {"objectId": object_id})
-        return _Node(session, frame_id, int(described["node"]["backendNodeId"]))
-
-    async def _evaluate(self, session: CDPSession, world: int, expression: str) -> Any:
-        result = await session.send(
-            "Runtime.evaluate",
-            {"expression": expression, "contextId": world, "returnByValue": True},
-        )
-        return result["result"].get("value")
-
     # --- hit testing ---------------------------------------------------------------------------
 
     async def _node_at(self, x: float, y: float) -> _Node | None:
-        session = await self._session()
-        frame_id = await self._main_frame_id(session)
+        session, frame_id = await self._session()
         for _ in range(MAX_DEPTH):
-            world = await self._world(session, frame_id)
-            scroll_x, scroll_y = await self._evaluate(session, world, SCROLL)
+            scroll_x, scroll_y = (await self._evaluate(session, frame_id, SCROLL))["value"]
             try:
-                hit = await session.send(
+                # Document coordinates: the viewport point plus the frame's scroll offset.
+                hit = await self._send(
+                    session,
                     "DOM.getNodeForLocation",
                     {"x": round(x + scroll_x), "y": round(y + scroll_y)},
                 )
             except PlaywrightError:
                 return None  # nothing there (outside the document)
             node = _Node(session, str(hit["frameId"]), int(hit["backendNodeId"]))
-            described = await session.send("DOM.describeNode", {"backendNodeId": node.backend_id})
+            described = await self._send(
+                session, "DOM.describeNode", {"backendNodeId": node.backend_id}
+            )
             info = described["node"]
             if info.get("nodeName") not in FRAME_TAGS or "frameId" not in info:
                 return node
@@ -325,56 +367,38 @@ class Inspector:
     # --- the focus -----------------------------------------------------------------------------
 
     async def _focus_node(self) -> _Node | None:
-        session = await self._session()
-        frame_id = await self._main_frame_id(session)
-        world = await self._world(session, frame_id)
-        active = await session.send(
-            "Runtime.evaluate",
-            {"expression": "document.activeElement", "contextId": world, "objectGroup": GROUP},
-        )
-        object_id = active["result"].get("objectId")
+        session, frame_id = await self._session()
+        active = await self._evaluate(session, frame_id, "document.activeElement", by_value=False)
+        object_id = active.get("objectId")
         for _ in range(MAX_DEPTH * 2):
             if object_id is None:
                 return None
-            described = await session.send(
-                "DOM.describeNode", {"objectId": object_id, "depth": 0, "pierce": True}
+            described = await self._send(
+                session, "DOM.describeNode", {"objectId": object_id, "depth": 0, "pierce": True}
             )
             info = described["node"]
-            node = _Node(session, frame_id, int(info["backendNodeId"]))
-            inner = await self._shadow_focus(node, info)
+            node = _Node(session, frame_id, int(info["backendNodeId"]), str(object_id))
+            inner = await self._shadow_focus(node, info.get("shadowRoots") or [])
             if inner is not None:
                 object_id = inner
                 continue
             if info.get("nodeName") in FRAME_TAGS and "frameId" in info:
-                child_id = str(info["frameId"])
+                frame_id = str(info["frameId"])
                 if "contentDocument" not in info:
-                    child = await self._frame_session(child_id)
+                    child = await self._frame_session(frame_id)
                     if child is None:
                         return None
                     session = child
-                frame_id = child_id
-                world = await self._world(session, frame_id)
-                active = await session.send(
-                    "Runtime.evaluate",
-                    {
-                        "expression": "document.activeElement",
-                        "contextId": world,
-                        "objectGroup": GROUP,
-                    },
+                active = await self._evaluate(
+                    session, frame_id, "document.activeElement", by_value=False
                 )
-                object_id = active["result"].get("objectId")
+                object_id = active.get("objectId")
                 continue
             return node
         return None
 
-    async def _shadow_focus(self, node: _Node, info: dict[str, Any]) -> str | None:
+    async def _shadow_focus(self, node: _Node, roots: list[dict[str, Any]]) -> str | None:
         """The focused element inside `node`'s shadow root (open or closed), if any."""
-        roots = info.get("shadowRoots")
-        if roots is None:
-            described = await node.session.send(
-                "DOM.describeNode", {"backendNodeId": node.backend_id, "depth": 1, "pierce": True}
-            )
-            roots = described["node"].get("shadowRoots") or []
         for root in roots:
             if root.get("shadowRootType") == "user-agent":
                 continue
@@ -392,7 +416,10 @@ class Inspector:
         object_id = result.get("objectId")
         if object_id is None:
             return None
-        return await self._node_of_object(node.session, node.frame_id, str(object_id))
+        described = await self._send(node.session, "DOM.describeNode", {"objectId": object_id})
+        return _Node(
+            node.session, node.frame_id, int(described["node"]["backendNodeId"]), str(object_id)
+        )
 
 
 def _acting(chords: list[list[str]]) -> set[int]:

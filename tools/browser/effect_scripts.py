@@ -89,7 +89,10 @@ function facts(el, mode) {
     name = clean([...act.labels].map((l) => l.textContent).join(' '));
   }
   if (!name && tag === 'img') name = clean(act.getAttribute('alt'));
-  if (!name && tag !== 'form' && !isTextField(act) && tag !== 'select') name = clean(text, 120);
+  const isControl = act !== target || !!closest(target, ACTIVE);
+  // Text is a name for a control, or for a short plain element; not for a whole section.
+  if (!name && tag !== 'form' && !isTextField(act) && tag !== 'select'
+      && (isControl || text.length <= 80)) name = clean(text, 120);
   if (!name) name = clean(act.getAttribute('title') || act.getAttribute('placeholder') || act.getAttribute('name'));
 
   const explicitRole = clean(act.getAttribute('role')).split(' ')[0].toLowerCase();
@@ -136,7 +139,7 @@ function facts(el, mode) {
     editable: isTextField(act),
     password: isPassword(act) || isPassword(target) || isPassword(forwards),
     activates: implicit || act.matches(ACTIVATES),
-    interactive: act !== target || !!closest(target, ACTIVE),
+    interactive: isControl,
     same: act === target,
     frame_url: String(act.ownerDocument.location.href),
   };

@@ -324,6 +324,8 @@ def browser_action(
 
 def describe_target(effect: Effect) -> str:
     """The element as the sheet names it: "'Buy now' (button)"."""
+    if effect.tag in ("body", "html") and not effect.name:
+        return "the page"
     kind = effect.role if effect.role and effect.role != "generic" else effect.tag
     if effect.password and effect.tag == "input":
         kind = "password field"
