@@ -137,6 +137,10 @@ async def test_buy_now_is_consequential_by_ref_point_keys_and_mouse_pairs(
     assert keyed.risk == "consequential"
     assert "'Buy now' (button)" in keyed.summary
 
+    await app("left_click", target=QUANTITY)
+    await app("key", text="Tab space")  # Space activates a focused button too
+    assert person.last("key").risk == "consequential"
+
     await app("left_mouse_down", target=BUY)
     await app("left_mouse_up", target=BUY)
     assert person.last("left_mouse_down").risk == "consequential"
