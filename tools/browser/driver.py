@@ -117,7 +117,14 @@ from tools.browser.observe import (
 )
 from tools.browser.pagetext import PAGE_TEXT_SCRIPT, RUN_SCRIPT, bound_text
 from tools.browser.passwords import is_password, secret_refs
-from tools.browser.plan import Plan, Plans, effect_of_target, key_chords, resolve_effects
+from tools.browser.plan import (
+    Plan,
+    Plans,
+    effect_of_target,
+    key_chords,
+    ref_locator,
+    resolve_effects,
+)
 from tools.browser.pool import BrowserPool
 from tools.browser.refs import RefEntry
 from tools.browser.risk import (
@@ -310,9 +317,7 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         tab = await self._existing_tab(context.input)
         effects: dict[int, Effect | None] = {}
         if member in EFFECT_MEMBERS:
-            effects = await resolve_effects(
-                member, context.input, tab, point=self._point, locate=self._locate
-            )
+            effects = await resolve_effects(member, context.input, tab, point=self._point)
         risk, reason = judge_effects(member, list(effects.values()))
         url = tab.page.url if tab is not None else context.tab_url
         summary = effect_summary(member, params, url, effects, ref_label=self.ref_label)
@@ -411,10 +416,10 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         return (await self._locate(tab, ref))[0]
 
     async def _locate(self, tab: Tab, ref: str) -> tuple[Locator, RefEntry]:
-        entry = tab.refs.resolve(ref)
-        if entry is None:
+        located = ref_locator(tab, ref)
+        if located is None:
             raise errors.refusal(errors.STALE_REF)
-        locator = tab.page.locator(f"aria-ref={entry.pw_ref}")
+        locator, entry = located
         found = await locator.count()
         if found == 0:
             raise errors.refusal(errors.STALE_REF)
@@ -423,12 +428,6 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         return locator, entry
 
     # --- the re-check before acting ------------------------------------------------------------
-
-    async def _effect(self, tab: Tab, target: Any, mode: Mode = "click") -> Effect | None:
-        """What acting on `target` affects now, resolved as `describe` resolved it."""
-        return await effect_of_target(
-            tab, target, point=self._point, locate=self._locate, mode=mode
-        )
 
     @staticmethod
     def _page_unchanged(tab: Tab) -> Plan | None:
@@ -439,14 +438,22 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         return plan
 
     async def _target_unchanged(
-        self, tab: Tab, target: Any, *, step: int = 0, mode: Mode = "click", always: bool = False
+        self,
+        tab: Tab,
+        target: Any,
+        *,
+        step: int = 0,
+        mode: Mode = "click",
+        always: bool = False,
+        located: tuple[Locator, RefEntry] | None = None,
     ) -> Effect | None:
-        """The effect on `target` now, refused if it is not the one approved. Resolved only when
-        there is a plan to hold it to, or `always` (the password checks need it)."""
+        """The effect on `target` now (resolved as `describe` resolved it), refused if it is not
+        the one approved. Resolved only when there is a plan to hold it to, or `always` (the
+        password checks need it). `located`: the ref's element, when already looked up."""
         plan = self._page_unchanged(tab)
         if plan is None and not always:
             return None
-        effect = await self._effect(tab, target, mode)
+        effect = await effect_of_target(tab, target, point=self._point, mode=mode, located=located)
         if plan is not None:
             plan.check(step, effect, strict=True)
         return effect
@@ -516,19 +523,22 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         tab = await self._tab(input)
         modifiers = keys.modifier_keys(input.modifiers)
         target = input.target
+        self._page_unchanged(tab)
+        located = await self._locate(tab, target.ref) if target.type == "ref" else None
         # A middle click pastes the X11 selection into the field under it: never a password one.
-        effect = await self._target_unchanged(tab, target, always=button == "middle")
+        effect = await self._target_unchanged(
+            tab, target, always=button == "middle", located=located
+        )
         if button == "middle" and effect is None:
             raise errors.refusal(errors.TARGET_UNKNOWN)
         if button == "middle" and effect is not None and effect.password:
             raise errors.refusal(errors.PASSWORD_FIELD)
         before = tab.nav_requests
-        if target.type == "ref":
-            locator = await self._locator(tab, target.ref)
-            await locator.click(
+        if located is not None:
+            await located[0].click(
                 button=button, click_count=count, modifiers=cast(Any, modifiers), timeout=5000
             )
-        else:
+        elif target.type == "coordinate":
             x, y = self._point(target)
             for key in modifiers:
                 await tab.page.keyboard.down(key)
@@ -886,10 +896,14 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         self, context: BetaToolsetCallContext, input: BetaBrowserFormInputInput
     ) -> None:
         tab = await self._tab(input)
-        locator, entry = await self._locate(tab, input.target.ref)
+        self._page_unchanged(tab)
+        located = await self._locate(tab, input.target.ref)
+        locator, entry = located
         # Playwright fills the control of a label (or of whatever sits inside one): the field
         # that would really be set is the one judged, and a password one is refused.
-        effect = await self._target_unchanged(tab, input.target, mode="fill", always=True)
+        effect = await self._target_unchanged(
+            tab, input.target, mode="fill", always=True, located=located
+        )
         if effect is None:
             raise errors.refusal(errors.TARGET_UNKNOWN)
         if effect.password or await is_password(locator):

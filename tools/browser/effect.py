@@ -41,6 +41,7 @@ Mode = Literal["click", "fill", "enter", "space", "type"]
 Action = Literal["activate", "fill", "type"]
 
 RESOLVE_TIMEOUT = 5.0  # a page too busy to answer within this is an unknown effect
+REF_TIMEOUT = 2.0  # a ref's element that is not there by then is gone (an unknown effect)
 WORLD = "deskhand-effect"
 GROUP = "deskhand-effect"  # every remote object made here, released after each question
 FRAME_TAGS = frozenset({"IFRAME", "FRAME"})
@@ -103,8 +104,7 @@ async def effect_of_locator(
     """The effect of acting on the element a ref resolved to (`role`/`name` from the snapshot)."""
     try:
         facts = await asyncio.wait_for(
-            locator.evaluate(FACTS_EVALUATE, mode, timeout=RESOLVE_TIMEOUT * 1000),
-            RESOLVE_TIMEOUT,
+            locator.evaluate(FACTS_EVALUATE, mode, timeout=REF_TIMEOUT * 1000), REF_TIMEOUT * 2
         )
     except (PlaywrightError, TimeoutError):
         return None

@@ -29,10 +29,9 @@ from tools.browser.refs import RefEntry
 from tools.browser.risk import CLICKS, higher, judge
 from tools.browser.tab import Tab
 
-__all__ = ["Plan", "Plans", "resolve_effects"]
+__all__ = ["Plan", "Plans", "effect_of_target", "key_chords", "ref_locator", "resolve_effects"]
 
 Point = Callable[[BetaBrowserCoordinateTarget], tuple[float, float]]
-Locate = Callable[[Tab, str], Any]  # async (tab, ref) -> (Locator, RefEntry)
 MAX_KEY_STEPS = 200  # chords of a sequence (repeats included) foreseen; later ones are unknown
 KEPT = 64  # plans of calls that never ran (denied, failed before acting) are dropped after this
 
@@ -95,21 +94,29 @@ def key_chords(text: str, repeat: int | None) -> list[list[str]]:
     return (chords * times)[:MAX_KEY_STEPS]
 
 
-async def effect_of_ref(tab: Tab, ref: str, locate: Locate, mode: Mode) -> Effect | None:
-    try:
-        located: tuple[Locator, RefEntry] = await locate(tab, ref)
-    except Exception:
-        return None  # a stale or ambiguous ref: the call will be refused, but that is unknown here
-    locator, entry = located
-    return await effect_of_locator(locator, mode, role=entry.role, name=entry.name)
+def ref_locator(tab: Tab, ref: str) -> tuple[Locator, RefEntry] | None:
+    """The element a model ref names in this tab's current document (not yet looked up)."""
+    entry = tab.refs.resolve(ref)
+    if entry is None:
+        return None
+    return tab.page.locator(f"aria-ref={entry.pw_ref}"), entry
 
 
 async def effect_of_target(
-    tab: Tab, target: Any, *, point: Point, locate: Locate, mode: Mode = "click"
+    tab: Tab,
+    target: Any,
+    *,
+    point: Point,
+    mode: Mode = "click",
+    located: tuple[Locator, RefEntry] | None = None,
 ) -> Effect | None:
     """The effect of `mode` on a member's target (a ref, or a point on the screenshot)."""
     if getattr(target, "type", None) == "ref":
-        return await effect_of_ref(tab, str(target.ref), locate, mode)
+        located = located or ref_locator(tab, str(target.ref))
+        if located is None:
+            return None  # a stale ref: refused when it runs, but that is unknown here
+        locator, entry = located
+        return await effect_of_locator(locator, mode, role=entry.role, name=entry.name)
     try:
         x, y = point(target)
     except Exception:
@@ -118,7 +125,7 @@ async def effect_of_target(
 
 
 async def resolve_effects(
-    member: str, input: Any, tab: Tab | None, *, point: Point, locate: Locate
+    member: str, input: Any, tab: Tab | None, *, point: Point
 ) -> dict[int, Effect | None]:
     """The effect of each step of a call, on the page as it is now (None where unknown)."""
     params: Mapping[str, Any] = input.to_dict()
@@ -144,15 +151,13 @@ async def resolve_effects(
         return effects
     if member == "left_click_drag":
         return {
-            0: await effect_of_target(tab, input.from_, point=point, locate=locate),
-            1: await effect_of_target(tab, input.target, point=point, locate=locate),
+            0: await effect_of_target(tab, input.from_, point=point),
+            1: await effect_of_target(tab, input.target, point=point),
         }
     if member == "form_input":
-        return {
-            0: await effect_of_target(tab, input.target, point=point, locate=locate, mode="fill")
-        }
+        return {0: await effect_of_target(tab, input.target, point=point, mode="fill")}
     if member in CLICKS or member in ("left_mouse_down", "left_mouse_up"):
-        return {0: await effect_of_target(tab, input.target, point=point, locate=locate)}
+        return {0: await effect_of_target(tab, input.target, point=point)}
     return {}
 
 
