@@ -4,8 +4,9 @@ On three pages shipped in `bench/pages/` (a long article, a complex checkout for
 2,000-row orders table), it measures, in one run and on the same Chromium:
 
 - ours: `read_page` with `filter: "interactive"` and `get_page_text`, through the toolset's
-  `tool_result` exactly as the app calls it (characters = everything the model reads,
-  the browser_state block included);
+  `tool_result` exactly as the app calls it, with a confirm that describes each call on the
+  live page as the app's gate does (characters = everything the model reads, the
+  browser_state block included);
 - Playwright MCP: `browser_snapshot` over MCP stdio (npm `@playwright/mcp`, installed
   into `bench/.mcp/` on first run).
 
@@ -44,6 +45,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from anthropic.tools.browser import BetaConfirmContext  # noqa: E402
 from anthropic.types.beta import BetaToolUseBlock  # noqa: E402
 
 from tools.browser import PlaywrightBrowser, UrlPolicy, find_browser  # noqa: E402
@@ -428,12 +430,21 @@ async def main() -> None:
                 note = f"could not start it: {type(exc).__name__}: {exc}"
 
     with serve_pages() as base:
+        described: list[PlaywrightBrowser] = []
+
+        async def confirm(context: BetaConfirmContext) -> bool:
+            # What the app's gate does before every call: describe it on the live page.
+            await described[0].describe(context)
+            return True
+
         browser = PlaywrightBrowser(
             headless=True,
             url_policy=UrlPolicy(allow_hosts=("127.0.0.1",)),
             downloads_dir=Path(tempfile.mkdtemp()),
+            confirm=confirm,
             **chromium,
         )
+        described.append(browser)
         ours = Ours(browser)
         try:
             rows = await measure_pages(ours, mcp, base, args.runs)

@@ -4,8 +4,10 @@ Public pieces:
 
 - `PlaywrightBrowser`: the toolset (`browser_toolset_20260801`); see `driver` for how the app
   calls it. `BrowserPool` / `BrowserConfig`: one browser process, one context per chat.
-- `UrlPolicy`: which addresses may open (pure); `browser_risk` / `browser_summary`: the
-  gate's risk level and the approval sheet's line (pure).
+- `UrlPolicy`: which addresses may open (pure); `browser_risk` / `browser_summary`: a call's
+  risk level and one-line summary for its card, before it runs (pure). The gate's own comes
+  from `await PlaywrightBrowser.describe(context)`, judged from the element the call will
+  really act on (`effect`, `risk`), and the driver holds the call to it (`plan`).
 - `find_browser` / `install_hint`: which browser will run, or the command that installs one.
 """
 

@@ -20,8 +20,15 @@ answers the turn's later browser calls with the SDK's "Not executed" result, as 
 guide shows. `confirm(context)` (sync or async) receives a `BetaConfirmContext` (member,
 parsed input, tab_id, tab_url of the last report, tool_use) and must return True to run
 the call; it does not say which chat the call is for, hence one confirm per session (pass
-the same callable each time: a different one rebuilds the toolset). `describe(context)`
-gives the gate (risk, reason, summary), e.g. ("change", ..., "Click 'Sign in' on example.com").
+the same callable each time: a different one rebuilds the toolset).
+
+`await describe(context)` gives the gate (risk, reason, summary) for the call `confirm` is
+asked about, e.g. ("consequential", ..., "Click 'Buy now' (button) on shop.example"). It
+resolves the element the call will really act on (however it is addressed: ref, point, the
+focus a key lands on) and judges that; the driver keeps what was described, and right before
+acting resolves it again: if the page or the element changed meanwhile, the call is refused
+with a fixed phrase (`errors.PAGE_CHANGED`) rather than done on something nobody approved.
+A confirm that never calls `describe` approves without that re-check.
 
 A standalone `PlaywrightBrowser(**options)` owns a private `BrowserRuntime` (one session);
 `close()` closes it. A pooled instance's `close()` only retires the toolset: the pool owns the browser.
@@ -34,6 +41,7 @@ import base64
 import contextlib
 import json
 import logging
+import re
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from pathlib import Path
@@ -96,6 +104,7 @@ from playwright.async_api import Locator
 
 from tools.browser import errors, keys
 from tools.browser.config import BrowserConfig, default_downloads_dir
+from tools.browser.effect import Effect, Mode
 from tools.browser.egress import NETWORK_ERROR_HEADER
 from tools.browser.egress_check import Resolver
 from tools.browser.forms import set_field
@@ -108,8 +117,24 @@ from tools.browser.observe import (
     render_page,
 )
 from tools.browser.pagetext import PAGE_TEXT_SCRIPT, RUN_SCRIPT, bound_text
-from tools.browser.passwords import is_password, password_focused, secret_refs
-from tools.browser.risk import browser_action, browser_risk, browser_summary
+from tools.browser.passwords import is_password, secret_refs
+from tools.browser.plan import (
+    Plan,
+    Plans,
+    effect_of_target,
+    key_chords,
+    ref_locator,
+    resolve_effects,
+)
+from tools.browser.refs import RefEntry
+from tools.browser.risk import (
+    EFFECT_MEMBERS,
+    browser_action,
+    browser_risk,
+    browser_summary,
+    effect_summary,
+    judge_effects,
+)
 from tools.browser.runtime import BrowserRuntime
 from tools.browser.session import BrowserSession
 from tools.browser.snapshot import AriaNode, parse_snapshot, scan_snapshot
@@ -122,6 +147,8 @@ __all__ = ["PlaywrightBrowser", "Progress", "progress_scope"]
 
 Progress = Callable[[str], None]
 _progress: ContextVar[Progress | None] = ContextVar("deskhand_browser_progress", default=None)
+# The plan the running call was approved under (None: it was never described).
+_plan: ContextVar[Plan | None] = ContextVar("deskhand_browser_plan", default=None)
 
 
 @contextlib.contextmanager
@@ -141,6 +168,13 @@ ZOOM_UPSCALE = 4.0
 LOG_CAP = 20_000
 SNAPSHOT_TIMEOUT_MS = 45_000
 MouseButton = Literal["left", "middle", "right"]
+TYPE_CHUNK = 16  # characters typed between two checks of the focus
+INSERT_CHUNK = 500  # the same, for long text inserted at once
+# Form fields form_input sets itself; on anything else Playwright would follow a label.
+FIELD_ROLES = frozenset(
+    {"textbox", "searchbox", "combobox", "listbox", "checkbox", "radio", "switch", "slider"}
+    | {"spinbutton", "option", "menuitemcheckbox", "menuitemradio"}
+)
 
 
 class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
@@ -221,6 +255,7 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         self._session = session
         self._owns_pool = owns_pool
         self._confirm = confirm
+        self._plans = Plans()
         self.progress = progress
         config = pool.config
         self._config = config
@@ -275,11 +310,40 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
     def summary(self, member: str, input: Mapping[str, Any], url: str | None = None) -> str:
         return browser_summary(member, input, url, ref_label=self.ref_label)
 
-    def describe(self, context: BetaConfirmContext) -> tuple[str, str, str]:
-        """(risk, reason, summary) for the call `confirm` is asked about."""
+    async def describe(self, context: BetaConfirmContext) -> tuple[str, str, str]:
+        """(risk, reason, summary) for the call `confirm` is asked about, judged from what it
+        will act on in the page as it is now; remembered for the re-check before it acts."""
+        member = context.member
         params = context.input.to_dict()
-        risk, reason = self.risk(context.member, params)
-        return risk, reason, self.summary(context.member, params, context.tab_url)
+        tab = await self._existing_tab(context.input)
+        effects: dict[int, Effect | None] = {}
+        if member in EFFECT_MEMBERS:
+            effects = await resolve_effects(member, context.input, tab, point=self._point)
+        risk, reason = judge_effects(member, list(effects.values()))
+        url = tab.page.url if tab is not None else context.tab_url
+        summary = effect_summary(member, params, url, effects, ref_label=self.ref_label)
+        if context.tool_use is not None:
+            plan = Plan(member=member, risk=risk, effects=effects)
+            if tab is not None:
+                plan = plan.model_copy(
+                    update={
+                        "tab_id": tab.tab_id,
+                        "url": tab.page.url,
+                        "generation": tab.refs.main_generation,
+                    }
+                )
+            self._plans.keep(context.tool_use.id, plan)
+        return risk, reason, summary
+
+    async def _existing_tab(self, input: object) -> Tab | None:
+        """The tab a call addresses, without opening one (describing must not launch anything)."""
+        if not self._session.launched:
+            return None
+        try:
+            tab = await self._session.tab(getattr(input, "tab_id", None), create=False)
+        except Exception:
+            return None
+        return None if tab.page.is_closed() else tab
 
     async def close(self) -> None:
         """Retire the toolset; a standalone one also closes its browser."""
@@ -317,6 +381,8 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         input: BetaBrowserMemberInput,
     ) -> Any:
         self._report_progress(name, input)
+        use = context.tool_use
+        token = _plan.set(self._plans.take(use.id) if use is not None else None)
         try:
             return await super().execute(context, name, input)
         except (ToolError, ToolsetUsageError):
@@ -325,6 +391,8 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
             raise errors.refusal(errors.UNKNOWN_KEY) from exc
         except Exception as exc:
             raise errors.from_playwright(exc, navigating=name == "navigate") from exc
+        finally:
+            _plan.reset(token)
 
     def _report_progress(self, name: str, input: BetaBrowserMemberInput) -> None:
         callback = _progress.get() or self.progress
@@ -350,16 +418,67 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         return x, y
 
     async def _locator(self, tab: Tab, ref: str) -> Locator:
-        entry = tab.refs.resolve(ref)
-        if entry is None:
+        return (await self._locate(tab, ref))[0]
+
+    async def _locate(self, tab: Tab, ref: str) -> tuple[Locator, RefEntry]:
+        located = ref_locator(tab, ref)
+        if located is None:
             raise errors.refusal(errors.STALE_REF)
-        locator = tab.page.locator(f"aria-ref={entry.pw_ref}")
+        locator, entry = located
         found = await locator.count()
         if found == 0:
             raise errors.refusal(errors.STALE_REF)
         if found > 1:
             raise errors.refusal(errors.AMBIGUOUS_REF)
-        return locator
+        return locator, entry
+
+    # --- the re-check before acting ------------------------------------------------------------
+
+    @staticmethod
+    def _page_unchanged(tab: Tab) -> Plan | None:
+        """The running call's plan, after checking the tab still shows the page it was for."""
+        plan = _plan.get()
+        if plan is not None:
+            plan.check_page(tab)
+        return plan
+
+    async def _target_unchanged(
+        self,
+        tab: Tab,
+        target: Any,
+        *,
+        step: int = 0,
+        mode: Mode = "click",
+        always: bool = False,
+        located: tuple[Locator, RefEntry] | None = None,
+    ) -> Effect | None:
+        """The effect on `target` now (resolved as `describe` resolved it), refused if it is not
+        the one approved. Resolved only when there is a plan to hold it to, or `always` (the
+        password checks need it). `located`: the ref's element, when already looked up."""
+        plan = self._page_unchanged(tab)
+        if plan is None and not always:
+            return None
+        effect = await effect_of_target(tab, target, point=self._point, mode=mode, located=located)
+        if plan is not None:
+            plan.check(step, effect, strict=True)
+        return effect
+
+    async def _focus_allows(
+        self, tab: Tab, chord: list[str], step: int, plan: Plan | None, *, strict: bool
+    ) -> None:
+        """Before one chord: never text into a password field, and no activation beyond the
+        approval. The focus is read anew each time: a page may move it between two keys."""
+        activation = keys.activation(chord)
+        typing = keys.is_text_entry(chord)
+        if activation is None and not typing:
+            return
+        effect = await tab.inspector.focused(activation or "type")
+        if typing and effect is None:
+            raise errors.refusal(errors.FOCUS_UNKNOWN)
+        if typing and effect is not None and effect.password:
+            raise errors.refusal(errors.PASSWORD_FIELD)
+        if activation is not None and plan is not None:
+            plan.check(step, effect, strict=strict)
 
     async def _snapshot(
         self, tab: Tab, *, boxes: bool = False, interactive_depth: int | None = None
@@ -407,15 +526,24 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         count: int = 1,
     ) -> None:
         tab = await self._tab(input)
-        before = tab.nav_requests
         modifiers = keys.modifier_keys(input.modifiers)
         target = input.target
-        if target.type == "ref":
-            locator = await self._locator(tab, target.ref)
-            await locator.click(
+        self._page_unchanged(tab)
+        located = await self._locate(tab, target.ref) if target.type == "ref" else None
+        # A middle click pastes the X11 selection into the field under it: never a password one.
+        effect = await self._target_unchanged(
+            tab, target, always=button == "middle", located=located
+        )
+        if button == "middle" and effect is None:
+            raise errors.refusal(errors.TARGET_UNKNOWN)
+        if button == "middle" and effect is not None and effect.password:
+            raise errors.refusal(errors.PASSWORD_FIELD)
+        before = tab.nav_requests
+        if located is not None:
+            await located[0].click(
                 button=button, click_count=count, modifiers=cast(Any, modifiers), timeout=5000
             )
-        else:
+        elif target.type == "coordinate":
             x, y = self._point(target)
             for key in modifiers:
                 await tab.page.keyboard.down(key)
@@ -608,23 +736,44 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         self, context: BetaToolsetCallContext, input: BetaBrowserLeftMouseDownInput
     ) -> None:
         tab = await self._tab(input)
-        await tab.page.mouse.move(*self._point(input.target))
+        point = self._point(input.target)
+        # Where it went down is what a later release may drop onto a field.
+        tab.pointer_down = await self._target_unchanged(tab, input.target, always=True)
+        await tab.page.mouse.move(*point)
         await tab.page.mouse.down()
 
     async def left_mouse_up(
         self, context: BetaToolsetCallContext, input: BetaBrowserLeftMouseUpInput
     ) -> None:
         tab = await self._tab(input)
+        point = self._point(input.target)
+        end = await self._target_unchanged(tab, input.target, always=True)
+        self._refuse_drop(tab.pointer_down, end)
         before = tab.nav_requests
-        await tab.page.mouse.move(*self._point(input.target))
+        await tab.page.mouse.move(*point)
         await tab.page.mouse.up()
+        tab.pointer_down = None
         await tab.settle(before)
+
+    @staticmethod
+    def _refuse_drop(start: Effect | None, end: Effect | None) -> None:
+        """A drag that ends on a password field would drop its text there: refused. (Pressing
+        and releasing on the same password field only focuses it.)"""
+        if end is None:
+            raise errors.refusal(errors.TARGET_UNKNOWN)
+        if not end.password:
+            return
+        if start is None or start.node is None or start.node != end.node:
+            raise errors.refusal(errors.PASSWORD_FIELD)
 
     async def left_click_drag(
         self, context: BetaToolsetCallContext, input: BetaBrowserLeftClickDragInput
     ) -> None:
         tab = await self._tab(input)
         start, end = self._point(input.from_), self._point(input.target)
+        first = await self._target_unchanged(tab, input.from_, step=0, always=True)
+        last = await self._target_unchanged(tab, input.target, step=1, always=True)
+        self._refuse_drop(first, last)
         mouse = tab.page.mouse
         await mouse.move(*start)
         await mouse.down()
@@ -686,26 +835,49 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
 
     async def type(self, context: BetaToolsetCallContext, input: BetaBrowserTypeInput) -> None:
         tab = await self._tab(input)
-        if await password_focused(tab.page):
-            raise errors.refusal(errors.PASSWORD_FIELD)
+        plan = self._page_unchanged(tab)
+        keyboard = tab.page.keyboard
+        # One input event per long chunk instead of hundreds of key events: seconds faster.
+        inserting = len(input.text) > 200
         before = tab.nav_requests
-        if len(input.text) > 200:
-            # One input event instead of hundreds of key events: same text, seconds faster.
-            await tab.page.keyboard.insert_text(input.text)
-        else:
-            await tab.page.keyboard.type(input.text)
+        for index, chunk in enumerate(_chunks(input.text, inserting=inserting)):
+            enter = not inserting and chunk in ("\n", "\r")
+            if index == 0 or not enter:
+                # The field typed into: the approved one at first, never a password field.
+                field = await tab.inspector.focused("type")
+                if field is None:
+                    raise errors.refusal(errors.FOCUS_UNKNOWN)
+                if field.password and not enter:
+                    raise errors.refusal(errors.PASSWORD_FIELD)
+                if index == 0 and plan is not None:
+                    plan.check(0, field, strict=True)
+            if enter:
+                pressed = await tab.inspector.focused("enter")
+                if plan is not None:
+                    plan.check(1, pressed, strict=False)
+            if inserting:
+                await keyboard.insert_text(chunk)
+            else:
+                await keyboard.type(chunk)
         await tab.settle(before)
 
     async def key(self, context: BetaToolsetCallContext, input: BetaBrowserKeyInput) -> None:
         tab = await self._tab(input)
         chords = keys.parse_sequence(input.text)
         repeat = max(1, min(100, input.repeat or 1))
-        if any(keys.is_text_entry(chord) for chord in chords) and await password_focused(tab.page):
-            raise errors.refusal(errors.PASSWORD_FIELD)
+        plan = self._page_unchanged(tab)
+        foreseen = len(key_chords(input.text, input.repeat))
         before = tab.nav_requests
+        step = 0
         for _ in range(repeat):
             for chord in chords:
+                # Steps past those the approval foresaw are held to its risk like unforeseen ones.
+                held = plan
+                if plan is not None and step >= foreseen:
+                    held = plan.model_copy(update={"effects": {}})
+                await self._focus_allows(tab, chord, step, held, strict=step == 0)
                 await self._press(tab, chord)
+                step += 1
         await tab.settle(before)
 
     async def hold_key(
@@ -715,8 +887,8 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
             raise errors.refusal(errors.DURATION_TOO_LONG)
         tab = await self._tab(input)
         chord = keys.parse_chord(input.text)
-        if keys.is_text_entry(chord) and await password_focused(tab.page):
-            raise errors.refusal(errors.PASSWORD_FIELD)
+        plan = self._page_unchanged(tab)
+        await self._focus_allows(tab, chord, 0, plan, strict=True)
         keyboard = tab.page.keyboard
         pressed: list[str] = []
         try:
@@ -733,11 +905,23 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         self, context: BetaToolsetCallContext, input: BetaBrowserFormInputInput
     ) -> None:
         tab = await self._tab(input)
-        entry = tab.refs.resolve(input.target.ref)
-        locator = await self._locator(tab, input.target.ref)
-        if await is_password(locator):
+        self._page_unchanged(tab)
+        located = await self._locate(tab, input.target.ref)
+        locator, entry = located
+        # Playwright fills the control of a label (or of whatever sits inside one): the field
+        # that would really be set is the one judged, and a password one is refused.
+        effect = await self._target_unchanged(
+            tab, input.target, mode="fill", always=True, located=located
+        )
+        if effect is None:
+            raise errors.refusal(errors.TARGET_UNKNOWN)
+        if effect.password or await is_password(locator):
             raise errors.refusal(errors.PASSWORD_FIELD)
-        await set_field(locator, entry.role if entry is not None else "", input.value)
+        if effect.input_type == "file":
+            raise errors.refusal(errors.USE_FILE_UPLOAD)
+        if entry.role not in FIELD_ROLES and not effect.editable and effect.tag != "select":
+            raise errors.refusal(errors.NOT_A_FORM_FIELD)
+        await set_field(locator, entry.role, input.value)
 
     async def file_upload(
         self, context: BetaToolsetCallContext, input: BetaBrowserFileUploadInput
@@ -837,3 +1021,19 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
             value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
         )
         return bound_text(text, what="result")
+
+
+def _chunks(text: str, *, inserting: bool) -> list[str]:
+    """`text` in the pieces typed between two focus checks; each line break on its own, since
+    typing one presses Return."""
+    if inserting:
+        return [text[start : start + INSERT_CHUNK] for start in range(0, len(text), INSERT_CHUNK)]
+    pieces: list[str] = []
+    for part in re.split(r"([\r\n])", text):
+        if part in ("\r", "\n"):
+            pieces.append(part)
+        else:
+            pieces.extend(
+                part[start : start + TYPE_CHUNK] for start in range(0, len(part), TYPE_CHUNK)
+            )
+    return pieces

@@ -39,6 +39,15 @@ PASSWORD_FIELD = (
     "Refused: that is a password field. Deskhand never types or fills passwords; "
     "ask the person to enter it themselves."
 )
+PAGE_CHANGED = "The page changed after the approval; nothing was done. Look at the page again."
+FOCUS_UNKNOWN = (
+    "Could not tell which element has the keyboard focus, so nothing was typed. "
+    "Click the field first, then try again."
+)
+TARGET_UNKNOWN = (
+    "Could not tell which element is at that point, so nothing was done. "
+    "Take a screenshot and try again."
+)
 NOT_A_FORM_FIELD = "That element is not a form field that form_input can set."
 USE_FILE_UPLOAD = "That is a file input: use file_upload for it."
 NOT_A_FILE_INPUT = "That element is not a file input."

@@ -7,9 +7,13 @@ phrase rather than guessing which key was meant.
 
 from __future__ import annotations
 
+from typing import Literal
+
 __all__ = [
     "MODIFIERS",
     "UnknownKey",
+    "activation",
+    "focus_move",
     "is_text_entry",
     "modifier_keys",
     "parse_chord",
@@ -163,3 +167,26 @@ def is_text_entry(chord: list[str]) -> bool:
     return not any(key in ("Control", "Meta") for key in chord) or any(
         key.lower() == "v" for key in chord
     )
+
+
+def activation(chord: list[str]) -> Literal["enter", "space"] | None:
+    """How this chord can activate the focused element: Return/Enter (with any modifiers, since
+    apps send on Ctrl+Return), or Space (alone or with Shift); None if it cannot."""
+    *held, last = chord
+    if last == "Enter":
+        return "enter"
+    if last in ("Space", " ") and all(key == "Shift" for key in held):
+        return "space"
+    return None
+
+
+def focus_move(chord: list[str]) -> int | None:
+    """Where the chord moves the focus: 1 (Tab), -1 (Shift+Tab), 0 (nowhere that changes which
+    element acts), None (somewhere that cannot be foreseen, e.g. Ctrl+Tab)."""
+    if "Tab" not in chord:
+        return 0
+    if chord == ["Tab"]:
+        return 1
+    if sorted(chord) == ["Shift", "Tab"]:
+        return -1
+    return None

@@ -7,25 +7,46 @@ The app's permission gate maps the plain strings to its own `Risk` enum:
 - "change": acts on the page (clicks, typing, keys, form_input, drags) or moves it
   (navigate incl. back/forward/reload: a GET can still trigger things; close_tab: it can
   lose unsaved input).
-- "consequential": javascript_exec and file_upload always; a click, Enter or form_input
-  whose target is named like a purchase, a message sent, or a deletion.
+- "consequential": javascript_exec and file_upload always; an action whose effect (see
+  `effect.Effect`: the element it will really act on, however it is addressed) buys, pays,
+  sends, deletes, transfers, subscribes or confirms, by the control's words in several
+  languages (`weighty`) or the form it submits; and any action whose effect cannot be
+  established.
 
-`ref_label(ref)` (optional) names the element a ref points to, from the driver's last
-read of the page; it lets the summary say "Click 'Sign in'" instead of "Click ref_4".
+Two entry points: `judge_effects` for the gate (the effects resolved on the live page, right
+before the decision), and `browser_risk` / `browser_summary` for the tool card before a call
+runs, from the element names of the model's last read (`ref_label(ref)`), without the page.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import PurePath
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["browser_action", "browser_risk", "browser_summary"]
+from tools.browser.effect import Effect
+from tools.browser.weighty import VERBS, weighty
+
+__all__ = [
+    "RISKS",
+    "UNKNOWN_REASON",
+    "browser_action",
+    "browser_risk",
+    "browser_summary",
+    "effect_action",
+    "effect_summary",
+    "higher",
+    "judge",
+    "judge_effects",
+]
 
 RefLabel = Callable[[str], str | None]
+
+RISKS = ("read", "change", "consequential")
+UNKNOWN_REASON = "Can't tell what this will affect"
 
 READ_MEMBERS = frozenset(
     {
@@ -66,14 +87,19 @@ CHANGE_MEMBERS = frozenset(
 )
 CONSEQUENTIAL_MEMBERS = frozenset({"javascript_exec", "file_upload"})
 CLICKS = frozenset({"left_click", "double_click", "triple_click", "middle_click", "right_click"})
-
-# Words on a button that usually mean money, a message, or something hard to undo.
-_WEIGHTY = re.compile(
-    r"\b(buy|purchase|pay|checkout|check out|order|place order|subscribe|donate|transfer|send|"
-    r"submit|post|publish|delete|remove|destroy|erase|cancel (my )?(account|subscription)|"
-    r"unsubscribe|confirm|accept|agree|book|reserve)\b",
-    re.IGNORECASE,
-)
+# Members whose risk comes from the element they act on.
+EFFECT_MEMBERS = CLICKS | {
+    "left_mouse_down",
+    "left_mouse_up",
+    "left_click_drag",
+    "form_input",
+    "type",
+    "key",
+    "hold_key",
+}
+# Controls whose words matter when form_input sets them: toggling "Subscribe" subscribes.
+_TOGGLES = frozenset({"checkbox", "radio", "switch", "combobox", "listbox", "option"})
+SHORT_TEXT = 80  # a plain element with more text than this is content, not a control
 
 READ_REASON = "Only looks at the browser"
 REASONS = {
@@ -89,6 +115,65 @@ REASONS = {
     "javascript_exec": "Runs JavaScript in the page, with its cookies and signed-in sessions",
     "file_upload": "Gives the page files from this computer",
 }
+
+
+def higher(first: str, second: str) -> bool:
+    """Whether risk `first` is above risk `second` (unknown levels count as the highest)."""
+    rank = {level: index for index, level in enumerate(RISKS)}
+    return rank.get(first, len(RISKS)) > rank.get(second, len(RISKS))
+
+
+def _weighty_effect(effect: Effect) -> str | None:
+    # A plain element (a div with a click handler) counts by its words only while they are
+    # short enough to be a control's, not a paragraph that happens to mention paying.
+    if not effect.interactive and len(effect.name) + len(effect.words) > SHORT_TEXT * 2:
+        return None
+    kind = weighty(effect.name, effect.words)
+    if kind is None and effect.submits and effect.form_method == "post" and effect.form_action:
+        # A post to ".../checkout/place-order" is an order, whatever the button says.
+        path = urlsplit(effect.form_action).path
+        kind = weighty(" ".join(part for part in re.split(r"[/_\-.]+", path) if part))
+    return kind
+
+
+def judge(effect: Effect | None) -> tuple[str, str]:
+    """(risk, reason) of acting on one element, as `effect` describes it."""
+    if effect is None:
+        return "consequential", UNKNOWN_REASON
+    where = describe_target(effect)
+    if effect.password and effect.action != "activate":
+        return "change", f"Would type into {where}; Deskhand refuses that"
+    if effect.action == "type":
+        return "change", f"Types into {where}"
+    if effect.action == "fill" and effect.role not in _TOGGLES:
+        return "change", f"Changes {where}"
+    kind = _weighty_effect(effect)
+    if kind is not None:
+        return "consequential", f"Acts on {where}, which may {VERBS[kind]}"
+    if effect.submits:
+        how = "sends" if effect.form_method == "post" else "submits"
+        return "change", f"Acts on {where}, which {how} a form to the site"
+    if effect.action == "fill":
+        return "change", f"Changes {where}"
+    return "change", f"Acts on {where}"
+
+
+def judge_effects(member: str, effects: Sequence[Effect | None]) -> tuple[str, str]:
+    """(risk, reason) of a call from the effects it was resolved to: the riskiest one counts."""
+    if member in CONSEQUENTIAL_MEMBERS:
+        return "consequential", REASONS[member]
+    if member in READ_MEMBERS:
+        return "read", READ_REASON
+    if member not in CHANGE_MEMBERS:
+        return "consequential", "Unknown browser action"
+    if member not in EFFECT_MEMBERS or not effects:
+        return "change", REASONS.get(member, "Acts on the page")
+    risk, reason = "read", READ_REASON
+    for effect in effects:
+        level, why = judge(effect)
+        if higher(level, risk):
+            risk, reason = level, why
+    return risk, reason
 
 
 def _target_ref(params: Mapping[str, Any]) -> str | None:
@@ -109,7 +194,10 @@ def _label(params: Mapping[str, Any], ref_label: RefLabel | None) -> str | None:
 def browser_risk(
     member: str, input: Mapping[str, Any], *, ref_label: RefLabel | None = None
 ) -> tuple[str, str]:
-    """("read" | "change" | "consequential", reason) for one browser member call."""
+    """("read" | "change" | "consequential", reason) for the card, before the page is consulted.
+
+    Only the names of the model's last read are known here; the gate's decision comes from
+    `judge_effects` on the live page."""
     if member in CONSEQUENTIAL_MEMBERS:
         return "consequential", REASONS[member]
     if member in READ_MEMBERS:
@@ -118,8 +206,9 @@ def browser_risk(
         return "consequential", "Unknown browser action"
     label = _label(input, ref_label)
     if member in CLICKS or member == "form_input":
-        if label and _WEIGHTY.search(label):
-            return "consequential", f"Acts on '{_quote(label)}', which may buy, send or delete"
+        kind = weighty(label) if label else None
+        if kind is not None:
+            return "consequential", f"Acts on '{_quote(label or '')}', which may {VERBS[kind]}"
         return "change", REASONS.get(member, "Clicks on the page")
     if member == "key" and re.search(r"(^|[\s+])(return|enter)$", str(input.get("text", "")), re.I):
         return "change", "Presses Enter, which may submit a form"
@@ -233,6 +322,76 @@ def browser_action(
     return _quote(member)
 
 
+def describe_target(effect: Effect) -> str:
+    """The element as the sheet names it: "'Buy now' (button)"."""
+    if effect.tag in ("body", "html") and not effect.name:
+        return "the page"
+    kind = effect.role if effect.role and effect.role != "generic" else effect.tag
+    if effect.password and effect.tag == "input":
+        kind = "password field"
+    if not effect.name:
+        return f"a {_quote(kind, 30)}"
+    return f"'{_quote(effect.name)}' ({_quote(kind, 30)})"
+
+
+def _activated(effects: Mapping[int, Effect | None]) -> Effect | None:
+    """The riskiest element a key sequence activates (the first of equals), if any."""
+    found: Effect | None = None
+    for effect in effects.values():
+        if effect is None or effect.action != "activate":
+            continue
+        if found is None or higher(judge(effect)[0], judge(found)[0]):
+            found = effect
+    return found
+
+
+def effect_action(
+    member: str,
+    input: Mapping[str, Any],
+    effects: Mapping[int, Effect | None],
+    *,
+    ref_label: RefLabel | None = None,
+) -> str:
+    """Like `browser_action`, naming the elements the call was resolved to act on."""
+    first = effects.get(0)
+    if member not in EFFECT_MEMBERS:
+        return browser_action(member, input, ref_label=ref_label)
+    text = str(input.get("text", ""))
+    if member in ("key", "hold_key") or member == "type":
+        if member == "type":
+            into = f" into {describe_target(first)}" if first is not None else ""
+            line = f"type '{_quote(text)}'{into}"
+        else:
+            line = browser_action(member, input, ref_label=ref_label)
+        activated = _activated(effects if member != "type" else {1: effects.get(1)})
+        if activated is not None:
+            line += f", which activates {describe_target(activated)}"
+        return line
+    if member == "left_click_drag":
+        start, end = effects.get(0), effects.get(1)
+        if start is not None and end is not None:
+            return f"drag from {describe_target(start)} to {describe_target(end)}"
+        return browser_action(member, input, ref_label=ref_label)
+    if first is None:
+        return browser_action(member, input, ref_label=ref_label)
+    where = describe_target(first)
+    verbs = {
+        "left_click": "click",
+        "right_click": "right-click",
+        "middle_click": "middle-click",
+        "double_click": "double-click",
+        "triple_click": "triple-click",
+        "left_mouse_down": "press the mouse button on",
+        "left_mouse_up": "release the mouse button on",
+    }
+    if member in verbs:
+        return f"{verbs[member]} {where}"
+    value = input.get("value")
+    if isinstance(value, bool):
+        return f"{'check' if value else 'uncheck'} {where}"
+    return f"set {where} to '{_quote(str(value))}'"
+
+
 def _site(url: str | None) -> str | None:
     if not url:
         return None
@@ -250,8 +409,25 @@ def browser_summary(
     *,
     ref_label: RefLabel | None = None,
 ) -> str:
-    """One line for the approval sheet: "Click 'Sign in' on example.com"."""
-    action = browser_action(member, input, ref_label=ref_label)
+    """One line for the card: "Click 'Sign in' on example.com"."""
+    return _sentence(member, browser_action(member, input, ref_label=ref_label), url)
+
+
+def effect_summary(
+    member: str,
+    input: Mapping[str, Any],
+    url: str | None,
+    effects: Mapping[int, Effect | None],
+    *,
+    ref_label: RefLabel | None = None,
+) -> str:
+    """One line for the approval sheet, naming what will be affected:
+    "Click 'Buy now' (button) on shop.example"."""
+    action = effect_action(member, input, effects, ref_label=ref_label)
+    return _sentence(member, action, url)
+
+
+def _sentence(member: str, action: str, url: str | None) -> str:
     line = action[:1].upper() + action[1:]
     site = _site(url)
     if site and member not in ("navigate", "new_tab", "list_tabs", "switch_tab", "wait"):

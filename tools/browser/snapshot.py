@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 __all__ = ["AriaNode", "Box", "parse_snapshot", "scan_snapshot"]
 
@@ -268,44 +269,73 @@ def scan_snapshot(
     """Only the elements `keep` accepts, flat under a `document` root, without building the tree.
 
     For the interactive view of a big page: a 2,000-row table is tens of thousands of lines, and
-    only a line with a ref and one of `roles` (or a pointer cursor) can be a control, so the rest
-    is skipped unparsed. A kept element's own lines come with it: its props, its value written as
-    text under them, a select's options.
+    only a line with a ref and one of `roles` (or a pointer cursor) can be a control. One regular
+    expression finds those lines (the rest is never looked at from Python); a kept element's
+    own lines come with it: its props, its value written as text under them, a select's options.
     """
     with _collector_paused():
         root = AriaNode(role="document")
         current: AriaNode | None = None
         current_indent = -1
-        for line in text.splitlines():
-            stripped = line.lstrip(" ")
-            if not stripped.startswith("- "):
+        zone = 0  # where the lines still to read under `current` start
+        for match in _candidates(roles).finditer(text):
+            indent = len(match.group(1))
+            if current is not None:
+                ended = _attach_lines(text, current, current_indent, zone, match.start())
+                if ended or indent <= current_indent:
+                    current, current_indent = None, -1
+            zone = match.end()
+            if indent // 2 + 1 > depth:
                 continue
-            indent = len(line) - len(stripped)
-            if current is not None and indent <= current_indent:
-                current, current_indent = None, -1
-            if current is not None and indent == current_indent + 2 and "[ref=" not in stripped:
-                key, value, _children = _split_line(stripped[2:])
-                if key.startswith("/"):
-                    current.props[key[1:]] = value or ""
-                elif key == "text":
-                    current.children.append(AriaNode(role="text", text=value or "", parent=current))
-                else:
-                    current.children.append(replace_parent(_element(key, value), current))
-                continue
-            if "[ref=" not in stripped or indent // 2 + 1 > depth:
-                continue
-            role_match = _ROLE.match(stripped, 3 if stripped.startswith("- '") else 2)
-            if role_match is None or (
-                role_match.group(0) not in roles and "[cursor=pointer]" not in stripped
-            ):
-                continue
-            key, value, _children = _split_line(stripped[2:])
+            key, value, _children = _split_line(match.group(2))
             node = _element(key, value)
             if keep(node):
                 node.parent = root
                 root.children.append(node)
                 current, current_indent = node, indent
+        if current is not None:
+            _attach_lines(text, current, current_indent, zone, len(text))
         return root
+
+
+@lru_cache(maxsize=8)
+def _candidates(roles: frozenset[str]) -> re.Pattern[str]:
+    """Lines that can hold a control: with a ref, and one of `roles` or a pointer cursor."""
+    names = "|".join(sorted(roles, key=len, reverse=True))
+    return re.compile(
+        r"^( *)- ("
+        rf"(?:'?(?:{names})(?![A-Za-z])(?=[^\n]*\[ref=)"
+        r"|(?='?[A-Za-z])(?=[^\n]*\[cursor=pointer\])(?=[^\n]*\[ref=))"
+        r"[^\n]*)$",
+        re.MULTILINE,
+    )
+
+
+def _attach_lines(text: str, node: AriaNode, indent: int, start: int, stop: int) -> bool:
+    """Give `node` the lines right under it (props, text, options: no ref) found in
+    `text[start:stop]`; True once a line shows that its block has ended."""
+    position = start
+    while position < stop:
+        end = text.find("\n", position, stop)
+        end = stop if end < 0 else end
+        line = text[position:end]
+        position = end + 1
+        stripped = line.lstrip(" ")
+        if not stripped.startswith("- "):
+            continue
+        level = len(line) - len(stripped)
+        if level <= indent:
+            return True
+        if level != indent + 2 or "[ref=" in stripped:
+            continue
+        key, value, _children = _split_line(stripped[2:])
+        if key.startswith("/"):
+            node.props[key[1:]] = value or ""
+        elif key == "text":
+            node.children.append(AriaNode(role="text", text=value or "", parent=node))
+        else:
+            node.children.append(replace_parent(_element(key, value), node))
+    return False
 
 
 def replace_parent(node: AriaNode, parent: AriaNode) -> AriaNode:

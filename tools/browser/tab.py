@@ -11,6 +11,7 @@ from anthropic.types.beta import BetaBrowserStateTabEntryParam
 from playwright.async_api import CDPSession, Page, Request
 from playwright.async_api import Error as PlaywrightError
 
+from tools.browser.effect import Effect, Inspector
 from tools.browser.refs import RefTable
 
 __all__ = ["Tab"]
@@ -41,6 +42,8 @@ class Tab:
         self.popups_seen = 0
         self.popup_arrived = asyncio.Event()
         self.pending_logs: set[asyncio.Task[Any]] = set()  # network lines still being written
+        self.inspector = Inspector(page)  # what actions here will affect (CDP, on first use)
+        self.pointer_down: Effect | None = None  # where the left button went down, until it is up
 
     async def logged(self, limit: float = 2.0) -> None:
         """Wait (up to `limit` seconds) for the network lines of finished requests to be written."""
