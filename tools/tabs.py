@@ -25,6 +25,8 @@ from pydantic import AfterValidator, BaseModel, Field
 
 from tools.action_table import Action, ActionInput, ActionTable, LookedUp, TableTool
 from tools.base import TOOL_FAILED, Risk, RunContext, ToolResult
+from tools.browser.effect import Effect, Mode, effect_from_facts
+from tools.browser.risk import judge
 from tools.osa.engine import OsaEngine
 from tools.osa.errors import OsaError, ProblemKind, problem
 from tools.osa.text import as_data, clip, quote
@@ -307,9 +309,12 @@ class GetLinks(OnAPage):
 
 class Click(OnAPage):
     op: ClassVar[str] = "click"
+    mode: ClassVar[Mode] = "click"
     selector: Annotated[str, Field(max_length=1_000)] = Field(
         description="a CSS selector of one element"
     )
+    # What the selector named when looked at before the sheet: the risk is judged from it.
+    affects: LookedUp[Effect] = None
 
     def args(self) -> dict[str, Any]:
         return {"selector": self.selector}
@@ -317,6 +322,7 @@ class Click(OnAPage):
 
 class Fill(Click):
     op: ClassVar[str] = "fill"
+    mode: ClassVar[Mode] = "fill"
     text: Annotated[str, Field(max_length=MAX_FILL)] = Field(description="the text to type")
 
     def args(self) -> dict[str, Any]:
@@ -626,7 +632,11 @@ class TabsTool(TableTool[TabsInput]):
                         TabRef(index=i, title=by_index[i]["title"], url=by_index[i]["url"])
                         for i in wanted
                     ]
-            return call.model_copy(update=update)
+            prepared = call.model_copy(update=update)
+            if isinstance(prepared, Click):
+                affects = await self._describe(prepared)
+                prepared = prepared.model_copy(update={"affects": affects})
+            return prepared
         except Exception:  # the sheet then shows the plain summary; the run reports problems
             log.info("tabs prepare failed", exc_info=True)
             return call
@@ -649,6 +659,28 @@ class TabsTool(TableTool[TabsInput]):
             ctx.progress(steps)
             return ToolResult.failure(steps + JS_OFF_FOR_MODEL)
         return _problem(answer)
+
+    def risk(self, call: TabsInput) -> tuple[Risk, str]:
+        """A click or a fill is judged by the element the selector names, like the browser's
+        own; one that could not be looked at is consequential."""
+        if isinstance(call, Click):
+            risk, reason = judge(call.affects)
+            return Risk(risk), reason
+        return super().risk(call)
+
+    async def _describe(self, call: Click) -> Effect | None:
+        """The element `call.selector` names in the page, described by a constant page function."""
+        assert call.browser is not None
+        payload = {**call.payload(), "op": "describe"}
+        payload["args"] = {"selector": call.selector, "mode": call.mode}
+        answer = await self.engine.call(
+            PAGE_SCRIPT, payload, app=BROWSER_APPS[call.browser], time_limit=5.0
+        )
+        raw = answer.get("result") if isinstance(answer, dict) else None
+        facts = json.loads(raw) if isinstance(raw, str) else None
+        if not isinstance(facts, dict) or "problem" in facts:
+            return None
+        return effect_from_facts(facts, call.mode)
 
     async def _pick_browser(self) -> str | None:
         running = await running_browsers(self.engine)

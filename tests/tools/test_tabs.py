@@ -31,6 +31,7 @@ from tools.osa.worker import Worker
 from tools.tabs import (
     BAD_SELECTOR,
     BOTH_RUNNING,
+    BROWSER_APPS,
     CHANGED,
     JS_OFF_STEPS,
     NONE_RUNNING,
@@ -483,3 +484,52 @@ def test_mac_list_tabs_and_read_the_current_tab(browser: str, tmp_path: Path) ->
     if listed_tabs.text.startswith("That browser is not running"):
         pytest.skip(f"{browser} is not running")
     assert not listed_tabs.is_error and not title.is_error, (listed_tabs.text, title.text)
+
+
+SHOP = {
+    "text": "Your cart",
+    "elements": [
+        {
+            "selector": "#place-order",
+            "tag": "button",
+            "text": "Place order",
+            "form": {"method": "post", "action": "https://shop.example/checkout"},
+        },
+        {"selector": "#jetzt", "tag": "button", "label": "Jetzt kaufen"},
+        {"selector": "#next", "tag": "button", "text": "Next"},
+        {"selector": "#note", "tag": "input", "type": "text", "value": ""},
+    ],
+}
+
+
+def shop_world(browser: str = "safari") -> dict[str, Any]:
+    pages = {"https://shop.example/cart": SHOP}
+    windows = [[("Cart", "https://shop.example/cart")]]
+    if browser == "safari":
+        return desktop(apps={"Safari": safari(windows, pages=pages)})
+    return desktop(apps={"Google Chrome": chrome(windows, pages=pages)})
+
+
+@pytest.mark.parametrize("browser", ["safari", "chrome"])
+def test_a_click_in_the_persons_browser_is_judged_by_the_element_it_names(
+    tabs: Tabs, browser: str
+) -> None:
+    """In the person's own signed-in browser, "#place-order" is a purchase, whatever its id."""
+    tabs.world.write(shop_world(browser))
+    order = tabs.prepare(action="click", selector="#place-order")
+    risk, reason = tabs.tool.risk(order)
+    assert risk is Risk.CONSEQUENTIAL and "Place order" in reason
+    assert tabs.tool.risk(tabs.prepare(action="click", selector="#jetzt"))[0] is Risk.CONSEQUENTIAL
+    assert tabs.tool.risk(tabs.prepare(action="click", selector="#next"))[0] is Risk.CHANGE
+    assert tabs.tool.risk(tabs.prepare(action="fill", selector="#note", text="hi"))[0] is (
+        Risk.CHANGE
+    )
+    # Looking is all preparing does: nothing was clicked.
+    assert "clicks" not in page_element(tabs, "#place-order", BROWSER_APPS[browser])
+
+
+def test_a_click_whose_element_cannot_be_looked_at_is_consequential(tabs: Tabs) -> None:
+    tabs.world.write(shop_world())
+    unseen = tabs.prepare(action="click", selector="#not-there")
+    assert tabs.tool.risk(unseen)[0] is Risk.CONSEQUENTIAL
+    assert tabs.tool.risk(tabs.input(action="click", selector="#next"))[0] is Risk.CONSEQUENTIAL

@@ -81,6 +81,12 @@ class Effect(BaseModel):
         return self.model_dump() == other.model_dump()
 
 
+def effect_from_facts(facts: Any, mode: Mode) -> Effect | None:
+    """An effect from a description made elsewhere (the person's own browser, through
+    scripting), judged by the same rules as the driver's own."""
+    return _effect(facts, mode)
+
+
 def _effect(facts: Any, mode: Mode, node: int | None = None) -> Effect | None:
     if not isinstance(facts, dict):
         return None

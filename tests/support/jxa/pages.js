@@ -43,8 +43,31 @@ function element(record) {
     get disabled() {
       return Boolean(record.disabled);
     },
+    get localName() {
+      return String(record.tag || "div").toLowerCase();
+    },
+    // A record's "form": {"method", "action"} is the form the element belongs to.
+    get form() {
+      const form = record.form;
+      if (!form) {
+        return null;
+      }
+      return {
+        action: form.action || "",
+        getAttribute: (name) => (typeof form[name] === "string" ? form[name] : null),
+      };
+    },
+    get labels() {
+      return [];
+    },
+    closest() {
+      return null; // the simulated page is flat: every element stands alone
+    },
+    hasAttribute(name) {
+      return typeof record[name] === "string";
+    },
     getAttribute(name) {
-      const value = record[name];
+      const value = record[name === "aria-label" ? "label" : name];
       return typeof value === "string" ? value : null;
     },
     focus() {

@@ -81,7 +81,75 @@ function pageFill(args) {
   return JSON.stringify({ done: tag });
 }
 
-var PAGE_FUNCTIONS = { text: pageText, links: pageLinks, click: pageClick, fill: pageFill };
+// What clicking or filling `args.selector` would act on, for the approval: the element, its
+// role and name, the form a click would submit and how, and whether it leads to a password.
+function pageDescribe(args) {
+  var element;
+  try {
+    element = document.querySelector(args.selector);
+  } catch (error) {
+    return JSON.stringify({ problem: "bad_selector" });
+  }
+  if (!element) {
+    return JSON.stringify({ problem: "not_found" });
+  }
+  var clean = function (text) {
+    return String(text || "").replace(/\s+/g, " ").trim().slice(0, 200);
+  };
+  var act = element;
+  if (args.mode === "click" && act.closest) {
+    act = act.closest("a[href], button, input, select, textarea, summary, label, [role], [onclick]") || act;
+  }
+  var label = act.localName === "label" ? act : act.closest ? act.closest("label") : null;
+  var forwards = label && label.control ? label.control : null;
+  if (args.mode === "fill" && forwards) {
+    act = forwards;
+  }
+  var tag = String(act.localName || act.tagName || "").toLowerCase();
+  var type = tag === "input" ? String(act.getAttribute("type") || "text").toLowerCase()
+    : tag === "button" ? String(act.type || "submit").toLowerCase() : "";
+  var isPassword = function (e) {
+    return !!e && String(e.localName).toLowerCase() === "input"
+      && (String(e.type).toLowerCase() === "password"
+          || /(current|new)-password/i.test(e.getAttribute("autocomplete") || ""));
+  };
+  var form = act.form || (tag === "form" ? act : null);
+  var submits = !!form && ((tag === "button" && type === "submit")
+    || (tag === "input" && (type === "submit" || type === "image")));
+  var role = clean(act.getAttribute("role")).split(" ")[0].toLowerCase();
+  if (!role) {
+    role = tag === "a" && act.hasAttribute("href") ? "link"
+      : tag === "button" || (tag === "input" && ["submit", "image", "button", "reset"].indexOf(type) >= 0) ? "button"
+      : tag === "input" || tag === "textarea" ? "textbox" : tag === "select" ? "combobox" : "generic";
+  }
+  var text = clean(act.textContent);
+  var name = clean(act.getAttribute("aria-label")) || (tag === "input" ? clean(act.value) : "")
+    || (act.labels && act.labels.length ? clean(act.labels[0].textContent) : "") || text
+    || clean(act.getAttribute("title"));
+  return JSON.stringify({
+    tag: tag,
+    role: role,
+    name: name,
+    words: clean([text, act.getAttribute("title"), tag === "input" ? act.value : ""].join(" ")),
+    input_type: type,
+    href: tag === "a" && act.hasAttribute("href") ? String(act.href) : null,
+    form_method: submits ? String(act.getAttribute("formmethod") || form.getAttribute("method") || "get").toLowerCase() : null,
+    form_action: submits ? String(form.action) : null,
+    submits: submits,
+    editable: tag === "textarea" || !!act.isContentEditable || (tag === "input" && role === "textbox"),
+    password: isPassword(act) || isPassword(element) || isPassword(forwards),
+    activates: role !== "generic" && role !== "textbox",
+    interactive: role !== "generic"
+  });
+}
+
+var PAGE_FUNCTIONS = {
+  text: pageText,
+  links: pageLinks,
+  click: pageClick,
+  fill: pageFill,
+  describe: pageDescribe
+};
 
 // `text` as a JavaScript string literal made of letters, digits and \uXXXX escapes only.
 function literal(text) {
