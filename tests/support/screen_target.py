@@ -19,6 +19,7 @@ Lines (every one has "event" and "t", the monotonic clock when it happened; poin
     {"event": "move", "x", "y", "buttons": ["left"]}      a move with a button held (a drag)
     {"event": "wheel", "x", "y", "dx", "dy"}              notches; dy > 0 is up, dx > 0 is left
     {"event": "key", "key": "Return", "text": "...", "modifiers": [...]}
+    {"event": "focus", "widget": "button" | "field" | "canvas" | ""}   the keyboard focus moved
 """
 
 from __future__ import annotations
@@ -141,6 +142,13 @@ def main(argv: list[str]) -> None:
     field.textChanged.connect(lambda text: report("text", text=text))
     canvas = Canvas(window, marker)
     canvas.setGeometry(0, 70, width, height - 70)
+
+    button.setObjectName("button")
+    field.setObjectName("field")
+    canvas.setObjectName("canvas")
+    app.focusChanged.connect(
+        lambda old, new: report("focus", widget=new.objectName() if new is not None else "")
+    )
 
     window.show()
     window.activateWindow()

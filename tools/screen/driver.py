@@ -122,7 +122,8 @@ MAX_SCROLL = 30
 MAX_TEXT = 10_000
 DRAG_STEPS = 12  # drag-and-drop code listens for moves, not only for the end point
 DRAG_STEP_PAUSE = 0.01
-FOCUS_MATCH = 0.75  # overlap at which the focused window counts as one of the app's own
+FOCUS_MATCH = 0.75
+FOCUS_SETTLE = 0.05  # seconds for an app to move its focus after a tab or line break  # overlap at which the focused window counts as one of the app's own
 
 _progress: ContextVar[Progress | None] = ContextVar("deskhand_screen_progress", default=None)
 
@@ -707,8 +708,11 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         self._emit(ScreenEvent(kind="type", display=self.current_display, text=text))
         previous = ""
         for char in text:
-            if previous in ("\n", "\t"):
-                self._check_secure()  # a line break or tab may have moved the focus
+            if previous in ("\n", "\t") and self._inspector is not None:
+                # A line break or tab may move the focus (to a password field, say): give the
+                # app a moment to move it, then look again.
+                await asyncio.sleep(FOCUS_SETTLE)
+                self._check_secure()
             await self._check_focus(backend)
             await self._run(backend.type_char, char)
             previous = char

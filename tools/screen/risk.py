@@ -162,7 +162,9 @@ def screen_action(
             return f"{prefix}drag{subject} from {start} to {at or 'a point'}{on}"
         case "scroll":
             amount = input.get("scroll_amount")
-            return f"{prefix}scroll {input.get('scroll_direction', 'down')} {amount} {where}{on}"
+            over = "over " if element is not None else ""
+            direction = input.get("scroll_direction", "down")
+            return f"{prefix}scroll {direction} {amount} {over}{where}{on}"
         case "type":
             into = f" into {_named(element)}" if element is not None else ""
             return f"type '{quote(text)}'{into}"

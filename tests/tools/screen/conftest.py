@@ -135,7 +135,7 @@ class Screen:
     `own` is what the toolset is told are the app's own windows, `events` what it reported for
     the overlay, `inspector` the accessibility answers it gets (none until a test sets them)."""
 
-    def __init__(self, display: str) -> None:
+    def __init__(self, display: str, own_pids: set[int] | None = None) -> None:
         from tools.screen.x11 import X11Backend
 
         self.gate = Gate()
@@ -148,6 +148,7 @@ class Screen:
             own_windows=lambda: self.own,
             inspector=self.inspector,
             on_event=self.events.append,
+            own_pids=own_pids,
         )
         self.gate.screen = self.toolset
 

@@ -24,7 +24,7 @@ CANVAS = (500, 300)
 GREETING = "Grüße, Ωmega 42!"
 
 
-def is_press(button: str = "left", double: bool | None = None):  # type: ignore[no-untyped-def]
+def is_press(button: str = "left", double: bool | None = None):
     def check(event: dict) -> bool:
         return (
             event["event"] == "press"
