@@ -1,7 +1,7 @@
 """Real X11 for screen tests: an Xvfb server of a chosen size and the apps tests act on.
 
-- `Xvfb(width, height)`: starts `Xvfb` on a display number it picks itself (`-displayfd`, so
-  parallel runs never collide); `display` is its name (":5"). `xvfb_missing()` says why tests
+- `Xvfb(width, height, *options)`: starts `Xvfb` on a display number it picks itself
+  (`-displayfd`, so parallel runs never collide); `display` is its name (":5"). `xvfb_missing()` says why tests
   must skip when it is not installed.
 - `TargetApp(display, ...)`: the PySide6 window of `screen_target.py` as a subprocess; its JSON
   lines arrive in `events`, and `await app.next(...)` waits for one.
@@ -49,8 +49,9 @@ def gui_env(display: str) -> dict[str, str]:
 
 
 class Xvfb:
-    def __init__(self, width: int = 1280, height: int = 800) -> None:
+    def __init__(self, width: int = 1280, height: int = 800, *options: str) -> None:
         self.width, self.height = width, height
+        self.options = options
         self.display = ""
         self._process: subprocess.Popen[bytes] | None = None
 
@@ -67,6 +68,7 @@ class Xvfb:
                     f"{self.width}x{self.height}x24",
                     "-nolisten",
                     "tcp",
+                    *self.options,
                 ],
                 pass_fds=(write_end,),
                 stdout=subprocess.DEVNULL,

@@ -122,8 +122,8 @@ MAX_SCROLL = 30
 MAX_TEXT = 10_000
 DRAG_STEPS = 12  # drag-and-drop code listens for moves, not only for the end point
 DRAG_STEP_PAUSE = 0.01
-FOCUS_MATCH = 0.75
-FOCUS_SETTLE = 0.05  # seconds for an app to move its focus after a tab or line break  # overlap at which the focused window counts as one of the app's own
+FOCUS_MATCH = 0.75  # overlap at which the focused window counts as one of the app's own
+FOCUS_SETTLE = 0.05  # seconds for an app to move its focus after a tab or line break
 
 _progress: ContextVar[Progress | None] = ContextVar("deskhand_screen_progress", default=None)
 

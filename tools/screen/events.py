@@ -1,9 +1,11 @@
 """What the driver is about to do, as plain data, for the app to draw (a click ring, a drag line).
 
 The driver calls the app's `on_event(ScreenEvent)` on the event loop's thread just before it
-acts, after every check has passed. Points are global logical coordinates (the same space as the
-app's window geometry); `region` is the area a screenshot or zoom captured. Nothing here knows
-about Qt: the app turns events into an overlay.
+acts, after every check has passed; for a screenshot or zoom just after the capture, so what the
+app draws for it is not in the image. Points are global logical coordinates (the same space as
+the app's window geometry); `region` is the area a screenshot or zoom captured. Nothing here
+knows about Qt: the app turns events into an overlay, which must let clicks through and must
+not be listed among the app's own windows (or every action under it would be refused).
 """
 
 from __future__ import annotations

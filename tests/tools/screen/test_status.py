@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from anthropic.types.beta import BetaToolUseBlock
 
-from tests.support.x11 import Xvfb
+from tests.support.x11 import Xvfb, xvfb_missing
 from tools.screen import ScreenComputer, errors, screen_status
 from tools.screen.displays import number_displays
 from tools.screen.x11 import X11Backend
@@ -58,6 +58,16 @@ def test_an_unreachable_display(no_session: pytest.MonkeyPatch) -> None:
     status = screen_status()
     assert not status.available
     assert status.reason == "The X display could not be reached."
+
+
+def test_an_x_server_without_xtest(no_session: pytest.MonkeyPatch) -> None:
+    if xvfb_missing():
+        pytest.skip(xvfb_missing())
+    with Xvfb(640, 480, "-extension", "XTEST") as server:
+        no_session.setenv("DISPLAY", server.display)
+        status = screen_status()
+    assert not status.available
+    assert status.reason == "The X server does not offer the XTEST extension, which input needs."
 
 
 async def test_the_model_reads_a_fixed_phrase_when_there_is_no_screen(
