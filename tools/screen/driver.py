@@ -122,6 +122,7 @@ MAX_SCROLL = 30
 MAX_TEXT = 10_000
 DRAG_STEPS = 12  # drag-and-drop code listens for moves, not only for the end point
 DRAG_STEP_PAUSE = 0.01
+CLICK_GAP = 0.04  # seconds between the clicks of a double or triple click
 FOCUS_MATCH = 0.75  # overlap at which the focused window counts as one of the app's own
 FOCUS_SETTLE = 0.05  # seconds for an app to move its focus after a tab or line break
 
@@ -541,6 +542,9 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
             if coordinate is not None:
                 await self._move(backend, point)
             for click in range(1, count + 1):
+                if click > 1:
+                    # A person's double click has a gap; some toolkits do not count one without.
+                    await asyncio.sleep(CLICK_GAP)
                 try:
                     await self._run(backend.button, button, True, click)
                 finally:
