@@ -208,6 +208,10 @@ class TargetApp:
             except subprocess.TimeoutExpired:
                 self._process.kill()
                 self._process.wait()
+            if self._reader is not None:
+                self._reader.join(timeout=10)  # it ends at the end of the output
+            if self._process.stdout is not None:
+                self._process.stdout.close()
             self._process = None
 
 
