@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.x11 import TargetApp
 from tests.tools.screen.conftest import Screen, red_box
-from tools.screen import errors
+from tools.screen import errors, progress_scope
 
 pytestmark = pytest.mark.anyio
 
@@ -79,6 +79,14 @@ async def test_click_presses_the_button(screen: Screen, target: TargetApp) -> No
     await target.next(lambda e: e["event"] == "clicked", what="the button's click")
     click = screen.events[-1]
     assert click.kind == "click" and click.points == ((180, 138),) and click.button == "left"
+
+
+async def test_progress_lines_say_what_runs(screen: Screen, target: TargetApp) -> None:
+    lines: list[str] = []
+    with progress_scope(lines.append):
+        await screen.ok("left_click", coordinate=list(BUTTON), text="shift")
+        await screen.ok("type", text="hi\n")
+    assert lines == ["Screen: shift+click at (180, 138)", "Screen: type 'hi\\n'"]
 
 
 async def test_clicks_reach_the_exact_pixel_with_the_right_button(
