@@ -24,6 +24,7 @@ import asyncio
 import base64
 import io
 import itertools
+import os
 import statistics
 import sys
 import time
@@ -174,6 +175,9 @@ async def main(runs: int) -> None:
     if missing:
         print(f"Skipped: {missing}.")
         return
+    # The figures are CPU-bound: read them with the machine's load in mind.
+    load = os.getloadavg()[0]
+    print(f"{os.cpu_count()} cores, load average {load:.1f} at the start.\n")
     with Xvfb(WIDTH, HEIGHT) as server:
         target = TargetApp(server.display, (0, 0, WIDTH, HEIGHT), marker=(1537, 911))
         target.start()

@@ -498,7 +498,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         backend = await self._ready()
         if coordinate is None:
             await self._refresh_displays()
-            point = await self._run(backend.pointer)
+            point = self._pointer = await self._run(backend.pointer)
             display = display_at(self._displays, point)
             index = display.index if display is not None else None
         else:
