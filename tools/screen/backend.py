@@ -54,9 +54,10 @@ class ScreenBackend(Protocol):
         """Every active display, in any order (the driver numbers them)."""
         ...
 
-    def capture(self, region: Rect, scale: float) -> Image.Image:
-        """The pixels of a global region, at the display's own resolution (`scale` pixels per
-        logical unit)."""
+    def capture(self, region: Rect, size: tuple[int, int]) -> Image.Image:
+        """The pixels of a global region, taken at the display's own resolution and resized to
+        `size` (`scaling.resize`), as an RGB image. Resizing here, on the worker thread, lets a
+        backend skip copies of the full-size capture."""
         ...
 
     def pointer(self) -> Point: ...

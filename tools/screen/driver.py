@@ -563,8 +563,8 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         if display is None:
             raise refusal(errors.DISPLAY_CHANGED)
         frame = ImageFrame.for_region(display.index, display.frame)
-        image = await self._run(backend.capture, display.frame, display.scale)
-        data, media_type = await asyncio.to_thread(encode_image, image, frame.size)
+        image = await self._run(backend.capture, display.frame, frame.size)
+        data, media_type = await asyncio.to_thread(encode_image, image)
         self._frames[display.index] = frame
         # After the capture, so an overlay the app draws for it is not in the image.
         self._emit(ScreenEvent(kind="screenshot", display=display.index, region=display.frame))
@@ -581,9 +581,10 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         region = frame.region_to_global(x0, y0, x1, y1)
         display = self._displays[frame.display]
         # At the display's own resolution, then enlarged: small text gains real detail.
-        image = await self._run(backend.capture, region, display.scale)
-        size = fit_size(image.width, image.height, upscale=ZOOM_UPSCALE)
-        data, media_type = await asyncio.to_thread(encode_image, image, size)
+        pixels = (round(region.width * display.scale), round(region.height * display.scale))
+        size = fit_size(*pixels, upscale=ZOOM_UPSCALE)
+        image = await self._run(backend.capture, region, size)
+        data, media_type = await asyncio.to_thread(encode_image, image)
         self._emit(ScreenEvent(kind="zoom", display=frame.display, region=region))
         return BetaScreenshotResult(data=data, media_type=cast(Any, media_type))
 

@@ -22,6 +22,7 @@ from tools.screen.backend import MouseButton, ScreenStatus, ScrollDirection, Win
 from tools.screen.displays import Display
 from tools.screen.errors import BackendError
 from tools.screen.geometry import Point, Rect
+from tools.screen.scaling import resize
 
 __all__ = ["MacBackend", "status"]
 
@@ -128,7 +129,7 @@ class MacBackend:
             )
         return found
 
-    def capture(self, region: Rect, scale: float) -> Image.Image:
+    def capture(self, region: Rect, size: tuple[int, int]) -> Image.Image:
         handle, name = tempfile.mkstemp(suffix=".png")
         os.close(handle)
         path = Path(name)
@@ -143,8 +144,7 @@ class MacBackend:
             if done.returncode != 0 or path.stat().st_size == 0:
                 raise BackendError("The screen could not be captured.")
             with Image.open(path) as image:
-                image.load()
-                return image.convert("RGB")
+                return resize(image.convert("RGB"), size)
         except (OSError, subprocess.SubprocessError) as exc:
             raise BackendError("The screen could not be captured.") from exc
         finally:

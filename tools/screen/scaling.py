@@ -35,6 +35,7 @@ __all__ = [
     "ImageFrame",
     "encode_image",
     "fit_size",
+    "resize",
 ]
 
 MAX_EDGE = 1568
@@ -111,17 +112,24 @@ class ImageFrame(BaseModel):
         return Rect(left, top, right - left, bottom - top)
 
 
-def encode_image(image: Image.Image, size: tuple[int, int]) -> tuple[str, str]:
-    """`(base64 data, media type)` of `image` resized to `size` (CPU work: run it in a thread).
+def resize(image: Image.Image, size: tuple[int, int]) -> Image.Image:
+    """`image` at `size` (CPU work: call it in a thread).
 
-    Bicubic resampling (antialiased when shrinking, as every Pillow filter but nearest is)
-    keeps text as legible as Lanczos at these factors in two thirds of the time. PNG keeps text
-    sharp; the fastest compression level is used because a screenshot is taken on the model's
-    every look and the request bound (5 MB) is met anyway; JPEG is the fallback for an image
-    that would exceed it.
+    Bicubic resampling (antialiased when shrinking, as every Pillow filter but nearest is) keeps
+    text as legible as Lanczos at these factors in two thirds of the time.
     """
-    if image.size != size:
-        image = image.resize(size, Image.Resampling.BICUBIC)
+    if image.size == size:
+        return image
+    return image.resize(size, Image.Resampling.BICUBIC)
+
+
+def encode_image(image: Image.Image) -> tuple[str, str]:
+    """`(base64 data, media type)` of `image` (CPU work: call it in a thread).
+
+    PNG keeps text sharp; the fastest compression level is used because a screenshot is taken
+    on the model's every look and the request bound (5 MB) is met anyway; JPEG is the fallback
+    for an image that would exceed it.
+    """
     if image.mode not in ("RGB", "RGBA", "L"):
         image = image.convert("RGB")
     buffer = io.BytesIO()

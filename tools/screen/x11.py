@@ -25,6 +25,7 @@ from tools.screen.backend import MouseButton, ScreenStatus, ScrollDirection, Win
 from tools.screen.displays import Display
 from tools.screen.errors import BackendError
 from tools.screen.geometry import Point, Rect
+from tools.screen.scaling import resize
 from tools.screen.x11_keyboard import Keyboard
 
 __all__ = ["X11Backend", "status"]
@@ -122,7 +123,7 @@ class X11Backend:
         except Exception:
             return ""
 
-    def capture(self, region: Rect, scale: float) -> Image.Image:
+    def capture(self, region: Rect, size: tuple[int, int]) -> Image.Image:
         if self._mss is None:
             self._mss = mss.MSS(display=self._name or None)
         try:
@@ -131,7 +132,11 @@ class X11Backend:
             )
         except Exception as exc:
             raise BackendError("The screen could not be captured.") from exc
-        return Image.frombuffer("RGB", shot.size, shot.bgra, "raw", "BGRX", 0, 1)
+        # The X server's pixels are B, G, R, X. Wrapped as they are (no copy, no conversion of
+        # the full-size capture), resized, and only then put in R, G, B order.
+        pixels = Image.frombuffer("RGBX", shot.size, shot.raw, "raw", "RGBX", 0, 1)
+        blue, green, red, _ = resize(pixels, size).split()
+        return Image.merge("RGB", (red, green, blue))
 
     # --- pointer -------------------------------------------------------------------------------
 

@@ -37,9 +37,9 @@ class LayoutBackend:
     def displays(self) -> list[Display]:
         return list(self.layout)
 
-    def capture(self, region: Rect, scale: float) -> Image.Image:
-        self.captured.append((region, scale))
-        return Image.new("RGB", (round(region.width * scale), round(region.height * scale)))
+    def capture(self, region: Rect, size: tuple[int, int]) -> Image.Image:
+        self.captured.append((region, size))
+        return Image.new("RGB", size)
 
     def pointer(self) -> Point:
         return self.at
@@ -101,7 +101,7 @@ async def test_the_primary_display_is_shown_first(layout: Layout) -> None:
     screen, backend = layout
     assert [d.name for d in await screen.displays()] == ["left", "main", "retina"]
     await call(screen, "screenshot")
-    assert backend.captured == [(MAIN.frame, 1.0)]
+    assert backend.captured == [(MAIN.frame, (1280, 800))]
     assert screen.current_display == 1
     assert (await screen.displays_text()).splitlines()[1:] == [
         "- display 0: 1920×1200 at (-1920, -300)",
@@ -114,7 +114,7 @@ async def test_clicks_land_on_the_chosen_display(layout: Layout) -> None:
     screen, backend = layout
     await screen.select_display(0)
     await call(screen, "screenshot")
-    assert backend.captured[-1] == (LEFT.frame, 1.0)
+    assert backend.captured[-1] == (LEFT.frame, (1356, 847))
     result = await call(screen, "left_click", coordinate=[0, 0])
     assert backend.sent[0] == ("move", Point(-1920, -300))
     assert texts(result)[1] == "Display 0, local (0, 0), global (-1920, -300)."
@@ -127,10 +127,13 @@ async def test_a_retina_display_is_captured_in_pixels_and_clicked_in_points(layo
     screen, backend = layout
     await screen.select_display(2)
     block = await call(screen, "screenshot")
-    assert backend.captured[-1] == (RETINA.frame, 2.0)  # 2880×1800 pixels captured
+    assert backend.captured[-1] == (RETINA.frame, (1356, 847))  # the points, fitted
+    assert block["content"][0]["type"] == "image"
     result = await call(screen, "double_click", coordinate=[678, 423])
     assert texts(result)[1] == "Display 2, local (720, 450), global (2000, 450)."
-    assert block["content"][0]["type"] == "image"
+    # A zoom is taken from the display's pixels: 107×107 points are 214×214 pixels, shown 4×.
+    await call(screen, "zoom", region=[0, 0, 100, 100])
+    assert backend.captured[-1] == (Rect(1280, 0, 107, 107), (856, 856))
 
 
 async def test_the_cursor_on_another_display_is_said_so(layout: Layout) -> None:

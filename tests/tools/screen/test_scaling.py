@@ -23,6 +23,7 @@ from tools.screen.scaling import (
     ImageFrame,
     encode_image,
     fit_size,
+    resize,
 )
 
 sizes = st.tuples(st.integers(1, 8000), st.integers(1, 8000))
@@ -91,9 +92,9 @@ def test_a_zoom_region_covers_what_the_model_saw() -> None:
     assert region == Rect(141, 70, 143, 143)
 
 
-def test_encoded_screenshot_has_the_size_asked() -> None:
+def test_a_shrunk_and_encoded_screenshot_has_the_size_asked() -> None:
     image = Image.effect_noise((1920, 1200), 60).convert("RGB")
-    data, media_type = encode_image(image, (1356, 847))
+    data, media_type = encode_image(resize(image, (1356, 847)))
     decoded = Image.open(io.BytesIO(base64.b64decode(data)))
     assert decoded.size == (1356, 847)
     assert len(data) <= MAX_BASE64
