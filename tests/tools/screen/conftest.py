@@ -1,0 +1,189 @@
+"""Fixtures for the screen driver's tests: a real X server (Xvfb), real apps, and the toolset.
+
+Each module gets its own Xvfb on a free display number; the driver's backend connects to it by
+name, and the apps are started with DISPLAY set to it, so nothing touches the person's screen.
+Tests skip, saying why, only when Xvfb is not installed.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import itertools
+import json
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from anthropic.tools.computer import BetaComputerConfirmContext
+from anthropic.types.beta import BetaToolUseBlock
+from PIL import Image, ImageChops
+
+from tests.support.x11 import TargetApp, Xvfb, xvfb_missing
+from tools.screen import Rect, ScreenComputer, ScreenEvent
+from tools.screen.elements import Element
+from tools.screen.geometry import Point
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _xvfb(width: int, height: int) -> Iterator[Xvfb]:
+    missing = xvfb_missing()
+    if missing:
+        pytest.skip(missing)
+    with Xvfb(width, height) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def xvfb() -> Iterator[Xvfb]:
+    """A 1280×800 display: screenshots are not scaled."""
+    yield from _xvfb(1280, 800)
+
+
+@pytest.fixture(scope="module")
+def xvfb_large() -> Iterator[Xvfb]:
+    """A 1920×1200 display: screenshots are scaled down."""
+    yield from _xvfb(1920, 1200)
+
+
+def red_box(image: Image.Image) -> tuple[int, int, int, int] | None:
+    """The bounding box (left, top, right, bottom) of the clearly red pixels of an image."""
+    red, green, blue = image.convert("RGB").split()
+    strong = red.point(lambda v: 255 if v > 160 else 0)
+    weak_others = ImageChops.lighter(green, blue).point(lambda v: 255 if v < 100 else 0)
+    return ImageChops.multiply(strong, weak_others).getbbox()
+
+
+class Gate:
+    """The confirm callable: records what it was asked and the driver's description of it."""
+
+    def __init__(self, screen: ScreenComputer | None = None) -> None:
+        self.screen = screen
+        self.asked: list[BetaComputerConfirmContext] = []
+        self.described: list[tuple[str, str, str]] = []
+        self.answer = True
+
+    async def __call__(self, context: BetaComputerConfirmContext) -> bool:
+        self.asked.append(context)
+        if self.screen is not None:
+            self.described.append(self.screen.describe(context))
+        return self.answer
+
+
+class StandInInspector:
+    """Accessibility answers set by the test, standing in for AT-SPI until it is plugged in."""
+
+    def __init__(self) -> None:
+        self.at: Element | None = None
+        self.focused: Element | None = None
+        self.points: list[Point] = []
+
+    def element_at(self, point: Point) -> Element | None:
+        self.points.append(point)
+        return self.at
+
+    def focused_element(self) -> Element | None:
+        return self.focused
+
+
+@dataclass
+class Result:
+    block: dict[str, Any]
+    texts: list[str] = field(default_factory=list)
+    images: list[Image.Image] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, block: dict[str, Any]) -> Result:
+        result = cls(block)
+        content = block["content"]
+        if isinstance(content, str):
+            result.texts.append(content)
+            return result
+        for part in content:
+            if part["type"] == "text":
+                result.texts.append(part["text"])
+            elif part["type"] == "image":
+                data = base64.b64decode(part["source"]["data"])
+                result.images.append(Image.open(io.BytesIO(data)).convert("RGB"))
+        return result
+
+    @property
+    def is_error(self) -> bool:
+        return bool(self.block.get("is_error"))
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.texts)
+
+    @property
+    def image(self) -> Image.Image:
+        (image,) = self.images
+        return image
+
+
+_ids = itertools.count(1)
+
+
+class Screen:
+    """Calls members the way the app does: a tool_use block through `tool_result`.
+
+    `own` is what the toolset is told are the app's own windows, `events` what it reported for
+    the overlay, `inspector` the accessibility answers it gets (none until a test sets them)."""
+
+    def __init__(self, display: str, own_pids: set[int] | None = None) -> None:
+        from tools.screen.x11 import X11Backend
+
+        self.gate = Gate()
+        self.own: list[Rect] = []
+        self.events: list[ScreenEvent] = []
+        self.inspector = StandInInspector()
+        self.toolset = ScreenComputer(
+            confirm=self.gate,
+            backend=lambda: X11Backend(display),
+            own_windows=lambda: self.own,
+            inspector=self.inspector,
+            on_event=self.events.append,
+            own_pids=own_pids,
+        )
+        self.gate.screen = self.toolset
+
+    async def __call__(self, member: str, **input: Any) -> Result:
+        use = BetaToolUseBlock(
+            type="tool_use",
+            id=f"toolu_{next(_ids)}",
+            name=member,
+            input=input,
+            toolset_name="computer",
+        )
+        block = await self.toolset.tool_result(use)
+        json.dumps(block)  # it must be sendable as it is
+        return Result.of(dict(block))
+
+    async def ok(self, member: str, **input: Any) -> Result:
+        result = await self(member, **input)
+        assert not result.is_error, result.text
+        return result
+
+
+@pytest.fixture
+async def screen(anyio_backend: str, xvfb: Xvfb) -> AsyncIterator[Screen]:
+    made = Screen(xvfb.display)
+    yield made
+    await made.toolset.close()
+
+
+@pytest.fixture
+async def target(anyio_backend: str, xvfb: Xvfb) -> AsyncIterator[TargetApp]:
+    """The test window at (100, 100), 800×500, its marker's top-left pixel at (701, 433)."""
+    app = TargetApp(xvfb.display, (100, 100, 800, 500), marker=(701, 433))
+    app.start()
+    try:
+        await app.ready()
+        yield app
+    finally:
+        app.close()

@@ -1,0 +1,45 @@
+"""The screen the model sees and uses: the SDK's computer toolset on this computer's displays.
+
+Public pieces:
+
+- `ScreenComputer`: the toolset (`computer_toolset_20260801`); see `driver` for how the app
+  calls it, `describe` for the gate, `own_windows` for keeping it off the app's windows.
+- `screen_status()`: whether the screen can be used here, and if not why and what to do
+  (for Settings and `deskhand doctor`; blocks, so call it in a thread).
+- `Display` and `describe_displays`: the displays in their documented order.
+- `ScreenEvent`: what the driver is about to do, for the app's overlay.
+- `Element` / `Inspector`: the accessibility seam the gate reads.
+- `screen_risk` / `screen_summary`: the gate's risk level and the approval sheet's line (pure).
+"""
+
+from tools.screen.backend import ScreenBackend, ScreenStatus, ScreenUnavailable, screen_status
+from tools.screen.displays import Display, describe_displays
+from tools.screen.driver import OwnWindows, Progress, ScreenComputer, progress_scope
+from tools.screen.elements import Element, Inspector
+from tools.screen.errors import ScreenError
+from tools.screen.events import ScreenEvent, ScreenEventSink
+from tools.screen.geometry import Point, Rect
+from tools.screen.risk import screen_action, screen_risk, screen_summary
+
+__all__ = [
+    "Display",
+    "Element",
+    "Inspector",
+    "OwnWindows",
+    "Point",
+    "Progress",
+    "Rect",
+    "ScreenBackend",
+    "ScreenComputer",
+    "ScreenError",
+    "ScreenEvent",
+    "ScreenEventSink",
+    "ScreenStatus",
+    "ScreenUnavailable",
+    "describe_displays",
+    "progress_scope",
+    "screen_action",
+    "screen_risk",
+    "screen_status",
+    "screen_summary",
+]

@@ -1,0 +1,43 @@
+"""What is on the screen at a point, as accessibility reports it: the seam for AT-SPI and AX.
+
+The gate judges a click or a keystroke by the element it affects, however it is addressed. An
+`Inspector` answers two questions, in global logical coordinates: which element is under a
+point, and which element has the keyboard focus. Its answers are screen content (an attacker
+may have written the names), so they are shown quoted and never followed.
+
+Until an inspector is plugged in (`ScreenComputer(inspector=...)`) both answers are None: the
+effect of a click or of typing cannot be established, and the gate treats it as consequential.
+The driver calls an inspector on the event loop's thread, before every call it describes and
+before typing, so its answers must be quick (for example from a tree it keeps up to date).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from tools.screen.geometry import Point
+
+__all__ = ["Element", "Inspector"]
+
+
+class Element(BaseModel):
+    """One accessible element."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: str  # the accessibility role in plain lower-case words: "push button", "text"
+    name: str = ""  # its accessible name or label (screen content: untrusted)
+    app: str = ""  # the application it belongs to
+    secure: bool = False  # a password or other secure text field: nothing is typed into it
+
+
+class Inspector(Protocol):
+    def element_at(self, point: Point) -> Element | None:
+        """The element under a global point, or None when it cannot be told."""
+        ...
+
+    def focused_element(self) -> Element | None:
+        """The element with the keyboard focus, or None when it cannot be told."""
+        ...
