@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tools.browser.effect import Effect
-from tools.browser.weighty import VERBS, weighty
+from tools.weighty import VERBS, weighty
 
 __all__ = [
     "RISKS",

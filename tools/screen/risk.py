@@ -24,6 +24,7 @@ from typing import Any
 
 from tools.base import Risk
 from tools.screen.elements import Element
+from tools.weighty import VERBS, weighty
 
 __all__ = ["READ_MEMBERS", "quote", "screen_action", "screen_risk", "screen_summary"]
 
@@ -45,12 +46,9 @@ POINTER_MEMBERS = frozenset(
 )
 
 # Words on a control that usually mean money, a message, or something hard to undo.
-_WEIGHTY = re.compile(
-    r"\b(buy|purchase|pay|checkout|check out|order|place order|subscribe|donate|transfer|send|"
-    r"submit|post|publish|delete|remove|destroy|erase|empty trash|format|uninstall|"
-    r"cancel (my )?(account|subscription)|unsubscribe|confirm|accept|agree|book|reserve|"
-    r"sign out|log out|shut down|restart)\b",
-    re.IGNORECASE,
+# Beyond the words any control may carry (tools/weighty.py): what only a desktop offers.
+_DESKTOP_WEIGHTY = re.compile(
+    r"\b(empty trash|format|uninstall|sign out|log out|shut down|restart)\b", re.IGNORECASE
 )
 # Roles where text typed runs as a command.
 _COMMAND_ROLES = frozenset({"terminal", "console", "command line"})
@@ -111,8 +109,11 @@ def screen_risk(
     if member in POINTER_MEMBERS:
         if element is None:
             return Risk.CONSEQUENTIAL, UNKNOWN_POINTER
-        if element.name and _WEIGHTY.search(element.name):
-            return Risk.CONSEQUENTIAL, f"Acts on {_named(element)}, which may buy, send or delete"
+        kind = weighty(element.name) if element.name else None
+        if kind is not None:
+            return Risk.CONSEQUENTIAL, f"Acts on {_named(element)}, which may {VERBS[kind]}"
+        if element.name and _DESKTOP_WEIGHTY.search(element.name):
+            return Risk.CONSEQUENTIAL, f"Acts on {_named(element)}, which is hard to undo"
         return Risk.CHANGE, f"Acts on {_named(element)}"
     return Risk.CONSEQUENTIAL, "Unknown screen action"
 

@@ -25,7 +25,7 @@ from tools.browser.risk import (
     judge,
     judge_effects,
 )
-from tools.browser.weighty import weighty
+from tools.weighty import weighty
 
 LABELS = {"ref_1": "Sign in", "ref_2": "Place order", "ref_3": "Email"}
 REF = {"type": "ref", "ref": "ref_1"}

@@ -171,7 +171,7 @@ async def test_the_gate_reads_risk_from_the_element_affected(
         "Acts on 'Press me' (push button, screen_target)",
         "Click 'Press me' (push button, screen_target) at (180, 138) on display 0",
     )
-    assert weighty[0] == "consequential" and "may buy, send or delete" in weighty[1]
+    assert weighty[0] == "consequential" and "may send" in weighty[1]
     assert typing[0] == "change"
     assert typing[2] == "Type 'Ann\\u200b' into 'Name' (text, screen_target)"
     assert terminal[0] == "consequential" and "run as a command" in terminal[1]
