@@ -52,6 +52,23 @@ class DeskhandApplication(QApplication):
         return super().event(event)
 
 
+def _quiet_while_quitting(loop: asyncio.AbstractEventLoop, quitting: asyncio.Event) -> None:
+    """Once quitting, a helper process that went first (Ctrl+C in a terminal reaches the whole
+    process group: the browser's driver too) leaves futures failed that nobody will read. They
+    are expected then: logged plainly, not as errors. Before quitting, every one is an error."""
+    default = loop.get_exception_handler()
+
+    def handle(loop: asyncio.AbstractEventLoop, context: dict[str, object]) -> None:
+        if quitting.is_set():
+            log.info("while quitting: %s (%s)", context.get("message"), context.get("exception"))
+        elif default is not None:
+            default(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handle)
+
+
 def _quit_on_signals(app: QApplication, loop: asyncio.AbstractEventLoop) -> None:
     """SIGTERM, SIGINT and SIGHUP quit like the menu does; a second one ends the app at once."""
 
@@ -123,6 +140,7 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
 
     quitting = asyncio.Event()
     app.quit_requested.connect(quitting.set)  # first: a quit while starting up is not lost
+    _quiet_while_quitting(asyncio.get_running_loop(), quitting)
     paths = DataPaths.for_data_dir(args.data_dir)
     try:
         paths.ensure()

@@ -153,6 +153,21 @@ class BrowserSettings(BaseModel):
 KeyStorage = Literal["keychain", "session", "file"]
 
 
+class ScreenSettings(BaseModel):
+    """Settings → Screen: whether Claude may see and use the screen, and the visualizer."""
+
+    enabled: bool = Field(
+        True,
+        title="Screen",
+        description="Let Claude see and use the screen (where this computer allows it).",
+    )
+    visualizer: bool = Field(
+        True,
+        title="Show what Claude does",
+        description="Ripples for clicks, the text being typed, and a Stop button on screen.",
+    )
+
+
 class Settings(BaseModel):
     """All of Deskhand's settings."""
 
@@ -160,6 +175,7 @@ class Settings(BaseModel):
     permissions: PermissionSettings = Field(default_factory=PermissionSettings, title="Permissions")
     apps: AppsSettings = Field(default_factory=AppsSettings, title="Apps")
     browser: BrowserSettings = Field(default_factory=BrowserSettings, title="Browser")
+    screen: ScreenSettings = Field(default_factory=ScreenSettings, title="Screen")
     key_storage: KeyStorage = Field(
         "keychain",
         title="Key storage",

@@ -12,6 +12,7 @@ from typing import Any
 
 from desktop.browser_toolset import browser_config, browser_family
 from desktop.function_tools import FunctionTools
+from desktop.screen_toolset import ScreenControl
 from desktop.settings import Settings
 from desktop.tool_calls import ActionGroup, ToolSource
 from desktop.toolsets import ToolsetSource
@@ -57,6 +58,9 @@ class Toolbox:
         self.browser = (
             ToolsetSource(browser_family(self.browser_pool)) if self.browser_pool else None
         )
+        # Offered once `start` found a usable display (and while Settings → Screen allows it).
+        self.screen = ScreenControl(enabled=lambda: self._settings().screen.enabled)
+        self.screen_source = ToolsetSource(self.screen.family())
         if settings.apps.macos_enabled and macos_available():
             self.osa = OsaEngine(automation=self.automation)
             self.registry.add(MacosTool(self.osa, on_problem=on_problem))
@@ -76,17 +80,20 @@ class Toolbox:
             self.registry.add(AppCommandTool(catalog, self.osa, on_problem=on_problem))
 
     async def desktop_context(self) -> str | None:
-        """The bounded snapshot of apps, screens, presets and tabs for the system prompt, if on."""
+        """For the system prompt: the displays when Claude may use the screen, and on a Mac the
+        bounded snapshot of apps, screens, presets and tabs, if on."""
         settings = self._settings()
-        if self.osa is None or not settings.apps.desktop_context:
-            return None
-        presets = [p.model_dump() for p in settings.apps.presets]
-        return await desktop_snapshot(self.osa, presets)
+        parts = [await self.screen.displays_text()]
+        if self.osa is not None and settings.apps.desktop_context:
+            presets = [p.model_dump() for p in settings.apps.presets]
+            parts.append(await desktop_snapshot(self.osa, presets))
+        return "\n\n".join(part for part in parts if part) or None
 
     def sources(self) -> list[ToolSource]:
         sources: list[ToolSource] = [self.functions]
         if self.browser is not None:
             sources.append(self.browser)
+        sources.append(self.screen_source)
         return sources
 
     def action_groups(self) -> list[ActionGroup]:

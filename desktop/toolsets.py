@@ -25,6 +25,7 @@ from desktop.tool_calls import ActionGroup, CallContext, CallResult, ToolUse, to
 from tools.base import ActionInfo, Risk
 
 Confirm = Callable[[Any], Awaitable[bool]]
+NOT_OFFERED = "This tool is not available now. Tell the person; it may be turned off in Settings."
 
 
 class Toolset(Protocol):
@@ -60,6 +61,10 @@ class ToolsetFamily:
     target: Callable[[str, Mapping[str, Any], str | None], str | None] = (
         lambda _member, _input, page: page
     )
+    # Work before the first call, behind the window (the screen looks whether it can be used).
+    start: Callable[[], Awaitable[None]] | None = None
+    # Whether the toolset is offered now (the screen only where this computer allows it).
+    available: Callable[[], bool] = lambda: True
     # After each call: what the person should know (notices) and hosts they may let through.
     after_call: Callable[[int], tuple[list[str], list[str]]] = lambda _session: ([], [])
 
@@ -84,9 +89,12 @@ class ToolsetSource:
         return self.family.for_session(session_id, confirm)
 
     def api_tools(self) -> list[dict[str, Any]]:
+        if not self.family.available():
+            return []
         return [dict(self.toolset(0).to_dict())]
 
     def handles(self, use: ToolUse) -> bool:
+        # A call for a toolset no longer offered is still answered here, as a refusal.
         return use.toolset_name == self.family.name
 
     def label(self, use: ToolUse) -> str:
@@ -109,6 +117,8 @@ class ToolsetSource:
         )
 
     async def run(self, use: ToolUse, call: ToolCall, ctx: CallContext) -> CallResult:
+        if not self.family.available():
+            return CallResult.failure(NOT_OFFERED)
         toolset = self.toolset(ctx.session_id)
         self._running[use.id] = (ctx, call)
         try:
@@ -158,7 +168,8 @@ class ToolsetSource:
         ]
 
     async def start(self) -> None:
-        return None
+        if self.family.start is not None:
+            await self.family.start()
 
     async def close_session(self, session_id: int) -> None:
         self._confirms.pop(session_id, None)

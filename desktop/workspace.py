@@ -71,7 +71,7 @@ class Workspace:
             settings=lambda: self.settings,
             api_key=self.keys.aget,
             calls=self.calls,
-            desktop_context=self.toolbox.desktop_context if self.toolbox.osa else None,
+            desktop_context=self.toolbox.desktop_context,
         )
         self.conversations = Conversations(
             store=self.store, agent=self.agent, delete_session=self.delete_session

@@ -1,0 +1,158 @@
+"""The screen as a toolset family: the computer toolset, one per chat, with the app's rules.
+
+What this adds to the driver (`tools/screen`): the first look at the screen in a chat is a
+question of its own ("Let Claude see your screen in this chat?"), asked in Ask and Ask-for-
+changes modes; Deskhand's own windows are never acted on (the window reports where they are);
+and what the driver does is reported as plain events for the visualizer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from anthropic.tools.computer import BetaComputerConfirmContext
+from anthropic.types.beta import BetaComputerScreenshotInput
+
+from desktop.toolsets import Confirm, ToolsetFamily
+from tools.base import ActionInfo, Risk
+from tools.screen import (
+    OwnWindows,
+    ScreenComputer,
+    ScreenEvent,
+    ScreenStatus,
+    progress_scope,
+    screen_risk,
+    screen_status,
+)
+from tools.screen.risk import KEYBOARD_MEMBERS, POINTER_MEMBERS, READ_MEMBERS
+
+__all__ = ["ScreenControl", "ScreenEvent", "ScreenStatus"]
+
+log = logging.getLogger(__name__)
+
+NAME = "computer"
+TITLE = "Screen"
+# The API's wording for the calls of a reply skipped after a screen call failed.
+NOT_EXECUTED = "Not executed: an earlier computer action in this turn failed."
+FIRST_LOOK = "Let Claude see your screen in this chat?"
+FIRST_LOOK_REASON = "The first look at your screen in this chat"
+LOOKS = frozenset({"screenshot", "zoom"})
+
+
+class ChatScreen(ScreenComputer):
+    """One chat's screen toolset: its first look is a question of its own."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.seen = False  # the person let Claude look at the screen in this chat
+
+    def risk(self, member: str, input: Mapping[str, Any]) -> tuple[str, str]:
+        """Before the call is looked at closely (the card's first line, a Never rule)."""
+        if member in LOOKS and not self.seen:
+            return Risk.CHANGE.value, FIRST_LOOK_REASON
+        risk, reason = screen_risk(member, dict(input), element=None)
+        return risk.value, reason
+
+    def summary(self, member: str, input: Mapping[str, Any], url: str | None = None) -> str:
+        if member in LOOKS and not self.seen:
+            return FIRST_LOOK
+        return super().summary(member, dict(input))
+
+    def describe(self, context: BetaComputerConfirmContext) -> tuple[str, str, str]:
+        if context.member in LOOKS and not self.seen:
+            # A change: Ask and Ask-for-changes modes ask; Autonomous lets it look.
+            return Risk.CHANGE.value, FIRST_LOOK_REASON, FIRST_LOOK
+        return super().describe(context)
+
+    async def screenshot(self, context: Any, input: BetaComputerScreenshotInput) -> Any:
+        shot = await super().screenshot(context, input)
+        self.seen = True  # it ran, so the person (or the mode) allowed it
+        return shot
+
+
+def screen_members() -> list[ActionInfo]:
+    """Every member with its usual risk, for Settings → Permissions."""
+    members = sorted(READ_MEMBERS | KEYBOARD_MEMBERS | POINTER_MEMBERS)
+    infos = []
+    for name in members:
+        risk, reason = screen_risk(name, {}, element=None)
+        infos.append(ActionInfo(name=name, risk=risk, description=reason))
+    return infos
+
+
+class ScreenControl:
+    """The screen toolset for each chat, whether this computer offers it, and its events."""
+
+    def __init__(self, *, enabled: Callable[[], bool]) -> None:
+        self._enabled = enabled
+        self.status: ScreenStatus | None = None  # known once `start` has looked
+        self.own_windows: OwnWindows = list  # the window sets this: where Deskhand's windows are
+        self.listeners: list[Callable[[int, ScreenEvent], None]] = []
+        self._chats: dict[int, ChatScreen] = {}
+        self._probe: ScreenComputer | None = None  # reads the display list for the context
+
+    @property
+    def available(self) -> bool:
+        return self._enabled() and self.status is not None and self.status.available
+
+    async def start(self) -> None:
+        """Look whether the screen can be used here (it blocks, so in a thread)."""
+        if self._enabled():
+            self.status = await asyncio.to_thread(screen_status)
+
+    def for_session(self, session_id: int, confirm: Confirm) -> ChatScreen:
+        chat = self._chats.get(session_id)
+        if chat is None or chat.confirm_hook is not confirm or chat.is_closed:
+            chat = ChatScreen(
+                confirm=confirm,
+                own_windows=lambda: self.own_windows(),
+                on_event=lambda event: self._report(session_id, event),
+            )
+            self._chats[session_id] = chat
+        return chat
+
+    def _report(self, session_id: int, event: ScreenEvent) -> None:
+        for listener in list(self.listeners):
+            listener(session_id, event)
+
+    async def displays_text(self) -> str | None:
+        """The displays, for the model's context, when the screen is offered."""
+        if not self.available:
+            return None
+        if self._probe is None:
+            self._probe = ScreenComputer(own_windows=lambda: self.own_windows())
+        try:
+            return await self._probe.displays_text()
+        except Exception:  # the display went away: the turn goes on without the list
+            log.warning("could not list the displays", exc_info=True)
+            return None
+
+    async def close_session(self, session_id: int) -> None:
+        chat = self._chats.pop(session_id, None)
+        if chat is not None:
+            await chat.close()
+
+    async def close(self) -> None:
+        for session_id in list(self._chats):
+            await self.close_session(session_id)
+        if self._probe is not None:
+            await self._probe.close()
+            self._probe = None
+
+    def family(self) -> ToolsetFamily:
+        return ToolsetFamily(
+            name=NAME,
+            title=TITLE,
+            for_session=self.for_session,
+            members=screen_members,
+            not_executed=NOT_EXECUTED,
+            close_session=self.close_session,
+            close=self.close,
+            progress_scope=progress_scope,
+            target=lambda _member, _input, _page: "Your screen",
+            available=lambda: self.available,
+            start=self.start,
+        )
