@@ -1,7 +1,8 @@
 """The tool sources this machine offers, built from the settings; it starts and closes them.
 
 Sources, in the order their tools are offered: the function tools (Mac apps, offered only
-where osascript exists), then the browser toolset when it is on.
+where osascript exists), then the browser toolset when it is on, then the MCP servers' tools
+(last, so that when they are many the tool search entry ends the list).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from typing import Any
 
 from desktop.browser_toolset import browser_config, browser_family
 from desktop.function_tools import FunctionTools
+from desktop.mcp_source import McpSource
+from desktop.paths import DataPaths
 from desktop.settings import Settings
 from desktop.tool_calls import ActionGroup, ToolSource
 from desktop.toolsets import ToolsetSource
@@ -37,6 +40,7 @@ class Toolbox:
         on_problem: Callable[[OsaProblem], None] | None = None,
         on_save_preset: Callable[[dict[str, Any]], None] | None = None,
         current_settings: Callable[[], Settings] | None = None,
+        paths: DataPaths | None = None,
     ) -> None:
         self._settings = current_settings or (lambda: settings)
         self.registry = ToolRegistry()
@@ -67,6 +71,17 @@ class Toolbox:
                 )
             )
             self.registry.add(TabsTool(self.osa, on_problem=on_problem))
+        # MCP servers from the config dir's mcp.json; they start in `start`, behind the window.
+        self.mcp: McpSource | None = (
+            McpSource(
+                paths.mcp_config,
+                logs_dir=paths.logs,
+                cache_path=paths.root / "mcp-tools.json",
+                others=self._tools_besides_mcp,
+            )
+            if paths is not None
+            else None
+        )
 
     async def desktop_context(self) -> str | None:
         """The bounded snapshot of apps, screens, presets and tabs for the system prompt, if on."""
@@ -80,7 +95,13 @@ class Toolbox:
         sources: list[ToolSource] = [self.functions]
         if self.browser is not None:
             sources.append(self.browser)
+        if self.mcp is not None:
+            sources.append(self.mcp)
         return sources
+
+    def _tools_besides_mcp(self) -> int:
+        """How many `tools[]` entries the other sources offer (MCP tools defer above a total)."""
+        return sum(len(s.api_tools()) for s in self.sources() if s is not self.mcp)
 
     def action_groups(self) -> list[ActionGroup]:
         """Every tool's actions with their usual risk, for Settings → Permissions."""

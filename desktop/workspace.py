@@ -49,6 +49,7 @@ class Workspace:
             on_automation_change=self._remember_automation,
             on_save_preset=self.save_preset,
             current_settings=lambda: self.settings,
+            paths=paths,
         )
         self.registry = self.toolbox.registry  # the function tools (tests add their own)
         self.mode_override = mode  # --permission-mode: this run only, not saved
