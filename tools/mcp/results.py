@@ -2,8 +2,9 @@
 
 What a server returns is data from outside: text passes through (cut at a bound), images that
 really decode become images (shown inline like screenshots), embedded text resources become
-text, structured content is added as JSON when no text block already says the same, and
-whatever cannot be shown to the model (audio, binary blobs) is named in a short line.
+text, and whatever cannot be shown to the model (audio, binary blobs) is named in a short
+line. Structured content is the same result for programs (the spec asks servers to send it
+as text too), so it is sent as JSON only when the server sent nothing else.
 `isError` becomes `is_error`. Decoding is CPU work: call `read_result` in a thread.
 """
 
@@ -83,15 +84,6 @@ def _block(block: mcp_types.ContentBlock) -> dict[str, Any] | ToolImage:
     return _text(f"[Resource {resource.uri} ({mime_type}, {_size(resource.blob)}) not shown.]")
 
 
-def _says_the_same(item: dict[str, Any] | ToolImage, structured: Any) -> bool:
-    if not isinstance(item, dict) or item.get("type") != "text":
-        return False
-    try:
-        return bool(json.loads(item["text"]) == structured)
-    except ValueError:
-        return False
-
-
 def _bounded(content: list[dict[str, Any] | ToolImage]) -> list[dict[str, Any] | ToolImage]:
     """Text cut so that one result never holds more than MAX_TEXT characters of it."""
     total = sum(len(i["text"]) for i in content if isinstance(i, dict))
@@ -113,7 +105,6 @@ def _bounded(content: list[dict[str, Any] | ToolImage]) -> list[dict[str, Any] |
 def read_result(result: mcp_types.CallToolResult) -> McpOutput:
     """`result` as text blocks and images; CPU work, so call it in a thread."""
     content = [_block(block) for block in result.content]
-    structured = result.structured_content
-    if structured is not None and not any(_says_the_same(i, structured) for i in content):
-        content.append(_text("Structured result:\n" + json.dumps(structured, ensure_ascii=False)))
+    if not content and result.structured_content is not None:
+        content.append(_text(json.dumps(result.structured_content, ensure_ascii=False)))
     return McpOutput(content=_bounded(content), is_error=bool(result.is_error))

@@ -8,10 +8,13 @@ call, and as many tools as a test asks for.
   MARKER_DIR/cancelled before it stops.
 - `crash()`: the process exits at once, in the middle of the call.
 - `tool_1` … `tool_N`: each returns its own name.
+
+At start it writes its environment to MARKER_DIR/environ.json.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -22,6 +25,8 @@ from mcp.server.mcpserver import Context, MCPServer
 markers = Path(sys.argv[1])
 count = int(sys.argv[sys.argv.index("--tools") + 1]) if "--tools" in sys.argv else 0
 server = MCPServer("probe")
+markers.mkdir(parents=True, exist_ok=True)
+(markers / "environ.json").write_text(json.dumps(dict(os.environ)))
 
 
 @server.tool()
