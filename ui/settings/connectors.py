@@ -260,6 +260,8 @@ class ConnectorsPage(SettingsPage):
         layout.addWidget(self.message)
 
         self._unsubscribe = self.source.subscribe(self.refresh_status) if self.source else None
+        if self._unsubscribe is not None:
+            self.destroyed.connect(self._unsubscribe)  # a dialog dropped without closing
         self._load()
 
     # -- the draft ----------------------------------------------------------------------
