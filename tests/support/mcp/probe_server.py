@@ -4,8 +4,8 @@ call, and as many tools as a test asks for.
 
     python probe_server.py MARKER_DIR [--tools N]
 
-- `wait(seconds)`: reports progress every 0.1 s; if the client cancels it, it writes
-  MARKER_DIR/cancelled before it stops.
+- `wait(seconds)`: says it only reads; reports progress every 0.1 s; if the client cancels
+  it, it writes MARKER_DIR/cancelled before it stops.
 - `crash()`: the process exits at once, in the middle of the call.
 - `tool_1` … `tool_N`: each returns its own name.
 
@@ -21,6 +21,7 @@ from pathlib import Path
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import ToolAnnotations
 
 markers = Path(sys.argv[1])
 count = int(sys.argv[sys.argv.index("--tools") + 1]) if "--tools" in sys.argv else 0
@@ -29,7 +30,7 @@ markers.mkdir(parents=True, exist_ok=True)
 (markers / "environ.json").write_text(json.dumps(dict(os.environ)))
 
 
-@server.tool()
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
 async def wait(seconds: float, ctx: Context) -> str:
     """Wait, reporting progress, and note a cancellation."""
     steps = max(1, int(seconds * 10))
