@@ -97,6 +97,11 @@ class ConfigRead(BaseModel):
 
     config: McpConfig = Field(default_factory=McpConfig)
     problem: str | None = None
+    text: str | None = None  # the file as it was read (None: there was no file)
+
+
+class ConfigChanged(Exception):
+    """The file changed on disk since it was read: saving would lose what changed."""
 
 
 def _location(error: Any) -> str:
@@ -111,16 +116,19 @@ def parse_config(text: str, path: Path) -> ConfigRead:
         data = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as exc:
         return ConfigRead(
+            text=text,
             problem=f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
-            f"{exc.msg}). {fix}"
+            f"{exc.msg}). {fix}",
         )
     if not isinstance(data, dict):
-        return ConfigRead(problem=f"{path} must hold one JSON object with “mcpServers”. {fix}")
+        return ConfigRead(
+            text=text, problem=f"{path} must hold one JSON object with “mcpServers”. {fix}"
+        )
     try:
-        return ConfigRead(config=McpConfig.model_validate(data))
+        return ConfigRead(text=text, config=McpConfig.model_validate(data))
     except ValidationError as exc:
         first = exc.errors()[0]
-        return ConfigRead(problem=f"{path}: {_location(first)}: {first['msg']} {fix}")
+        return ConfigRead(text=text, problem=f"{path}: {_location(first)}: {first['msg']} {fix}")
 
 
 def read_config(path: Path) -> ConfigRead:
@@ -135,15 +143,25 @@ def read_config(path: Path) -> ConfigRead:
     return parse_config(text, path)
 
 
-def write_config(path: Path, config: McpConfig) -> None:
-    """Save atomically, readable only by this user (env and headers may hold tokens)."""
+def write_config(path: Path, config: McpConfig, *, read: ConfigRead | None = None) -> str:
+    """Save atomically, readable only by this user (env and headers may hold tokens); returns
+    the text written. With `read`, refuses (ConfigChanged) when the file is no longer what
+    was read then, so an edit made meanwhile in a text editor is never lost."""
+    if read is not None:
+        try:
+            now: str | None = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            now = None
+        if now != read.text:
+            raise ConfigChanged(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    text = json.dumps(config.dump(), indent=2, ensure_ascii=False) + "\n"
     with os.fdopen(fd, "w", encoding="utf-8") as file:
-        json.dump(config.dump(), file, indent=2, ensure_ascii=False)
-        file.write("\n")
+        file.write(text)
     tmp.replace(path)
+    return text
 
 
 def name_problem(name: str, others: set[str]) -> str | None:

@@ -105,7 +105,8 @@ class McpSource:
         self.logs_dir = logs_dir
         self.cache_path = cache_path or config_path.with_name("mcp-tools.json")
         self._others = others
-        self.read = ConfigRead()
+        # Read now (reading never writes), so Settings shows the servers before they start.
+        self.read = read_config(config_path)
         self.connections: dict[str, ServerConnection] = {}
         self._listeners: list[Callable[[], None]] = []
         self._background: set[asyncio.Future[Any]] = set()
@@ -144,10 +145,11 @@ class McpSource:
     def save(self, config: McpConfig) -> None:
         """Write the file (Settings → Connectors, on Save); servers that changed start or stop.
 
-        Raises OSError when the file cannot be written; nothing changes then.
+        Raises OSError when the file cannot be written, and ConfigChanged when it changed on
+        disk since it was read; nothing changes then.
         """
-        write_config(self.config_path, config)
-        self.read = ConfigRead(config=config)
+        text = write_config(self.config_path, config, read=self.read)
+        self.read = ConfigRead(config=config, text=text)
         self._in_background(self._reconcile())
         self._changed()
 

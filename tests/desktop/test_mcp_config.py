@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from desktop.mcp_config import (
+    ConfigChanged,
     McpConfig,
     ServerEntry,
     claude_desktop_config,
@@ -144,3 +145,17 @@ def test_server_names_must_be_usable() -> None:
     assert name_problem(" ", set()) == "A server needs a name."
     assert name_problem("github", {"github"}) == "There is already a server named “github”."
     assert name_problem("a\nb", set()) is not None
+
+
+def test_a_save_never_overwrites_an_edit_made_since_the_file_was_read(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps(CLAUDE_DESKTOP))
+    read = read_config(path)
+    edited = json.dumps({"mcpServers": {"new": {"command": "added-in-an-editor"}}})
+    path.write_text(edited)
+    with pytest.raises(ConfigChanged):
+        write_config(path, read.config, read=read)
+    assert path.read_text() == edited
+    again = read_config(path)
+    write_config(path, again.config, read=again)  # read again: saving is fine
+    assert read_config(path).config.servers["new"].command == "added-in-an-editor"

@@ -11,7 +11,7 @@ from typing import Any, cast
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialogButtonBox
+from PySide6.QtWidgets import QDialogButtonBox, QLabel
 
 from desktop.workspace import Workspace
 from tests.support import mcp_servers
@@ -197,3 +197,20 @@ def test_importing_claude_desktops_servers(  # type: ignore[no-untyped-def]
         "disabled": True,
     }
     assert saved["a"]["command"] == sys.executable
+
+
+def test_an_edit_made_in_a_text_editor_meanwhile_is_not_overwritten(  # type: ignore[no-untyped-def]
+    qtbot, workspace, started, tmp_path: Path
+) -> None:
+    started(json.dumps({"mcpServers": {}}))
+    dialog, page = open_page(qtbot, workspace)
+    edited = json.dumps({"mcpServers": {"mine": {"command": "typed-by-hand"}}})
+    workspace.paths.mcp_config.write_text(edited)
+    qtbot.mouseClick(page.add, Qt.MouseButton.LeftButton)
+    page.editor.command.setText("other")
+    qtbot.mouseClick(dialog.button(SAVE), Qt.MouseButton.LeftButton)
+    assert workspace.paths.mcp_config.read_text() == edited
+    shown = [label.text() for label in dialog.findChildren(QLabel) if label.isVisible()]
+    assert any("was changed outside Deskhand since this page opened" in text for text in shown)
+    qtbot.mouseClick(page.reload, Qt.MouseButton.LeftButton)
+    assert cell(page, 0, NAME) == "mine"

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.mcp_config import (
+    ConfigChanged,
     McpConfig,
     ServerEntry,
     claude_desktop_config,
@@ -277,8 +278,7 @@ class ConnectorsPage(SettingsPage):
         ]
         self.problem.setText(problem or "")
         editable = problem is None
-        for widget in (self.problem, self.open_file, self.reload):
-            widget.setVisible(not editable)
+        self.problem.setVisible(not editable)
         for editing in (self.table, self.add, self.remove, self.editor, self.lazy):
             editing.setEnabled(editable)
         self.lazy.setChecked(self._loaded.lazy_start)
@@ -461,6 +461,11 @@ class ConnectorsPage(SettingsPage):
             return None  # unchanged: the file is not rewritten
         try:
             self.source.save(config)
+        except ConfigChanged:
+            return (
+                "mcp.json was changed outside Deskhand since this page opened, so the "
+                "connectors were not saved. Press Reload to see the changes, then edit again."
+            )
         except OSError as exc:
             return f"Couldn't save the connectors: {exc.strerror or exc}."
         self._load()
