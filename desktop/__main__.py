@@ -138,6 +138,7 @@ def doctor(args: argparse.Namespace) -> int:
 def serve_mcp(args: argparse.Namespace) -> int:
     """`deskhand mcp`: no window; stdout carries MCP messages, so logs go to a file only."""
     import logging
+    import logging.handlers
 
     from desktop.login_path import adopt_login_path
     from desktop.mcp_server import serve
@@ -153,11 +154,11 @@ def serve_mcp(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"Deskhand cannot use its data dir: {exc}", file=sys.stderr)
         return 1
-    logging.basicConfig(
-        level=logging.INFO,
-        filename=workspace.paths.logs / "deskhand-mcp.log",
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    handler = logging.handlers.RotatingFileHandler(
+        workspace.paths.logs / "deskhand-mcp.log", maxBytes=2_000_000, backupCount=3
     )
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
 
     async def run() -> None:
         await adopt_login_path()

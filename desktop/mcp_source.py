@@ -99,12 +99,14 @@ class McpSource:
         *,
         logs_dir: Path,
         others: Callable[[], int] = lambda: 0,
+        can_defer: Callable[[], bool] = lambda: True,
         cache_path: Path | None = None,
     ) -> None:
         self.config_path = config_path
         self.logs_dir = logs_dir
         self.cache_path = cache_path or config_path.with_name("mcp-tools.json")
         self._others = others
+        self._can_defer = can_defer
         # Read now (reading never writes), so Settings shows the servers before they start.
         self.read = read_config(config_path)
         self.connections: dict[str, ServerConnection] = {}
@@ -281,7 +283,7 @@ class McpSource:
                     "input_schema": _schema(tool),
                 }
             )
-        if entries and len(entries) + self._others() > DEFER_OVER:
+        if entries and len(entries) + self._others() > DEFER_OVER and self._can_defer():
             for entry in entries:
                 entry["defer_loading"] = True
             entries.append(dict(TOOL_SEARCH))  # last: the request's cache breakpoint lands here

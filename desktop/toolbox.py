@@ -78,6 +78,9 @@ class Toolbox:
                 logs_dir=paths.logs,
                 cache_path=paths.root / "mcp-tools.json",
                 others=self._tools_besides_mcp,
+                # Tool search is a Claude model's: a compatible server running another model
+                # gets every tool, as it would without it.
+                can_defer=lambda: self._settings().model.model.startswith("claude"),
             )
             if paths is not None
             else None

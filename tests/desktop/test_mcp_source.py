@@ -164,6 +164,22 @@ def test_many_tools_go_behind_the_tool_search(
     assert source.status("probe").tools == DEFER_OVER + 2
 
 
+def test_another_model_behind_a_compatible_server_gets_every_tool_whole(
+    workspace: Workspace, model_server: ScriptedModelServer, tmp_path: Path
+) -> None:
+    configure(workspace, {"probe": mcp_servers.probe(tmp_path / "markers", tools=DEFER_OVER)})
+    settings = workspace.settings.model_copy(deep=True)
+    settings.model.model = "qwen3:8b"  # say, a local Ollama: no tool search there
+    workspace.apply_settings(settings)
+    model_server.enqueue(text_reply("Hello."))
+
+    running(workspace, turn(workspace, "Hi"))
+
+    tools = model_server.message_requests[0]["tools"]
+    assert sum(1 for t in tools if t.get("name", "").startswith("mcp__")) == DEFER_OVER + 2
+    assert not any(t.get("defer_loading") or "tool_search" in t.get("type", "") for t in tools)
+
+
 def test_few_tools_are_sent_whole(workspace: Workspace, model_server: ScriptedModelServer) -> None:
     configure(workspace, {"everything": mcp_servers.everything()})
     model_server.enqueue(text_reply("Hello."))
