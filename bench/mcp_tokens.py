@@ -35,7 +35,8 @@ NODE_BIN = ROOT / "tests" / "support" / "mcp" / "node_modules" / ".bin"
 
 async def reference_tools(folder: Path) -> list[dict[str, Any]]:
     """The real tool definitions of the two reference servers."""
-    from tools.mcp.connection import ServerConnection, StdioSpec
+    from tools.mcp.connection import ServerConnection
+    from tools.mcp.spec import StdioSpec
 
     tools: list[dict[str, Any]] = []
     for name, args in (

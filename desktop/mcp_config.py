@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
-from tools.mcp.connection import HttpSpec, ServerSpec, StdioSpec
+from tools.mcp.spec import HttpSpec, ServerSpec, StdioSpec
 
 MAX_NAME = 40
 

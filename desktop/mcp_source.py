@@ -19,10 +19,9 @@ import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema
-import mcp_types
 
 from desktop import __version__
 from desktop.gate import denial_text
@@ -30,14 +29,17 @@ from desktop.mcp_config import ConfigRead, McpConfig, ServerEntry, read_config, 
 from desktop.permissions import ToolCall
 from desktop.tool_calls import ActionGroup, CallContext, CallResult, ToolUse, input_line
 from tools.base import ActionInfo, InvalidInput, Risk
-from tools.mcp.connection import ServerConnection
-
-# Re-exported: Settings → Connectors reads server states from here, since ui never imports tools.
-from tools.mcp.connection import ServerState as ServerState
-from tools.mcp.connection import ServerStatus as ServerStatus
 from tools.mcp.errors import CallRefused, ServerGone, ServerUnavailable
 from tools.mcp.names import api_name, rules_action, rules_tool, server_key
-from tools.mcp.results import read_result
+
+# Re-exported: Settings → Connectors reads server states from here, since ui never imports tools.
+from tools.mcp.spec import ServerState as ServerState
+from tools.mcp.spec import ServerStatus as ServerStatus
+
+if TYPE_CHECKING:  # the SDK loads when the first server starts, not before the window shows
+    import mcp_types
+
+    from tools.mcp.connection import ServerConnection
 
 log = logging.getLogger(__name__)
 
@@ -168,6 +170,10 @@ class McpSource:
         task.add_done_callback(self._background.discard)
 
     def _connection(self, server: str, entry: ServerEntry) -> ServerConnection:
+        import mcp_types
+
+        from tools.mcp.connection import ServerConnection
+
         return ServerConnection(
             server,
             entry.spec(),
@@ -217,6 +223,8 @@ class McpSource:
     # -- the lazy start's memory of each server's tools -------------------------------
 
     def _cached_tools(self) -> dict[str, list[mcp_types.Tool]]:
+        import mcp_types
+
         try:
             data = json.loads(self.cache_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -325,6 +333,10 @@ class McpSource:
         )
 
     async def run(self, use: ToolUse, call: ToolCall, ctx: CallContext) -> CallResult:
+        import mcp_types
+
+        from tools.mcp.results import read_result
+
         server, tool = self._lookup(use)
         decision = await ctx.approve(call)
         if decision.verdict != "allow":

@@ -19,7 +19,7 @@ from desktop.mcp_config import (
     read_config,
     write_config,
 )
-from tools.mcp.connection import HttpSpec, StdioSpec
+from tools.mcp.spec import HttpSpec, StdioSpec
 
 CLAUDE_DESKTOP = {
     "globalShortcut": "Ctrl+Space",

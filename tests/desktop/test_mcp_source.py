@@ -22,7 +22,7 @@ from desktop.workspace import Workspace
 from tests.support import mcp_servers
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.waiting import wait_until
-from tools.mcp.connection import ServerState
+from tools.mcp.spec import ServerState
 
 T = TypeVar("T")
 

@@ -18,7 +18,6 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
-from enum import StrEnum
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -30,9 +29,10 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import ValidationError
 
 from tools.mcp.errors import CallRefused, ServerGone, ServerUnavailable
+from tools.mcp.spec import ServerSpec, ServerState, ServerStatus, StdioSpec
 
 log = logging.getLogger(__name__)
 
@@ -44,42 +44,6 @@ LOG_LIMIT = 1_000_000  # a server's stderr log is emptied at a start when it gre
 PROGRESS_LINE = 120
 
 Progress = Callable[[str], None]
-
-
-class StdioSpec(BaseModel):
-    """A server Deskhand starts as a child process and talks to over stdin/stdout."""
-
-    command: str
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
-    cwd: str | None = None
-
-
-class HttpSpec(BaseModel):
-    """A server already running somewhere, reached over streamable HTTP."""
-
-    url: str
-    headers: dict[str, str] = Field(default_factory=dict)
-
-
-ServerSpec = StdioSpec | HttpSpec
-
-
-class ServerState(StrEnum):
-    OFF = "off"  # turned off, or not started yet
-    IDLE = "idle"  # starts on its first call
-    STARTING = "starting"
-    READY = "ready"
-    FAILED = "failed"
-
-
-class ServerStatus(BaseModel):
-    """What the Connectors page shows for a server."""
-
-    state: ServerState = ServerState.OFF
-    tools: int = 0
-    problem: str = ""  # what went wrong, for the person
-    stderr: str = ""  # the tail of a stdio server's stderr
 
 
 class ServerConnection:

@@ -18,9 +18,10 @@ import pytest
 
 from tests.support import mcp_servers
 from tests.support.waiting import wait_until
-from tools.mcp.connection import HttpSpec, ServerConnection, ServerState, StdioSpec
+from tools.mcp.connection import ServerConnection
 from tools.mcp.errors import ServerGone, ServerUnavailable
 from tools.mcp.results import read_result
+from tools.mcp.spec import HttpSpec, ServerState, StdioSpec
 
 
 def connection(entry: dict[str, object], tmp_path: Path, name: str = "server") -> ServerConnection:
