@@ -1,11 +1,15 @@
-"""Command line: `deskhand` (or `python -m desktop`) opens the window; `deskhand doctor` checks the setup."""
+"""Command line: `deskhand` (or `python -m desktop`) opens the window; `deskhand doctor` checks
+the setup; `deskhand mcp` serves this machine's tools to MCP clients over stdio."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
+import shutil
 import sys
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,7 +53,49 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     commands.add_parser(
         "doctor", help="check the setup and print a table; exits non-zero if a required check fails"
     )
+    mcp = commands.add_parser(
+        "mcp",
+        help="serve this machine's tools (browser, Mac apps) to MCP clients over stdio",
+        description=textwrap.fill(
+            "Serve Deskhand's tools to an MCP client (Claude Desktop, an IDE...) over "
+            "stdin/stdout. Every call passes your permission rules and is in the audit log; a "
+            "call that would ask is asked through the client (MCP elicitation) if it can, and "
+            "refused otherwise, with what to change in Deskhand to allow it.",
+            width=80,
+        ),
+        epilog=MCP_EPILOG.format(entry=mcp_config_entry()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    # Also accepted after `mcp`, where a client's config usually puts them.
+    mcp.add_argument(
+        "--data-dir", type=Path, default=argparse.SUPPRESS, help="as for deskhand itself"
+    )
+    mcp.add_argument(
+        "--permission-mode",
+        choices=["ask", "changes", "autonomous"],
+        default=argparse.SUPPRESS,
+        help="as for deskhand itself (consequential actions always ask)",
+    )
     return parser.parse_args(argv)
+
+
+MCP_EPILOG = """To use it from Claude Desktop, add this to claude_desktop_config.json (Settings →
+Developer → Edit Config), then restart Claude Desktop:
+
+{entry}
+"""
+
+
+def mcp_config_entry() -> str:
+    """A ready-to-paste Claude Desktop config entry that starts this Deskhand's MCP server."""
+    if getattr(sys, "frozen", False):  # the app bundle's own executable
+        command, args = sys.executable, ["mcp"]
+    elif found := shutil.which("deskhand"):
+        command, args = found, ["mcp"]
+    else:
+        command, args = sys.executable, ["-m", "desktop", "mcp"]
+    entry = {"mcpServers": {"deskhand": {"command": command, "args": args}}}
+    return json.dumps(entry, indent=2)
 
 
 def qt_checks() -> list[Check]:
@@ -89,6 +135,39 @@ def doctor(args: argparse.Namespace) -> int:
     return checks.exit_code(results)
 
 
+def serve_mcp(args: argparse.Namespace) -> int:
+    """`deskhand mcp`: no window; stdout carries MCP messages, so logs go to a file only."""
+    import logging
+    import logging.handlers
+
+    from desktop.login_path import adopt_login_path
+    from desktop.mcp_server import serve
+    from desktop.permissions import Mode
+    from desktop.playwright_env import configure_playwright
+    from desktop.workspace import Workspace
+
+    configure_playwright()
+    try:
+        workspace = Workspace.open(
+            args.data_dir, mode=Mode(args.permission_mode) if args.permission_mode else None
+        )
+    except OSError as exc:
+        print(f"Deskhand cannot use its data dir: {exc}", file=sys.stderr)
+        return 1
+    handler = logging.handlers.RotatingFileHandler(
+        workspace.paths.logs / "deskhand-mcp.log", maxBytes=2_000_000, backupCount=3
+    )
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
+
+    async def run() -> None:
+        await adopt_login_path()
+        await serve(workspace)
+
+    asyncio.run(run())
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["--stream-process"]:  # started by the app itself, never by a person
@@ -98,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.command == "doctor":
         return doctor(args)
+    if args.command == "mcp":
+        return serve_mcp(args)
     if args.self_test:
         from ui.self_test import run_self_test
 

@@ -17,6 +17,7 @@ class DataPaths(BaseModel):
     root: Path
     database: Path
     settings: Path
+    mcp_config: Path  # MCP servers, in Claude Desktop's format (see desktop/mcp_config.py)
     attachments: Path
     downloads: Path
     logs: Path
@@ -45,6 +46,7 @@ class DataPaths(BaseModel):
             root=data,
             database=data / "deskhand.db",
             settings=config / "settings.json",
+            mcp_config=config / "mcp.json",
             attachments=data / "attachments",
             downloads=downloads,
             logs=logs,

@@ -1,17 +1,19 @@
 """The tool sources this machine offers, built from the settings; it starts and closes them.
 
 Sources, in the order their tools are offered: the function tools (Mac apps, offered only
-where osascript exists), then the browser toolset when it is on.
+where osascript exists), then the browser toolset when it is on, then the MCP servers' tools
+(last, so that when they are many the tool search entry ends the list).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from desktop.browser_toolset import browser_config, browser_family
 from desktop.function_tools import FunctionTools
+from desktop.mcp_source import McpSource
+from desktop.paths import DataPaths
 from desktop.screen_toolset import ScreenControl
 from desktop.settings import Settings
 from desktop.tool_calls import ActionGroup, ToolSource
@@ -33,9 +35,8 @@ class Toolbox:
     def __init__(
         self,
         settings: Settings,
+        paths: DataPaths,
         *,
-        downloads: Path,
-        cache: Path | None = None,
         on_automation_change: Callable[[dict[str, str]], None] | None = None,
         on_problem: Callable[[OsaProblem], None] | None = None,
         on_save_preset: Callable[[dict[str, Any]], None] | None = None,
@@ -51,7 +52,7 @@ class Toolbox:
             log.subscribe(lambda _app, _state: on_automation_change(dict(log.states())))
         # The pool launches nothing until the model first uses the browser.
         self.browser_pool: BrowserPool | None = (
-            BrowserPool(browser_config(settings.browser, downloads))
+            BrowserPool(browser_config(settings.browser, paths.downloads))
             if settings.browser.enabled
             else None
         )
@@ -74,10 +75,20 @@ class Toolbox:
             )
             self.registry.add(TabsTool(self.osa, on_problem=on_problem))
             # Any other scriptable app, from its own dictionary (three tools, not thousands).
-            catalog = AppCatalog((cache or downloads.parent / "cache") / "dictionaries")
+            catalog = AppCatalog(paths.cache / "dictionaries")
             self.registry.add(AppsListTool(catalog))
             self.registry.add(AppDictionaryTool(catalog))
             self.registry.add(AppCommandTool(catalog, self.osa, on_problem=on_problem))
+        # MCP servers from the config dir's mcp.json; they start in `start`, behind the window.
+        self.mcp = McpSource(
+            paths.mcp_config,
+            logs_dir=paths.logs,
+            cache_path=paths.cache / "mcp-tools.json",
+            others=self._tools_besides_mcp,
+            # Tool search is a Claude model's: a compatible server running another model
+            # gets every tool, as it would without it.
+            can_defer=lambda: self._settings().model.model.startswith("claude"),
+        )
 
     async def desktop_context(self) -> str | None:
         """For the system prompt: the displays when Claude may use the screen, and on a Mac the
@@ -94,7 +105,12 @@ class Toolbox:
         if self.browser is not None:
             sources.append(self.browser)
         sources.append(self.screen_source)
+        sources.append(self.mcp)
         return sources
+
+    def _tools_besides_mcp(self) -> int:
+        """How many `tools[]` entries the other sources offer (MCP tools defer above a total)."""
+        return sum(len(s.api_tools()) for s in self.sources() if s is not self.mcp)
 
     def action_groups(self) -> list[ActionGroup]:
         """Every tool's actions with their usual risk, for Settings → Permissions."""

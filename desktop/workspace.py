@@ -45,8 +45,7 @@ class Workspace:
         self.store = Store.open(paths.database)
         self.toolbox = Toolbox(
             self.settings,
-            downloads=paths.downloads,
-            cache=paths.cache,
+            paths,
             on_automation_change=self._remember_automation,
             on_save_preset=self.save_preset,
             current_settings=lambda: self.settings,

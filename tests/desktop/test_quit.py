@@ -22,9 +22,11 @@ from pathlib import Path
 import pytest
 
 from desktop.store import Store, StoredMessage
+from tests.support import mcp_servers
 from tests.support.model_server import (
     Hang,
     ScriptedModelServer,
+    ToolUse,
     browser_use,
     text_reply,
     tool_reply,
@@ -233,3 +235,29 @@ def test_quitting_with_the_browser_open(
 
     assert_quit_cleanly(app, app.quit(how))
     assert app.messages()[-1].text == "The form is open."
+
+
+def test_quitting_while_an_mcp_tool_runs_stops_every_server(
+    start: Callable[..., RunningApp], model_server: ScriptedModelServer, data_dir: Path
+) -> None:
+    # MCP servers get only a few variables from the app, so they are found by their markers.
+    markers = data_dir / "probe-markers"
+    servers = {
+        "probe": {**mcp_servers.probe(markers), "trusted": True},
+        "idle": mcp_servers.probe(data_dir / "idle-markers", tools=2),
+    }
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    model_server.enqueue(tool_reply(ToolUse(name="mcp__probe__wait", input={"seconds": 60})))
+    app = start("--send", "Wait a minute")
+    app.wait_for(lambda: app.stored_count("assistant") == 1, "the tool call")
+    app.wait_for(lambda: (data_dir / "idle-markers" / "environ.json").exists(), "both servers")
+    assert mcp_servers.running_with(str(markers)) and mcp_servers.running_with("idle-markers")
+    time.sleep(0.5)  # the call is under way
+
+    assert_quit_cleanly(app, app.quit())
+    assert mcp_servers.running_with(str(data_dir)) == []
+    [use] = app.messages()[1].content
+    [result] = app.messages()[2].content
+    assert result["tool_use_id"] == use["id"] and result.get("is_error") is True
+    assert (markers / "cancelled").exists()  # the server was told, not just killed

@@ -8,6 +8,7 @@ packaging/build-linux.sh on the copy with this virtualenv's Python, then starts 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -116,6 +117,8 @@ def test_linux_bundle_from_a_clean_tree_passes_its_self_test(tmp_path: Path) -> 
     self_test_seconds = time.monotonic() - started
     assert result.returncode == 0, result.stdout + result.stderr
     assert SUMMARY.match(result.stdout.strip()), result.stdout
+    served = asyncio.run(_bundle_serves_mcp(bundle / "Deskhand", tmp_path / "mcp-data", env))
+    assert "browser_navigate" in served, served
     size_mb = (
         sum(f.stat().st_size for f in bundle.rglob("*") if f.is_file() and not f.is_symlink()) / 1e6
     )
@@ -123,3 +126,15 @@ def test_linux_bundle_from_a_clean_tree_passes_its_self_test(tmp_path: Path) -> 
         f"\nbundle: built in {build_seconds:.0f} s, {size_mb:.0f} MB; "
         f"self-test in {self_test_seconds:.1f} s: {result.stdout.strip()}"
     )
+
+
+async def _bundle_serves_mcp(executable: Path, data: Path, env: dict[str, str]) -> list[str]:
+    """`Deskhand mcp` from the bundle, listed by the mcp SDK's own client: the tools' names."""
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(
+        command=str(executable), args=["--data-dir", str(data), "mcp"], env=env
+    )
+    async with Client(stdio_client(params), mode="legacy") as client:
+        return [tool.name for tool in (await client.list_tools()).tools]

@@ -32,6 +32,7 @@ from desktop.workspace import Workspace
 from ui.settings.apps import AppsPage
 from ui.settings.audit import AuditPage
 from ui.settings.browser import BrowserPage
+from ui.settings.connectors import ConnectorsPage
 from ui.settings.form import ERROR_COLOR, Draft, SettingsPage
 from ui.settings.model import ModelPage
 from ui.settings.permissions import PermissionsPage
@@ -53,6 +54,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("permissions", "Permissions", PermissionsPage),
     PageSpec("browser", "Browser", BrowserPage),
     PageSpec("apps", "Apps", AppsPage),
+    PageSpec("connectors", "Connectors", ConnectorsPage),
     PageSpec("audit", "Audit", AuditPage),
 )
 
