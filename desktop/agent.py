@@ -65,12 +65,14 @@ class Agent:
         settings: Callable[[], Settings],
         api_key: KeyProvider,
         calls: ToolCalls,
+        settled: Callable[[], Awaitable[None]] | None = None,
         desktop_context: Callable[[], Awaitable[str | None]] | None = None,
     ) -> None:
         self.store = store
         self._settings = settings
         self._api_key = api_key
         self.calls = calls
+        self._settled = settled  # waits for tool sources still starting (MCP servers at launch)
         self.desktop_context = desktop_context
         self._client: AsyncAnthropic | None = None
         self._client_config: ClientConfig | None = None
@@ -120,6 +122,8 @@ class Agent:
         except errors.MissingKeyError as exc:
             self._fail(session_id, exc, settings, emit)
             return
+        if self._settled is not None:
+            await self._settled()
         context = await self._desktop_context() if self.desktop_context else None
         while True:
             request = build_request(

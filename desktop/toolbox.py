@@ -7,6 +7,8 @@ where osascript exists), then the browser toolset when it is on, then the MCP se
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +30,9 @@ from tools.osa.errors import OsaProblem
 from tools.sdef import AppCatalog, AppCommandTool, AppDictionaryTool, AppsListTool
 from tools.tabs import TabsTool
 
+# How long a message sent at launch waits for the tool sources still starting.
+START_WAIT = 15.0
+
 
 class Toolbox:
     """Owns the tool sources and the long-lived things behind them (osascript workers, browser)."""
@@ -43,6 +48,8 @@ class Toolbox:
         current_settings: Callable[[], Settings] | None = None,
     ) -> None:
         self._settings = current_settings or (lambda: settings)
+        self._starting = False
+        self._started = asyncio.Event()
         self.registry = ToolRegistry()
         self.functions = FunctionTools(self.registry)
         self.osa: OsaEngine | None = None
@@ -124,8 +131,21 @@ class Toolbox:
         return tool.capitalize()
 
     async def start(self) -> None:
-        for source in self.sources():
-            await source.start()
+        """Start every source (behind the window: MCP servers may take seconds to answer)."""
+        self._starting = True
+        try:
+            for source in self.sources():
+                await source.start()
+        finally:
+            self._starting = False
+            self._started.set()
+
+    async def settled(self, limit: float = START_WAIT) -> None:
+        """While the sources are starting, wait for them (at most `limit` seconds), so that a
+        message sent at launch already sees every tool; at once otherwise."""
+        if self._starting:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._started.wait(), limit)
 
     async def close_session(self, session_id: int) -> None:
         """A chat was deleted: each source lets go of what it held for it (browser tabs)."""

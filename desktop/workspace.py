@@ -70,6 +70,7 @@ class Workspace:
             settings=lambda: self.settings,
             api_key=self.keys.aget,
             calls=self.calls,
+            settled=self.toolbox.settled,
             desktop_context=self.toolbox.desktop_context,
         )
         self.conversations = Conversations(

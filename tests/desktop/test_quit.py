@@ -253,7 +253,7 @@ def test_quitting_while_an_mcp_tool_runs_stops_every_server(
     app.wait_for(lambda: app.stored_count("assistant") == 1, "the tool call")
     app.wait_for(lambda: (data_dir / "idle-markers" / "environ.json").exists(), "both servers")
     assert mcp_servers.running_with(str(markers)) and mcp_servers.running_with("idle-markers")
-    time.sleep(0.5)  # the call is under way
+    app.wait_for(lambda: (markers / "waiting").exists(), "the call to be under way")
 
     assert_quit_cleanly(app, app.quit())
     assert mcp_servers.running_with(str(data_dir)) == []

@@ -34,6 +34,7 @@ markers.mkdir(parents=True, exist_ok=True)
 async def wait(seconds: float, ctx: Context) -> str:
     """Wait, reporting progress, and note a cancellation."""
     steps = max(1, int(seconds * 10))
+    (markers / "waiting").write_text("waiting")  # tests know the call is under way
     try:
         for step in range(steps):
             await ctx.report_progress(step + 1, steps, f"step {step + 1}")
