@@ -32,7 +32,7 @@ from desktop.workspace import Workspace
 from ui.settings.apps import AppsPage
 from ui.settings.audit import AuditPage
 from ui.settings.browser import BrowserPage
-from ui.settings.form import ERROR_COLOR, Draft, SettingsPage
+from ui.settings.form import Draft, SettingsPage, set_role
 from ui.settings.model import ModelPage
 from ui.settings.permissions import PermissionsPage
 from ui.welcome import WelcomePanel
@@ -144,7 +144,7 @@ class SettingsDialog(QDialog):
         self._heading.setText(list(self._titles.values())[row])
 
     def _say(self, text: str, *, error: bool) -> None:
-        self._message.setStyleSheet(f"color: {ERROR_COLOR};" if error else "")
+        set_role(self._message, "error" if error else "")
         self._message.setText(text)
         self._message.setVisible(bool(text))
 

@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
 from desktop.settings import KeyStorage
 
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1  # what a QSpinBox can hold
-ERROR_COLOR = "#d0342c"
 
 
 class FieldWidget(Protocol):
@@ -164,9 +163,16 @@ def error_label() -> QLabel:
     """Where a field's problem is shown; hidden while there is none."""
     label = hint_label()
     label.setForegroundRole(QPalette.ColorRole.WindowText)  # the placeholder colour is faded
-    label.setStyleSheet(f"color: {ERROR_COLOR};")
+    set_role(label, "error")
     label.hide()
     return label
+
+
+def set_role(label: QLabel, role: str) -> None:
+    """Colour a label by what it says ("error", or "" for plain text) through the theme."""
+    label.setProperty("role", role)
+    label.style().unpolish(label)
+    label.style().polish(label)
 
 
 class SettingsForm(QWidget):
