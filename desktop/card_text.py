@@ -30,13 +30,15 @@ class CardOutcome:
     state: State  # how it is drawn: done, failed, denied, blocked, stopped, skipped
     status: str  # a few words on the card's line: "Done", "You denied this"
     detail: str = ""  # a sentence for the expanded card, with what the person can do
-    show_result: bool = True  # whether the tool's own text is worth reading on the card
+    show_result: bool = False  # whether the tool's own text is worth reading on the card
 
 
-DONE = CardOutcome("done", "Done")
-FAILED = CardOutcome("failed", "Failed")
+DONE = CardOutcome("done", "Done", show_result=True)
+FAILED = CardOutcome("failed", "Failed", show_result=True)  # an error the phrase itself explains
 
-_BROWSER_ALLOW = "To let Claude open it, add the site under Settings → Browser → Always allowed sites."
+_BROWSER_ALLOW = (
+    "To let Claude open it, add the site under Settings → Browser → Always allowed sites."
+)
 
 # Errors the model reads as fixed phrases, and what the person reads instead.
 _PHRASES: dict[str, CardOutcome] = {
@@ -44,31 +46,26 @@ _PHRASES: dict[str, CardOutcome] = {
         "blocked",
         "Blocked: this address is on your computer",
         "It points to this computer or your private network. " + _BROWSER_ALLOW,
-        show_result=False,
     ),
     PHRASES[Refusal.METADATA]: CardOutcome(
         "blocked",
         "Blocked: a cloud metadata address",
         "Deskhand never opens cloud metadata services: they can hold keys and passwords.",
-        show_result=False,
     ),
     PHRASES[Refusal.BLOCKED]: CardOutcome(
         "blocked",
         "Blocked: you blocked this site",
         "It is on your blocked sites in Settings → Browser.",
-        show_result=False,
     ),
     PHRASES[Refusal.NOT_ALLOWED]: CardOutcome(
         "blocked",
         "Blocked: not one of your allowed sites",
         "Only the sites under Settings → Browser → Always allowed sites can be opened.",
-        show_result=False,
     ),
     PHRASES[Refusal.CREDENTIALS]: CardOutcome(
         "blocked",
         "Blocked: a password in the address",
         "Addresses with a user name or password in them are never opened.",
-        show_result=False,
     ),
     PHRASES[Refusal.CHARACTERS]: CardOutcome(
         "failed", "Not a web address", "The address had spaces or hidden characters in it."
@@ -83,13 +80,11 @@ _PHRASES: dict[str, CardOutcome] = {
         "blocked",
         "Blocked: this address is not allowed",
         "Settings → Browser lists the sites you allow and block.",
-        show_result=False,
     ),
     errors.PASSWORD_FIELD: CardOutcome(
         "blocked",
         "Blocked: a password field",
         "Deskhand never types or fills passwords. Type it yourself in the browser window.",
-        show_result=False,
     ),
     errors.STALE_REF: CardOutcome(
         "failed", "Page changed", "The page changed before Claude could act; it will look again."
@@ -139,20 +134,18 @@ def card_outcome(outcome: str, result: str) -> CardOutcome:
                 "denied",
                 "Not run: it needed your OK",
                 "No one was there to approve it. Ask Claude again when you are here.",
-                show_result=False,
             )
         reason = text.partition(_REASON)[2] if text.startswith(DENIED_BY_PERSON) else ""
         detail = "Claude was told not to try it again. Ask it if you change your mind."
         if reason:
             detail = f"Your reason: {reason}\n{detail}"
-        return CardOutcome("denied", "You denied this", detail, show_result=False)
+        return CardOutcome("denied", "You denied this", detail)
     if outcome == "blocked" or text == DENIED_BY_RULE:
         return CardOutcome(
             "blocked",
             "Blocked by your rule",
             "A “Never” rule in Settings → Permissions blocks this action. Change it there "
             "to let Claude do it.",
-            show_result=False,
         )
     if outcome == "stopped":
         return _PHRASES[STOPPED_TOOL]

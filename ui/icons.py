@@ -31,6 +31,8 @@ SHAPES = {
     'cy="8" r=".5"/><circle cx="2.8" cy="12" r=".5"/>',
     "image": '<rect x="2" y="3" width="12" height="10" rx="1.4"/><path d="M2.5 11.5l3.5-3.5 '
     '2.5 2.5 2-2 3 3"/><circle cx="10.5" cy="6" r=".9"/>',
+    "closed": '<path d="M6 3.5L10.5 8 6 12.5"/>',
+    "open": '<path d="M3.5 6L8 10.5 12.5 6"/>',
     # how it ended
     "running": '<circle cx="8" cy="8" r="6"/><path d="M8 4.8V8l2.2 1.4"/>',
     "done": '<path d="M3 8.4l3.2 3.1L13 4.6"/>',

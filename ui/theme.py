@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from string import Template
 from typing import TYPE_CHECKING, Literal
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
@@ -271,7 +272,7 @@ class Theme(QObject):
 
     def attach(self, widget: QWidget, template: str) -> None:
         """Style `widget` with `template` rendered in the current scheme, now and on changes."""
-        self._attached = [(ref, t) for ref, t in self._attached if ref() is not None]
+        self._attached = [(ref, t) for ref, t in self._attached if _alive(ref)]
         self._attached.append((weakref.ref(widget), template))
         if not self._applied:
             self._apply()
@@ -288,9 +289,14 @@ class Theme(QObject):
             app.setPalette(qpalette(self._palette))
         for ref, template in self._attached:
             widget = ref()
-            if widget is not None:
+            if widget is not None and shiboken6.isValid(widget):
                 widget.setStyleSheet(render(template, self._palette))
         self.changed.emit(self._palette)
+
+
+def _alive(ref: weakref.ref[QWidget]) -> bool:
+    widget = ref()
+    return widget is not None and shiboken6.isValid(widget)
 
 
 _theme: Theme | None = None
@@ -328,6 +334,7 @@ class FocusRing(QObject):
 
 # The look shared by every window: buttons, fields, lists, scroll bars and focus rings.
 BASE_STYLE = """
+QDialogButtonBox { dialogbuttonbox-buttons-have-icons: 0; }
 QToolTip { background: $surface; color: $text; border: 1px solid $border; padding: 4px 6px; }
 QPushButton {
     background: $surface; color: $text; border: 1px solid $border; border-radius: 6px;
@@ -346,14 +353,14 @@ QPushButton[destructive="true"] {
 QPushButton[destructive="true"]:hover { background: $danger_button_hover; }
 QPushButton[destructive="true"]:focus { border: 2px solid $text; }
 QToolButton:focus { border: 2px solid $focus; border-radius: 4px; }
-QLineEdit, QPlainTextEdit, QTextEdit, QSpinBox {
+QLineEdit, QPlainTextEdit, QTextEdit {
     background: $surface; color: $text; border: 1px solid $border; border-radius: 6px;
     padding: 4px 6px; selection-background-color: $accent; selection-color: $on_accent;
 }
-QLineEdit:focus, QPlainTextEdit:focus, QTextEdit:focus, QSpinBox:focus {
+QLineEdit:focus, QPlainTextEdit:focus, QTextEdit:focus {
     border: 2px solid $focus; padding: 3px 5px;
 }
-QLineEdit:disabled, QSpinBox:disabled { color: $text_faint; background: $raised; }
+QLineEdit:disabled { color: $text_faint; background: $raised; }
 QListWidget, QTableWidget, QTableView {
     background: $surface; color: $text; border: 1px solid $border_soft; border-radius: 6px;
     alternate-background-color: $raised; gridline-color: $border_soft;

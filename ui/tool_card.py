@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import shiboken6
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QMouseEvent, QPainter, QPaintEvent
+from PySide6.QtGui import QIcon, QMouseEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -28,6 +28,7 @@ from desktop.card_text import CardOutcome, card_outcome, card_target
 from ui import icons, theme
 from ui.image_viewer import ImageThumbnail, ImageViewer
 from ui.labels import StableHints, WrappingLabel
+from ui.rich_text import HINT_WIDTH, MIN_WIDTH
 
 MAX_PROGRESS_LINES = 6
 ICON_SIZE = 16
@@ -48,6 +49,9 @@ STATE_COLOURS = {
 def _plain_label(text: str, object_name: str) -> WrappingLabel:
     label = WrappingLabel(text)
     label.setObjectName(object_name)
+    policy = label.sizePolicy()
+    policy.setRetainSizeWhenHidden(False)  # an empty part of the details takes no room
+    label.setSizePolicy(policy)
     return label
 
 
@@ -100,8 +104,9 @@ class _Line(QWidget):
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.toggle = QToolButton()
         self.toggle.setObjectName("toolToggle")
-        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
         self.toggle.setAutoRaise(True)
+        self.toggle.setIconSize(QSize(ICON_SIZE - 4, ICON_SIZE - 4))
+        self.expanded = False
         self.toggle.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.toggle.setToolTip("Show details")
         self.toggle.setAccessibleName("Show details")
@@ -136,6 +141,8 @@ class _Line(QWidget):
     def paint_icons(self, state: str) -> None:
         colours = theme.current().tokens()
         ratio = self.devicePixelRatioF()
+        arrow = icons.pixmap("open" if self.expanded else "closed", colours["text_muted"], 12, ratio)
+        self.toggle.setIcon(QIcon(arrow))
         self.icon.setPixmap(icons.pixmap(self.icon_name, colours["text_muted"], ICON_SIZE, ratio))
         self.state_icon.setPixmap(
             icons.pixmap(state, colours[STATE_COLOURS.get(state, "text_muted")], ICON_SIZE - 2, ratio)
@@ -150,7 +157,19 @@ class _Line(QWidget):
 
 
 class _Expandable(StableHints, QFrame):
-    """A line that opens onto a body; shut until the person opens it."""
+    """A line that opens onto a body; shut until the person opens it.
+
+    Its width hint stays constant (see ui/labels.py); its height is the line's while shut,
+    and follows the body's wrapped text (height for width) while open.
+    """
+
+    def sizeHint(self) -> QSize:
+        layout = self.layout()
+        return QSize(HINT_WIDTH, layout.sizeHint().height() if layout is not None else 0)
+
+    def minimumSizeHint(self) -> QSize:
+        layout = self.layout()
+        return QSize(MIN_WIDTH, layout.minimumSize().height() if layout is not None else 0)
 
     def _build(self, line: _Line, body: QWidget) -> None:
         self.line = line
@@ -167,10 +186,8 @@ class _Expandable(StableHints, QFrame):
         theme.theme().changed.connect(self._repaint_icons)
 
     def set_expanded(self, expanded: bool) -> None:
-        self.expanded = expanded
-        self.line.toggle.setArrowType(
-            Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow
-        )
+        self.expanded = self.line.expanded = expanded
+        self._repaint_icons()
         tip = "Hide details" if expanded else "Show details"
         self.line.toggle.setToolTip(tip)
         self.line.toggle.setAccessibleName(tip)

@@ -187,7 +187,7 @@ class SettingsForm(QWidget):
         self._grid = QGridLayout(self)
         self._grid.setContentsMargins(0, 0, 0, 0)
         self._grid.setHorizontalSpacing(14)
-        self._grid.setVerticalSpacing(14)
+        self._grid.setVerticalSpacing(10)
         self._grid.setColumnStretch(1, 1)
         # Labels are as tall as one line edit, so they line up with a widget's first line.
         self._label_height = QLineEdit().sizeHint().height()
@@ -306,6 +306,8 @@ class Draft:
 class SettingsPage(QWidget):
     """One page of the dialog. Subclasses build their rows from the settings model."""
 
+    edits_settings = True  # False for a page with nothing to save (the dialog offers Close)
+
     def collect(self, draft: Draft) -> None:
         """Write this page's values (and problems found before validation) into `draft`."""
         raise NotImplementedError
@@ -316,6 +318,10 @@ class SettingsPage(QWidget):
 
     def clear_problems(self) -> None:
         pass
+
+    def holds_new_secret(self) -> bool:
+        """Whether the page holds a secret typed but not saved yet (an API key)."""
+        return False
 
     def after_save(self, draft: Draft, stored_in: KeyStorage | None) -> str | None:
         """Something the person should read now that the settings are saved, if any."""
