@@ -137,7 +137,7 @@ class HighlightQueue(QObject):
         if self._jobs:
             self._tick.start()
 
-    def _lexer(self, language: str) -> Lexer | None | bool:
+    def _lexer(self, language: str) -> Lexer | bool | None:
         """The lexer, None for a language Pygments does not know, False while looking it up."""
         with self._lock:
             if language in self._lexers:

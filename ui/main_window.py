@@ -43,6 +43,7 @@ from ui import (
     image_viewer,
     markdown_view,
     session_list,
+    tab_order,
     theme,
     thread_items,
     thread_view,
@@ -478,6 +479,10 @@ class MainWindow(QMainWindow):
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         await self.conversations.shutdown()
+
+    def focusNextPrevChild(self, next: bool) -> bool:
+        """Tab follows the window's reading order, whenever its parts were made."""
+        return tab_order.move_focus(self, next) or super().focusNextPrevChild(next)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         # Stopping keeps the partial replies in the store, marked as stopped.

@@ -336,6 +336,7 @@ class FocusRing(QObject):
 BASE_STYLE = """
 QDialogButtonBox { dialogbuttonbox-buttons-have-icons: 0; }
 QToolTip { background: $surface; color: $text; border: 1px solid $border; padding: 4px 6px; }
+QPushButton, QToolButton, QCheckBox, QRadioButton { outline: none; }
 QPushButton {
     background: $surface; color: $text; border: 1px solid $border; border-radius: 6px;
     padding: 5px 14px; min-height: 18px;

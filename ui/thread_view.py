@@ -498,6 +498,8 @@ def _cost(event: AgentEvent) -> int:
 
 
 STYLE = """
+#threadView { border: 2px solid transparent; border-radius: 6px; }
+#threadView:focus { border-color: $focus; }
 #thinking { color: $text_faint; font-style: italic; }
 #emptyThread { color: $text_faint; padding-top: 120px; }
 """
