@@ -175,9 +175,7 @@ class Settings(BaseModel):
     permissions: PermissionSettings = Field(default_factory=PermissionSettings, title="Permissions")
     apps: AppsSettings = Field(default_factory=AppsSettings, title="Apps")
     browser: BrowserSettings = Field(default_factory=BrowserSettings, title="Browser")
-    appearance: AppearanceSettings = Field(
-        default_factory=AppearanceSettings, title="Appearance"
-    )
+    appearance: AppearanceSettings = Field(default_factory=AppearanceSettings, title="Appearance")
     key_storage: KeyStorage = Field(
         "keychain",
         title="Key storage",

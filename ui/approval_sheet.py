@@ -40,7 +40,6 @@ from desktop.permissions import (
 ALLOW_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
 
 
-
 class ApprovalSheet(QDialog):
     """Asks about one tool call; answers `request` once, whichever way the sheet closes."""
 

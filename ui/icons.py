@@ -12,9 +12,7 @@ from PySide6.QtCore import QByteArray, QRectF, Qt
 from PySide6.QtGui import QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
-_STROKE = (
-    'fill="none" stroke="{colour}" stroke-width="1.5" stroke-linecap="round" stroke-linejoin="round"'
-)
+_STROKE = 'fill="none" stroke="{colour}" stroke-width="1.5" stroke-linecap="round" stroke-linejoin="round"'
 
 SHAPES = {
     # what a call works with

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+
 def regions(window: QMainWindow) -> list[QWidget]:
     """The window's parts in reading order: toolbars, then the central panes left to right."""
     found: list[QWidget] = list(window.findChildren(QToolBar))

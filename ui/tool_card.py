@@ -141,11 +141,15 @@ class _Line(QWidget):
     def paint_icons(self, state: str) -> None:
         colours = theme.current().tokens()
         ratio = self.devicePixelRatioF()
-        arrow = icons.pixmap("open" if self.expanded else "closed", colours["text_muted"], 12, ratio)
+        arrow = icons.pixmap(
+            "open" if self.expanded else "closed", colours["text_muted"], 12, ratio
+        )
         self.toggle.setIcon(QIcon(arrow))
         self.icon.setPixmap(icons.pixmap(self.icon_name, colours["text_muted"], ICON_SIZE, ratio))
         self.state_icon.setPixmap(
-            icons.pixmap(state, colours[STATE_COLOURS.get(state, "text_muted")], ICON_SIZE - 2, ratio)
+            icons.pixmap(
+                state, colours[STATE_COLOURS.get(state, "text_muted")], ICON_SIZE - 2, ratio
+            )
         )
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:

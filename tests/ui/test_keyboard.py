@@ -116,7 +116,9 @@ def test_deleting_a_chat_asks_with_a_red_delete_and_cancel_as_the_default(
 ) -> None:  # type: ignore[no-untyped-def]
     window = window_with_a_chat(qtbot, workspace)
     box = window.sessions.confirm_delete(window.current_session_id)
-    delete = next(b for b in box.buttons() if box.buttonRole(b) == QMessageBox.ButtonRole.DestructiveRole)
+    delete = next(
+        b for b in box.buttons() if box.buttonRole(b) == QMessageBox.ButtonRole.DestructiveRole
+    )
     assert delete.text() == "Delete"
     background = colours(delete).most_common(1)[0][0]
     assert background == QColor(theme.current().danger_button).name()

@@ -72,7 +72,9 @@ class AppsPage(FormPage):
         self.layout_.addWidget(self.table, 1)
         self.layout_.addWidget(self.open_settings, 0, Qt.AlignmentFlag.AlignLeft)
         self.layout_.addWidget(
-            hint_label("Layouts Claude saved or applied for you (double-click a name to rename it):")
+            hint_label(
+                "Layouts Claude saved or applied for you (double-click a name to rename it):"
+            )
         )
         self.layout_.addWidget(self.presets, 1)
         self.layout_.addWidget(self.delete_preset, 0, Qt.AlignmentFlag.AlignLeft)
@@ -111,4 +113,6 @@ def _fit_header(table: QTableWidget) -> None:
     header = table.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     header.setStretchLastSection(True)
-    table.setMinimumHeight(header.sizeHint().height() + 4 * table.verticalHeader().defaultSectionSize())
+    table.setMinimumHeight(
+        header.sizeHint().height() + 4 * table.verticalHeader().defaultSectionSize()
+    )
