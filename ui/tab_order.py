@@ -26,7 +26,8 @@ def regions(window: QMainWindow) -> list[QWidget]:
     found: list[QWidget] = list(window.findChildren(QToolBar))
     central = window.centralWidget()
     if isinstance(central, QSplitter):
-        found += [central.widget(index) for index in range(central.count())]
+        panes = (central.widget(index) for index in range(central.count()))
+        found += [pane for pane in panes if pane is not None]
     elif central is not None:
         found.append(central)
     return found
@@ -53,6 +54,7 @@ def tab_stops(window: QMainWindow) -> list[QWidget]:
         area = _scroll_area_around(widget)
         if area is not None:  # content takes its place after the area, in its own order
             content = area.widget()
+            assert content is not None  # see _scroll_area_around
             rect = QRect(widget.mapTo(content, QPoint(0, 0)), widget.size())
             if area in inside:
                 inside[area].append((rect, widget))
