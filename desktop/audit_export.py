@@ -10,7 +10,7 @@ from pathlib import Path
 from desktop.permissions import NO_APPROVER
 from desktop.store import AuditEntry, format_time
 
-DECIDERS = {"person": "by you", "rule": "by a rule", "mode": "by the mode", "stop": "by Stop"}
+DECIDERS = {"person": "by you", "rule": "by rule", "mode": "by mode", "stop": "by Stop"}
 
 COLUMNS = [
     "time",
@@ -27,7 +27,7 @@ COLUMNS = [
 
 
 def decision_text(entry: AuditEntry) -> str:
-    """The decision and who made it: "Allowed by you", "Denied by a rule"."""
+    """The decision and who made it: "Allowed by you", "Denied by rule"."""
     return f"{entry.decision.capitalize()} {DECIDERS.get(entry.decided_by, entry.decided_by)}"
 
 

@@ -7,8 +7,9 @@ rendered once per name, colour, size and pixel ratio.
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QRectF, Qt
+from PySide6.QtCore import QByteArray, QRectF, QStandardPaths, Qt
 from PySide6.QtGui import QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
@@ -43,14 +44,31 @@ SHAPES = {
 }
 
 
+def svg(name: str, colour: str) -> str:
+    """The icon `name` as SVG source, in `colour`."""
+    stroke = _STROKE.format(colour=colour)
+    shape = SHAPES.get(name, SHAPES["tool"])
+    return f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" {stroke}>{shape}</svg>'
+
+
+@cache
+def file(name: str, colour: str) -> str:
+    """The icon as an SVG file a style sheet can point at (`image: url(...)`); "" if the cache
+    folder cannot be written."""
+    folder = Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.CacheLocation))
+    path = folder / "icons" / f"{name}-{colour.lstrip('#')}.svg"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(svg(name, colour), encoding="utf-8")
+    except OSError:
+        return ""
+    return path.as_posix()
+
+
 @cache
 def pixmap(name: str, colour: str, size: int = 16, ratio: float = 1.0) -> QPixmap:
     """The icon `name` in `colour` (any CSS colour), `size` logical pixels square."""
-    shape = SHAPES.get(name, SHAPES["tool"])
-    stroke = _STROKE.format(colour=colour)
-    svg = f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" {stroke}>{shape}</svg>'
-
-    renderer = QSvgRenderer(QByteArray(svg.encode()))
+    renderer = QSvgRenderer(QByteArray(svg(name, colour).encode()))
     device = max(1, round(size * ratio))
     image = QPixmap(device, device)
     image.fill(Qt.GlobalColor.transparent)

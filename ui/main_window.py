@@ -133,6 +133,8 @@ class MainWindow(QMainWindow):
         self.banners = QVBoxLayout()
         self.banners.setContentsMargins(16, 0, 16, 0)
         self.stack = QStackedWidget()
+        self.stack.setObjectName("threadStack")
+        theme.FocusRing(self.stack)  # the thread's ring, when it has the keyboard
         self.composer = Composer()
         self.composer.submitted.connect(self._submit)
         self.composer.stop_requested.connect(self.stop)

@@ -176,8 +176,15 @@ PALETTES = {"light": LIGHT, "dark": DARK}
 
 
 def render(template: str, palette: Palette) -> str:
-    """A style sheet template with its `$token`s filled in from `palette`."""
-    return Template(template).substitute(palette.tokens())
+    """A style sheet template with its `$token`s filled in from `palette` (and `$arrow_down`
+    and `$check_mark`, images drawn in its colours)."""
+    from ui import icons  # Qt's SVG module, loaded with the first window rather than at import
+
+    return Template(template).substitute(
+        palette.tokens(),
+        arrow_down=icons.file("open", palette.text_muted),
+        check_mark=icons.file("done", palette.on_accent),
+    )
 
 
 def qpalette(palette: Palette) -> QPalette:
@@ -316,20 +323,35 @@ def current() -> Palette:
 
 
 class FocusRing(QObject):
-    """Marks `frame` with the `focused` property while `child` has keyboard focus, so a style
-    sheet can draw the frame's ring (a rule cannot select a parent by its child's state)."""
+    """Marks `frame` with the `focused` property while `child` (or, without one, any child the
+    frame holds directly, as a stack holds its pages) has keyboard focus, so a style sheet can
+    draw the frame's ring: a rule cannot select a parent by its child's state, and a ring on
+    a scrolling area itself would cost it its fast scrolling."""
 
-    def __init__(self, frame: QWidget, child: QWidget) -> None:
+    def __init__(self, frame: QWidget, child: QWidget | None = None) -> None:
         super().__init__(frame)
         self._frame = frame
-        child.installEventFilter(self)
+        if child is not None:
+            child.installEventFilter(self)
+        else:
+            app = QApplication.instance()
+            if isinstance(app, QApplication):
+                app.focusChanged.connect(self._focus_changed)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() in (QEvent.Type.FocusIn, QEvent.Type.FocusOut):
-            self._frame.setProperty("focused", event.type() == QEvent.Type.FocusIn)
+            self._show(event.type() == QEvent.Type.FocusIn)
+        return False
+
+    def _focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
+        if shiboken6.isValid(self._frame):
+            self._show(new is not None and new.parentWidget() is self._frame)
+
+    def _show(self, focused: bool) -> None:
+        if self._frame.property("focused") != focused:
+            self._frame.setProperty("focused", focused)
             self._frame.style().unpolish(self._frame)
             self._frame.style().polish(self._frame)
-        return False
 
 
 # The look shared by every window: buttons, fields, lists, scroll bars and focus rings.
@@ -362,6 +384,32 @@ QLineEdit:focus, QPlainTextEdit:focus, QTextEdit:focus {
     border: 2px solid $focus; padding: 3px 5px;
 }
 QLineEdit:disabled { color: $text_faint; background: $raised; }
+QComboBox {
+    background: $surface; color: $text; border: 1px solid $border; border-radius: 6px;
+    padding: 4px 8px; min-height: 18px;
+}
+QComboBox:hover { border-color: $scroll_handle_hover; }
+QComboBox:focus { border: 2px solid $focus; padding: 3px 7px; }
+QComboBox:disabled { color: $text_faint; background: $raised; }
+QComboBox::drop-down { border: none; width: 22px; }
+QComboBox::down-arrow { image: url("$arrow_down"); width: 11px; height: 11px; }
+QComboBox QAbstractItemView {
+    background: $surface; color: $text; border: 1px solid $border;
+    selection-background-color: $selected; selection-color: $text; outline: 0;
+}
+QCheckBox::indicator, QRadioButton::indicator {
+    width: 14px; height: 14px; border: 1px solid $scroll_handle_hover; background: $surface;
+}
+QCheckBox::indicator { border-radius: 4px; }
+QRadioButton::indicator { border-radius: 8px; }
+QCheckBox::indicator:checked {
+    background: $accent; border-color: $accent; image: url("$check_mark");
+}
+QRadioButton::indicator:checked { border: 4px solid $accent; width: 8px; height: 8px; }
+QCheckBox::indicator:focus, QRadioButton::indicator:focus { border: 2px solid $focus; }
+QCheckBox::indicator:checked:focus { border: 2px solid $focus; }
+QRadioButton::indicator:checked:focus { border: 4px solid $focus; }
+QCheckBox:disabled, QRadioButton:disabled { color: $text_faint; }
 QListWidget, QTableWidget, QTableView {
     background: $surface; color: $text; border: 1px solid $border_soft; border-radius: 6px;
     alternate-background-color: $raised; gridline-color: $border_soft;

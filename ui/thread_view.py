@@ -80,6 +80,7 @@ class ThreadView(QScrollArea):
     retry_requested = Signal(int)
     settings_requested = Signal()
     history_loaded = Signal()
+    allow_host_requested = Signal(str, bool)  # a card's "Allow 127.0.0.1…": (host, always)
 
     def __init__(self, session_id: int | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -338,6 +339,7 @@ class ThreadView(QScrollArea):
                 self._add(UserBubble(event.text))
         elif isinstance(event, ToolStarted):
             started = ToolCard(event.label or event.name, event.summary)
+            started.allow_requested.connect(self.allow_host_requested)
             self._tool_cards[event.tool_use_id] = started
             self._add_tool_card(started)
         else:
@@ -470,8 +472,15 @@ class ThreadView(QScrollArea):
         height = max(self._layout.totalHeightForWidth(width), self.viewport().height())
         if self.column.width() != width or self.column.height() != height:
             follow = self._follow
+            bar = self.verticalScrollBar()
+            from_bottom = bar.maximum() - bar.value()
+            narrower_or_wider = self.column.width() != width
             self.column.resize(width, height)
-            if follow and self._frame.isActive():
+            if narrower_or_wider and not follow:
+                # The text wrapped anew (a scroll bar came or went, the window was resized):
+                # what the person was reading stays where it was, as history does above it.
+                bar.setValue(bar.maximum() - from_bottom)
+            elif follow and self._frame.isActive():
                 # Qt scrolls by shifting the pixels already drawn, unless part of the
                 # area still needs painting (it will not "scroll junk"), and the
                 # streaming tail just changed: that would repaint the whole viewport
@@ -498,8 +507,8 @@ def _cost(event: AgentEvent) -> int:
 
 
 STYLE = """
-#threadView { border: 2px solid transparent; border-radius: 6px; }
-#threadView:focus { border-color: $focus; }
+#threadStack { border: 2px solid transparent; border-radius: 6px; }
+#threadStack[focused="true"] { border-color: $focus; }
 #thinking { color: $text_faint; font-style: italic; }
 #emptyThread { color: $text_faint; padding-top: 120px; }
 """

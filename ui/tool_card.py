@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QSizePolicy,
     QToolButton,
     QVBoxLayout,
@@ -209,9 +210,12 @@ class _Expandable(StableHints, QFrame):
 
 
 class ToolCard(_Expandable):
-    """One tool call on one line; its details open below it."""
+    """One tool call on one line; its details open below it (at once when it offers the
+    person a way forward, such as letting a refused local address through)."""
 
     changed = Signal()  # it finished (a run updates its own line)
+    # The person lets a refused host through: (host, always); in this chat when not always.
+    allow_requested = Signal(str, bool)
 
     def __init__(self, label: str, detail: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -227,6 +231,10 @@ class ToolCard(_Expandable):
         self.note = _plain_label("", "toolNote")
         self.progress = _plain_label("", "toolProgress")
         self.outcome = _plain_label("", "toolOutcome")
+        self.notices = _plain_label("", "toolNotices")
+        self.offers = QHBoxLayout()
+        self.offers.setContentsMargins(0, 2, 0, 0)
+        self.offer_buttons: list[QToolButton] = []
         self.images = QHBoxLayout()
         self.images.setContentsMargins(0, 4, 0, 0)
         self.images.setSpacing(8)
@@ -239,8 +247,9 @@ class ToolCard(_Expandable):
         column = QVBoxLayout(body)
         column.setContentsMargins(47, 0, 0, 4)
         column.setSpacing(4)
-        for widget in (self.full_summary, self.note, self.progress, self.outcome):
+        for widget in (self.full_summary, self.note, self.progress, self.outcome, self.notices):
             column.addWidget(widget)
+        column.addLayout(self.offers)
         column.addLayout(self.images)
         self._build(line, body)
         self._set_state("running")
@@ -252,6 +261,7 @@ class ToolCard(_Expandable):
         self.note.setVisible(bool(self.note.text()))
         self.progress.setVisible(bool(self._lines))
         self.outcome.setVisible(bool(self.outcome.text()))
+        self.notices.setVisible(bool(self.notices.text()))
 
     def add_progress(self, line: str) -> None:
         # Only the latest lines matter while it runs; a chatty tool must not grow the thread.
@@ -266,13 +276,21 @@ class ToolCard(_Expandable):
         summary: str,
         images: Sequence[str] | int = (),
         outcome: str | None = None,
+        notices: Sequence[str] = (),
+        offers: Sequence[str] = (),
     ) -> None:
-        """How the call ended: `summary` is what the model read, shown only where it helps."""
+        """How the call ended: `summary` is what the model read, shown only where it helps;
+        `notices` are for the person, `offers` hosts they may let through."""
         ending = card_outcome(outcome or ("error" if is_error else "ok"), summary)
         self.ending = ending
         self.state.setText(ending.status)
         self.note.setText(ending.detail)
         self.outcome.setText(summary.strip() if ending.show_result else "")
+        self.notices.setText("\n".join(notices))
+        for host in offers:
+            self._offer(host)
+        if offers:
+            self.set_expanded(True)  # a way forward is not hidden behind the arrow
         paths = [] if isinstance(images, int) else list(images)
         for path in paths:
             thumbnail = ImageThumbnail(path)
@@ -286,6 +304,20 @@ class ToolCard(_Expandable):
         self._update_body()
         self._set_state(ending.state)
         self.changed.emit()
+
+    def _offer(self, host: str) -> None:
+        """A button only the person can press: let `host` through, in this chat or always."""
+        button = QToolButton()
+        button.setObjectName("toolOffer")
+        button.setText(f"Allow {host}…")
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(button)
+        menu.addAction("In this chat", lambda: self.allow_requested.emit(host, False))
+        menu.addAction("Always", lambda: self.allow_requested.emit(host, True))
+        button.setMenu(menu)
+        self.offer_buttons.append(button)
+        self.offers.addWidget(button)
+        self.offers.addStretch(1)
 
     def open_image(self, path: str) -> ImageViewer:
         viewer = ImageViewer(path, self.window())
@@ -304,7 +336,7 @@ class ToolCard(_Expandable):
 
     def plain_text(self) -> str:
         parts = [self.title.text(), self.detail.text(), self.state.text(), self.note.text()]
-        parts += [*self._lines, self.outcome.text()]
+        parts += [*self._lines, self.outcome.text(), self.notices.text()]
         return "\n".join(part for part in parts if part)
 
 
@@ -331,7 +363,12 @@ class ToolRun(_Expandable):
         card.show()  # moved here from the thread, or new: it shows whenever the run is open
         card.setProperty("inRun", True)
         _restyle(card)
-        card.changed.connect(self._update_line)
+        card.changed.connect(lambda: self._card_changed(card))
+        self._card_changed(card)
+
+    def _card_changed(self, card: ToolCard) -> None:
+        if card.offer_buttons:
+            self.set_expanded(True)  # the card's way forward shows without a click
         self._update_line()
 
     def cards(self) -> list[ToolCard]:
@@ -390,6 +427,13 @@ STYLE = """
 #toolSummary, #toolProgress { color: $text_muted; }
 #toolNote { color: $text; }
 #toolOutcome { color: $text_muted; }
+#toolNotices { color: $warning; }
+#toolOffer {
+    background: $surface; color: $text; border: 1px solid $border; border-radius: 6px;
+    padding: 3px 10px;
+}
+#toolOffer:hover { background: $hover; }
+#toolOffer:focus { border: 2px solid $focus; padding: 2px 9px; }
 #toolToggle { border: none; padding: 0px; background: transparent; }
 #toolToggle:focus { border: 2px solid $focus; border-radius: 4px; }
 """

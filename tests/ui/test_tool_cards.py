@@ -164,3 +164,23 @@ def test_a_card_says_how_a_call_ended_in_a_persons_words(  # type: ignore[no-unt
     # The model's own instructions stay the model's.
     for phrase in ("Do not try", "the person", "Tell them", "the URL policy"):
         assert phrase not in card.plain_text()
+
+
+def test_a_way_forward_shows_without_a_click_and_answers_the_person(qtbot, thread) -> None:  # type: ignore[no-untyped-def]
+    show(thread, [started("a", "Browser: navigate", "Open https://example.com"), finished("a")])
+    show(thread, [started("b", "Browser: navigate", "Open http://127.0.0.1:8080/")])
+    [run] = thread.findChildren(ToolRun)
+    card = run.cards()[1]
+    card.finish(
+        is_error=False,
+        summary="Opened.",
+        notices=["Blocked 2 requests to local addresses (127.0.0.1)"],
+        offers=["127.0.0.1"],
+    )
+    assert run.expanded and card.expanded  # the offer is not hidden behind two arrows
+    [offer] = card.offer_buttons
+    assert offer.isVisible() and offer.text() == "Allow 127.0.0.1…"
+    assert card.notices.isVisible() and "Blocked 2 requests" in card.notices.text()
+    with qtbot.waitSignal(thread.allow_host_requested) as asked:
+        offer.menu().actions()[0].trigger()  # "In this chat"
+    assert asked.args == ["127.0.0.1", False]

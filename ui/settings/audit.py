@@ -53,7 +53,7 @@ class AuditPage(SettingsPage):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(SUMMARY, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(REASON, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(REASON, 170)
+        header.resizeSection(REASON, 150)
         self._fitted: set[int] = set()
         # Rows are fitted once the columns have their widths: after the layout settles.
         self._fit_later = QTimer(self)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QIcon
 from PySide6.QtWidgets import (
     QAbstractButton,
     QDialog,
@@ -82,7 +82,7 @@ class SettingsDialog(QDialog):
         self.welcome = WelcomePanel() if welcome else None
         # Big enough for the widest page (Permissions' table) without a scroll bar.
         self.setMinimumSize(820, 560)
-        self.resize(1000, 720)
+        self.resize(1060, 720)
         self._workspace = workspace
         self._pages: dict[str, SettingsPage] = {}
         self._titles: dict[str, str] = {}
@@ -114,6 +114,8 @@ class SettingsDialog(QDialog):
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
         )
+        for button in self.buttons.buttons():
+            button.setIcon(QIcon())  # words alone, as everywhere else in the window
         self.buttons.accepted.connect(self._save)
         self.buttons.rejected.connect(self.reject)
         self._close_text = "Cancel"  # "Close" once a Save left something to read
