@@ -11,7 +11,6 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QRectF, QStandardPaths, Qt
 from PySide6.QtGui import QPainter, QPixmap
-from PySide6.QtSvg import QSvgRenderer
 
 _STROKE = 'fill="none" stroke="{colour}" stroke-width="1.5" stroke-linecap="round" stroke-linejoin="round"'
 
@@ -57,9 +56,11 @@ def file(name: str, colour: str) -> str:
     folder cannot be written."""
     folder = Path(QStandardPaths.writableLocation(QStandardPaths.StandardLocation.CacheLocation))
     path = folder / "icons" / f"{name}-{colour.lstrip('#')}.svg"
+    source = svg(name, colour)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(svg(name, colour), encoding="utf-8")
+        if not path.is_file() or path.read_text(encoding="utf-8") != source:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(source, encoding="utf-8")
     except OSError:
         return ""
     return path.as_posix()
@@ -68,6 +69,8 @@ def file(name: str, colour: str) -> str:
 @cache
 def pixmap(name: str, colour: str, size: int = 16, ratio: float = 1.0) -> QPixmap:
     """The icon `name` in `colour` (any CSS colour), `size` logical pixels square."""
+    from PySide6.QtSvg import QSvgRenderer  # with the first icon drawn, not with the window
+
     renderer = QSvgRenderer(QByteArray(svg(name, colour).encode()))
     device = max(1, round(size * ratio))
     image = QPixmap(device, device)

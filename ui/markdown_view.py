@@ -12,7 +12,7 @@ import html
 from functools import cache
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase, QGuiApplication
+from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase, QGuiApplication, QTextDocument
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -53,10 +53,13 @@ def _system_monospace() -> str:
 def style_sheet(base_pt: float) -> str:
     """The CSS for prose at `base_pt` in the current theme: set once per document, not sent
     with every block."""
-    colours = theme.current().tokens()
-    return style_for(
-        base_pt, monospace_family(), tuple((name, colours[name]) for name in CSS_COLOURS)
-    )
+    return style_for(base_pt, monospace_family(), _css_colours(theme.current()))
+
+
+@cache
+def _css_colours(palette: theme.Palette) -> tuple[tuple[str, str], ...]:
+    colours = palette.tokens()
+    return tuple((name, colours[name]) for name in CSS_COLOURS)
 
 
 def markdown_to_html(markdown: str, base_pt: float = DEFAULT_POINT_SIZE) -> str:
@@ -137,6 +140,7 @@ class CodeBlockView(StableHints, QFrame):
         self._revert.setInterval(1500)
         self._revert.timeout.connect(lambda: self.copy_button.setText("Copy"))
         self.spans: list[highlight.Span] = []
+        self._coloured_in = ""  # the Pygments style the spans are drawn in
 
         header = QHBoxLayout()
         header.setContentsMargins(0, 0, 0, 0)
@@ -158,6 +162,7 @@ class CodeBlockView(StableHints, QFrame):
         self.block = block
         self.code.setText(block.code)
         self.spans = []
+        self._coloured_in = ""
 
     # -- highlighting (see ui/highlight.py) -----------------------------------------
 
@@ -167,9 +172,15 @@ class CodeBlockView(StableHints, QFrame):
     def code_language(self) -> str:
         return self.block.language
 
-    def set_spans(self, spans: list[highlight.Span]) -> None:
+    def code_document(self) -> QTextDocument:
+        return self.code.document()
+
+    def set_spans(self, spans: list[highlight.Span], style: str) -> None:
         self.spans = spans
-        self.restyle()
+        self._coloured_in = style
+        if style != theme.current().pygments_style:  # the theme changed meanwhile
+            self.restyle()
+        self.code.update()
 
     @property
     def highlighted(self) -> bool:
@@ -177,8 +188,10 @@ class CodeBlockView(StableHints, QFrame):
 
     def restyle(self) -> None:
         """Colour the code in the current theme's Pygments style."""
-        if self.spans:
-            highlight.apply_spans(self.code.document(), self.spans, theme.current().pygments_style)
+        style = theme.current().pygments_style
+        if self.spans and style != self._coloured_in:
+            highlight.apply_spans(self.code.document(), self.spans, style)
+            self._coloured_in = style
             self.code.update()
 
     def copy(self) -> None:
@@ -323,7 +336,7 @@ class MarkdownView(StableHints, QWidget):
         """Settled code is coloured between frames, never within one."""
         for view in views:
             if isinstance(view, CodeBlockView):
-                highlight.queue().add(view)
+                highlight.queue().add(view, theme.current().pygments_style)
 
     def restyle(self, _palette: object = None) -> None:
         """The theme changed: recolour every block."""

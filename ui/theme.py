@@ -13,6 +13,7 @@ import dataclasses
 import sys
 import weakref
 from dataclasses import dataclass
+from functools import cache
 from string import Template
 from typing import TYPE_CHECKING, Literal
 
@@ -77,7 +78,13 @@ class Palette:
     pygments_style: str  # the Pygments style code blocks are highlighted with
 
     def tokens(self) -> dict[str, str]:
-        return {f.name: str(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        """Every colour by its name (do not change the dict: it is shared)."""
+        return _tokens(self)
+
+
+@cache
+def _tokens(palette: Palette) -> dict[str, str]:
+    return {f.name: str(getattr(palette, f.name)) for f in dataclasses.fields(palette)}
 
 
 LIGHT = Palette(
