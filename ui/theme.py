@@ -378,7 +378,7 @@ QPushButton:default:hover { background: $accent_hover; }
 QPushButton:focus { border: 2px solid $focus; padding: 4px 13px; }
 QPushButton:default:focus { border: 2px solid $text; }
 QPushButton[destructive="true"] {
-    background: $danger_button; color: #ffffff; border-color: $danger_button;
+    background: $danger_button; color: $on_accent; border-color: $danger_button;
 }
 QPushButton[destructive="true"]:hover { background: $danger_button_hover; }
 QPushButton[destructive="true"]:focus { border: 2px solid $text; }
