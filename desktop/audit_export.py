@@ -1,4 +1,5 @@
-"""The audit log as CSV, for people who keep records or report a problem."""
+"""The audit log as CSV, for people who keep records or report a problem, and in words for
+Settings → Audit."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import csv
 from collections.abc import Iterable
 from pathlib import Path
 
+from desktop.permissions import NO_APPROVER
 from desktop.store import AuditEntry, format_time
+
+DECIDERS = {"person": "by you", "rule": "by rule", "mode": "by mode", "stop": "by Stop"}
 
 COLUMNS = [
     "time",
@@ -18,7 +22,28 @@ COLUMNS = [
     "outcome",
     "duration ms",
     "input digest",
+    "reason",
 ]
+
+
+def decision_text(entry: AuditEntry) -> str:
+    """The decision and who made it: "Allowed by you", "Denied by rule"."""
+    return f"{entry.decision.capitalize()} {DECIDERS.get(entry.decided_by, entry.decided_by)}"
+
+
+def reason_text(entry: AuditEntry) -> str:
+    """Why a call was denied, in a person's words ("" for one that was allowed)."""
+    if entry.decision != "denied":
+        return ""
+    if entry.decided_by == "person":
+        return f"“{entry.reason}”" if entry.reason else "You said no"
+    if entry.decided_by == "rule":
+        return "Your “Never” rule"
+    if entry.decided_by == "stop":
+        return "You stopped the reply"
+    if entry.reason == NO_APPROVER:
+        return "No one was there to approve it"
+    return entry.reason
 
 
 def audit_rows(entries: Iterable[AuditEntry]) -> list[list[str]]:
@@ -33,6 +58,7 @@ def audit_rows(entries: Iterable[AuditEntry]) -> list[list[str]]:
             e.outcome or "",
             "" if e.duration_ms is None else str(e.duration_ms),
             e.input_digest,
+            e.reason,
         ]
         for e in entries
     ]

@@ -86,6 +86,7 @@ class Gate:
                 decision="allowed" if decision.verdict == "allow" else "denied",
                 decided_by=decision.by,
                 outcome=outcome,
+                reason=decision.reason if decision.verdict == "deny" else "",
             )
         )
 

@@ -150,6 +150,21 @@ class BrowserSettings(BaseModel):
         return tuple(h for h in text.replace(",", " ").split() if h)
 
 
+Theme = Literal["system", "light", "dark"]
+THEME_TITLES: dict[Theme, str] = {"system": "Same as the system", "light": "Light", "dark": "Dark"}
+
+
+class AppearanceSettings(BaseModel):
+    """Settings → Appearance: how Deskhand looks."""
+
+    theme: Theme = Field(
+        "system",
+        title="Theme",
+        description="Light or dark. “Same as the system” follows your system's setting as it "
+        "changes.",
+    )
+
+
 KeyStorage = Literal["keychain", "session", "file"]
 
 
@@ -176,6 +191,7 @@ class Settings(BaseModel):
     apps: AppsSettings = Field(default_factory=AppsSettings, title="Apps")
     browser: BrowserSettings = Field(default_factory=BrowserSettings, title="Browser")
     screen: ScreenSettings = Field(default_factory=ScreenSettings, title="Screen")
+    appearance: AppearanceSettings = Field(default_factory=AppearanceSettings, title="Appearance")
     key_storage: KeyStorage = Field(
         "keychain",
         title="Key storage",

@@ -63,9 +63,12 @@ CREATE TABLE IF NOT EXISTS audit (
     decision TEXT NOT NULL,
     decided_by TEXT NOT NULL,
     outcome TEXT,
-    duration_ms INTEGER
+    duration_ms INTEGER,
+    reason TEXT NOT NULL DEFAULT ''
 );
 """
+# Columns added since a table was first created: (table, column, definition).
+_ADDED_COLUMNS = (("audit", "reason", "TEXT NOT NULL DEFAULT ''"),)
 
 MessageStatus = Literal["complete", "stopped", "failed"]
 
@@ -152,6 +155,10 @@ class Store:
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA foreign_keys=ON")
             db.executescript(_SCHEMA)
+            for table, column, definition in _ADDED_COLUMNS:
+                columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+                if column not in columns:  # a history from before the column existed
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             db.close()
@@ -323,7 +330,7 @@ class Store:
         with self._transaction() as db:
             cursor = db.execute(
                 "INSERT INTO audit (at, session_id, tool, action, summary, input_digest, decision,"
-                " decided_by, outcome, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " decided_by, outcome, duration_ms, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     entry.at,
                     entry.session_id,
@@ -335,6 +342,7 @@ class Store:
                     entry.decided_by,
                     entry.outcome,
                     entry.duration_ms,
+                    entry.reason,
                 ),
             )
         return cursor.lastrowid or 0
@@ -347,11 +355,12 @@ class Store:
             )
 
     def audit(self, text: str = "", limit: int = 5000) -> list[AuditEntry]:
-        """Newest first; `text` filters on tool, action, summary, decision and outcome."""
+        """Newest first; `text` filters on tool, action, summary, decision, outcome and reason."""
         pattern = f"%{_escape_like(text.strip())}%"
         rows = self._db.execute(
             "SELECT * FROM audit WHERE (?1 = '%%' OR tool LIKE ?1 ESCAPE '\\' OR action LIKE ?1 ESCAPE '\\'"
-            " OR summary LIKE ?1 ESCAPE '\\' OR decision LIKE ?1 ESCAPE '\\' OR outcome LIKE ?1 ESCAPE '\\')"
+            " OR summary LIKE ?1 ESCAPE '\\' OR decision LIKE ?1 ESCAPE '\\' OR outcome LIKE ?1 ESCAPE '\\'"
+            " OR reason LIKE ?1 ESCAPE '\\')"
             " ORDER BY id DESC LIMIT ?2",
             (pattern, limit),
         )
@@ -372,6 +381,7 @@ class AuditEntry(BaseModel):
     decided_by: str  # rule / mode / person / stop
     outcome: str | None = None  # ok / error / not run
     duration_ms: int | None = None
+    reason: str = ""  # why it was denied: the person's words, or the rule's or mode's
 
 
 class _Unusable(Exception):

@@ -39,12 +39,6 @@ from desktop.permissions import (
 
 ALLOW_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
 
-RISK_COLORS = {
-    Risk.READ: ("#1f6f3f", "#e3f4e8"),
-    Risk.CHANGE: ("#8a5a00", "#fdf1d8"),
-    Risk.CONSEQUENTIAL: ("#a3262a", "#fbe4e4"),
-}
-
 
 class ApprovalSheet(QDialog):
     """Asks about one tool call; answers `request` once, whichever way the sheet closes."""
@@ -68,13 +62,10 @@ class ApprovalSheet(QDialog):
         title.setFont(font)
         title.setTextFormat(Qt.TextFormat.PlainText)
 
-        foreground, background = RISK_COLORS[call.risk]
         self.badge = QLabel(f"{RISK_TITLES[call.risk]} · {call.reason}")
         self.badge.setObjectName("riskBadge")
+        self.badge.setProperty("risk", call.risk.value)  # coloured by STYLE, in the theme
         self.badge.setTextFormat(Qt.TextFormat.PlainText)
-        self.badge.setStyleSheet(
-            f"color: {foreground}; background: {background}; border-radius: 8px; padding: 2px 8px;"
-        )
         self.summary = QLabel(call.summary)
         self.summary.setObjectName("approvalSummary")
         self.summary.setTextFormat(Qt.TextFormat.PlainText)
@@ -205,3 +196,12 @@ class ApprovalSheet(QDialog):
         if self._confirm is not None:
             self._confirm.close()
         super().reject()
+
+
+STYLE = """
+#riskBadge { border-radius: 8px; padding: 2px 8px; }
+#riskBadge[risk="read"] { color: $read_fg; background: $read_bg; }
+#riskBadge[risk="change"] { color: $change_fg; background: $change_bg; }
+#riskBadge[risk="consequential"] { color: $consequential_fg; background: $consequential_bg; }
+#approvalInput { background: $code_bg; border: 1px solid $code_border; }
+"""

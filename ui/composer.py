@@ -10,6 +10,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPlainTextEdit, QPushButton, QWidget
 
+from ui.theme import FocusRing
+
 MAX_VISIBLE_LINES = 8
 PLACEHOLDER = "Message Claude…  (Enter to send, Shift+Enter for a new line)"
 
@@ -64,6 +66,7 @@ class Composer(QFrame):
         layout.setSpacing(8)
         layout.addWidget(self.editor, 1)
         layout.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
+        FocusRing(self, self.editor)
         self._fit_height()
 
     def text(self) -> str:
@@ -107,13 +110,22 @@ class Composer(QFrame):
 
 
 STYLE = """
-#composer { background: #ffffff; border: 1px solid #d0d7de; border-radius: 12px; }
-#composerEdit { background: transparent; color: #1f2328; }
+#composer {
+    background: $surface; border: 1px solid $border; border-radius: 12px; padding: 1px;
+}
+#composer[focused="true"] { border: 2px solid $focus; padding: 0px; }
+#composerEdit {
+    background: transparent; color: $text; border: none; padding: 0px;
+    selection-background-color: $accent; selection-color: $on_accent;
+}
+#composerEdit:focus { border: none; padding: 0px; }
+#composerEdit QScrollBar:vertical { width: 10px; margin: 0px; }
 #sendButton {
-    background: #1f6feb; color: white; border: none; border-radius: 8px;
+    background: $accent; color: $on_accent; border: none; border-radius: 8px;
     padding: 6px 16px; font-weight: 600;
 }
-#sendButton:hover { background: #1a5fd0; }
-#sendButton[running="true"] { background: #eaeef2; color: #24292f; }
-#sendButton[running="true"]:hover { background: #dfe4ea; }
+#sendButton:hover { background: $accent_hover; }
+#sendButton:focus { border: 2px solid $text; padding: 4px 14px; }
+#sendButton[running="true"] { background: $hover; color: $text; }
+#sendButton[running="true"]:hover { background: $selected; }
 """

@@ -55,7 +55,6 @@ class ImageThumbnail(QLabel):
             if size.isValid()
             else THUMBNAIL
         )
-        self.setStyleSheet("border: 1px solid #d0d4da; border-radius: 4px; background: #f3f4f6;")
 
     def showEvent(self, event: QShowEvent) -> None:
         if not self.decoded:
@@ -117,7 +116,7 @@ class ImageViewer(QDialog):
         bar.addStretch(1)
         size = self.image.size()
         info = QLabel(f"{size.width()} × {size.height()} px")
-        info.setStyleSheet("color: #666;")
+        info.setObjectName("imageInfo")
         bar.addWidget(info)
         bar.addWidget(self.zoom_label)
 
@@ -192,3 +191,10 @@ class ImageViewer(QDialog):
         """Writes the original file, byte for byte (not the zoomed view)."""
         if target:
             shutil.copyfile(self.path, target)
+
+
+STYLE = """
+#imageThumbnail { border: 1px solid $border; border-radius: 4px; background: $raised; }
+#imageThumbnail:focus { border: 2px solid $focus; }
+#imageInfo { color: $text_muted; }
+"""

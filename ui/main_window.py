@@ -37,7 +37,19 @@ from desktop.conversations import ConversationEvent, TurnRunning
 from desktop.events import MessageCommitted, TurnFinished, Usage
 from desktop.permissions import MODE_TITLES, Mode
 from desktop.workspace import Workspace
-from ui import composer, markdown_view, session_list, thread_items, thread_view, tool_card
+from ui import (
+    approval_sheet,
+    composer,
+    image_viewer,
+    markdown_view,
+    session_list,
+    tab_order,
+    theme,
+    thread_items,
+    thread_view,
+    tool_card,
+    welcome,
+)
 from ui.approval_sheet import ApprovalSheet
 from ui.browser_download import BrowserDownloadDialog
 from ui.composer import Composer
@@ -121,6 +133,8 @@ class MainWindow(QMainWindow):
         self.banners = QVBoxLayout()
         self.banners.setContentsMargins(16, 0, 16, 0)
         self.stack = QStackedWidget()
+        self.stack.setObjectName("threadStack")
+        theme.FocusRing(self.stack)  # the thread's ring, when it has the keyboard
         self.composer = Composer()
         self.composer.submitted.connect(self._submit)
         self.composer.stop_requested.connect(self.stop)
@@ -153,7 +167,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.usage_label, 1)
         self._build_menu()
         self._build_toolbar()
-        self.setStyleSheet(STYLE)
+        theme.theme().follow(workspace)
+        theme.theme().attach(self, STYLE)
 
         self.approval_sheet: ApprovalSheet | None = None
         self.conversations = workspace.conversations
@@ -482,6 +497,10 @@ class MainWindow(QMainWindow):
             unsubscribe()
         await self.conversations.shutdown()
 
+    def focusNextPrevChild(self, next: bool) -> bool:
+        """Tab follows the window's reading order, whenever its parts were made."""
+        return tab_order.move_focus(self, next) or super().focusNextPrevChild(next)
+
     def closeEvent(self, event: QCloseEvent) -> None:
         # Stopping keeps the partial replies in the store, marked as stopped.
         for session_id in self.conversations.running:
@@ -490,25 +509,31 @@ class MainWindow(QMainWindow):
 
 
 _WINDOW_STYLE = """
-#sidebar { background: #f5f6f8; }
-#mainPane { background: #ffffff; }
-#mainSplitter::handle { background: #f5f6f8; border-right: 1px solid #e3e6ea; }
+QMainWindow { background: $chrome; }
+#sidebar { background: $sidebar; }
+#mainPane { background: $canvas; }
+#mainSplitter::handle { background: $sidebar; border-right: 1px solid $border_soft; }
 #sidebarSettings {
-    background: transparent; border: none; color: #57606a; padding: 6px 14px; text-align: left;
+    background: transparent; border: none; color: $text_muted; padding: 6px 14px; text-align: left;
 }
-#sidebarSettings:hover { color: #1f2328; }
+#sidebarSettings:hover { color: $text; }
+#sidebarSettings:focus { border: 2px solid $focus; border-radius: 6px; padding: 4px 12px; }
 #noticeBanner {
-    background: #fff8e6; border: 1px solid #f3d58b; border-radius: 8px; margin-top: 10px;
+    background: $warning_bg; border: 1px solid $warning_border; border-radius: 8px; margin-top: 10px;
 }
-#noticeBannerText { color: #4d3b00; }
-#noticeBannerClose { border: none; background: transparent; color: #7a6400; }
-#usageLabel { color: #57606a; padding-left: 6px; }
-#modeToolbar { background: #ffffff; border-bottom: 1px solid #e3e6ea; spacing: 6px; padding: 2px 10px; }
-#modeLabel { color: #57606a; }
+#noticeBannerText { color: $warning_text; }
+#noticeBannerClose { border: none; background: transparent; color: $warning; }
+#usageLabel { color: $text_muted; padding-left: 6px; }
+#modeToolbar {
+    background: $chrome; border: none; border-bottom: 1px solid $border_soft; spacing: 6px;
+    padding: 2px 10px;
+}
+#modeLabel { color: $text_muted; }
 """
 
 STYLE = "\n".join(
     [
+        theme.BASE_STYLE,
         _WINDOW_STYLE,
         session_list.STYLE,
         thread_items.STYLE,
@@ -516,5 +541,9 @@ STYLE = "\n".join(
         markdown_view.STYLE,
         tool_card.STYLE,
         composer.STYLE,
+        approval_sheet.STYLE,
+        image_viewer.STYLE,
+        welcome.STYLE,
     ]
 )
+"""The window's style sheet as a template of theme tokens (see ui/theme.py)."""

@@ -38,17 +38,35 @@ h4, h5, h6 {{ font-size: {base}pt; font-weight: 600; margin: 0px; }}
 ul, ol {{ margin-top: 0px; margin-bottom: 0px; }}
 li {{ margin-bottom: 3px; }}
 li p {{ margin-bottom: 4px; }}
-code {{ font-family: '{mono}'; font-size: {code}pt; background-color: #eef0f3; color: #1f2328; }}
+code {{ font-family: '{mono}'; font-size: {code}pt; background-color: {inline_code_bg}; color: {text}; }}
 pre {{ font-family: '{mono}'; font-size: {code}pt; white-space: pre-wrap; margin: 0px; }}
-a {{ color: #0969da; text-decoration: none; }}
-th {{ background-color: #f3f5f7; font-weight: 600; }}
+a {{ color: {link}; text-decoration: none; }}
+th {{ background-color: {table_head_bg}; font-weight: 600; }}
+table.grid {{ border-color: {border}; }}
+table.code {{ background-color: {code_bg}; }}
+td.quotebar {{ background-color: {border}; }}
+td.quote {{ color: {text_muted}; }}
 """
+
+# The colour tokens the CSS uses (ui/theme.py's palettes have them all).
+CSS_COLOURS = (
+    "inline_code_bg",
+    "text",
+    "link",
+    "table_head_bg",
+    "border",
+    "code_bg",
+    "text_muted",
+)
 
 
 @cache
-def style_for(base_pt: float, mono: str) -> str:
-    """The CSS for prose at `base_pt`, code in the `mono` font family."""
+def style_for(base_pt: float, mono: str, colours: tuple[tuple[str, str], ...]) -> str:
+    """The CSS for prose at `base_pt`, code in the `mono` font family, in `colours` (the
+    theme's (token, value) pairs, at least those in CSS_COLOURS)."""
+    named = dict(colours)
     return _CSS.format(
+        **{token: named[token] for token in CSS_COLOURS},
         h1=round(base_pt * 1.45, 1),
         h2=round(base_pt * 1.25, 1),
         h3=round(base_pt * 1.1, 1),
@@ -88,8 +106,8 @@ class _QtRenderer(RendererHTML):
     ) -> str:
         # Qt draws grid lines from attributes more reliably than from CSS.
         return (
-            '<table border="1" cellspacing="0" cellpadding="6" '
-            'style="border-collapse: collapse; border-color: #d0d7de; border-style: solid;">\n'
+            '<table class="grid" border="1" cellspacing="0" cellpadding="6" '
+            'style="border-collapse: collapse; border-style: solid;">\n'
         )
 
     def fence(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
@@ -97,7 +115,7 @@ class _QtRenderer(RendererHTML):
         codes: list[str] = env.setdefault("codes", [])
         codes.append(_code_text(tokens[idx]))
         return (
-            '<table width="100%" cellspacing="0" cellpadding="8" bgcolor="#f6f8fa" '
+            '<table class="code" width="100%" cellspacing="0" cellpadding="8" '
             'style="border-style: none; margin-top: 4px; margin-bottom: 4px;"><tr><td>'
             f'<p align="right"><a href="{COPY_SCHEME}:{len(codes) - 1}">Copy</a></p>'
             f"<pre>{html.escape(_code_text(tokens[idx]))}</pre></td></tr></table>\n"
@@ -111,8 +129,8 @@ class _QtRenderer(RendererHTML):
         # Qt draws no left border on blocks; a thin tinted table cell stands in for it.
         return (
             '<table cellspacing="0" cellpadding="0" style="margin-top: 2px; margin-bottom: 2px;">'
-            '<tr><td width="3" bgcolor="#d0d7de"></td>'
-            '<td style="padding-left: 12px; color: #57606a;">\n'
+            '<tr><td class="quotebar" width="3"></td>'
+            '<td class="quote" style="padding-left: 12px;">\n'
         )
 
     def blockquote_close(

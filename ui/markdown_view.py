@@ -12,7 +12,7 @@ import html
 from functools import cache
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase, QGuiApplication
+from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase, QGuiApplication, QTextDocument
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -22,9 +22,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ui import highlight, theme
 from ui.labels import DEFAULT_POINT_SIZE, StableHints, reserve_space_while_hidden
 from ui.markdown_blocks import (
     COPY_SCHEME,
+    CSS_COLOURS,
     SAFE_LINK_SCHEMES,
     Block,
     SettledSplitter,
@@ -49,8 +51,15 @@ def _system_monospace() -> str:
 
 
 def style_sheet(base_pt: float) -> str:
-    """The CSS for prose at `base_pt`: set once per document, not sent with every block."""
-    return style_for(base_pt, monospace_family())
+    """The CSS for prose at `base_pt` in the current theme: set once per document, not sent
+    with every block."""
+    return style_for(base_pt, monospace_family(), _css_colours(theme.current()))
+
+
+@cache
+def _css_colours(palette: theme.Palette) -> tuple[tuple[str, str], ...]:
+    colours = palette.tokens()
+    return tuple((name, colours[name]) for name in CSS_COLOURS)
 
 
 def markdown_to_html(markdown: str, base_pt: float = DEFAULT_POINT_SIZE) -> str:
@@ -80,6 +89,11 @@ class ProseBlockView(RichTextView):
         self.setObjectName("markdownProse")
         self.linkActivated.connect(self._open_link)
         self.block = block
+        self._base_pt = base_pt
+
+    def restyle(self) -> None:
+        """The theme changed: lay the text out again in its colours."""
+        self.set_style_sheet(style_sheet(self._base_pt))
 
     def set_block(self, block: Block) -> None:
         if block != self.block:
@@ -95,7 +109,10 @@ class ProseBlockView(RichTextView):
 
 
 class CodeBlockView(StableHints, QFrame):
-    """A fenced code block: monospace text on a tinted panel, with a Copy button."""
+    """A fenced code block: monospace text on a tinted panel, with a Copy button.
+
+    Once settled (see `MarkdownView`), its code is coloured by `ui.highlight`.
+    """
 
     copied = Signal(str)
 
@@ -122,6 +139,8 @@ class CodeBlockView(StableHints, QFrame):
         self._revert.setSingleShot(True)
         self._revert.setInterval(1500)
         self._revert.timeout.connect(lambda: self.copy_button.setText("Copy"))
+        self.spans: list[highlight.Span] = []
+        self._coloured_in = ""  # the Pygments style the spans are drawn in
 
         header = QHBoxLayout()
         header.setContentsMargins(0, 0, 0, 0)
@@ -142,6 +161,38 @@ class CodeBlockView(StableHints, QFrame):
             self.language.setText(block.language)
         self.block = block
         self.code.setText(block.code)
+        self.spans = []
+        self._coloured_in = ""
+
+    # -- highlighting (see ui/highlight.py) -----------------------------------------
+
+    def code_text(self) -> str:
+        return self.block.code
+
+    def code_language(self) -> str:
+        return self.block.language
+
+    def code_document(self) -> QTextDocument:
+        return self.code.document()
+
+    def set_spans(self, spans: list[highlight.Span], style: str) -> None:
+        self.spans = spans
+        self._coloured_in = style
+        if style != theme.current().pygments_style:  # the theme changed meanwhile
+            self.restyle()
+        self.code.update()
+
+    @property
+    def highlighted(self) -> bool:
+        return bool(self.spans)
+
+    def restyle(self) -> None:
+        """Colour the code in the current theme's Pygments style."""
+        style = theme.current().pygments_style
+        if self.spans and style != self._coloured_in:
+            highlight.apply_spans(self.code.document(), self.spans, style)
+            self._coloured_in = style
+            self.code.update()
 
     def copy(self) -> None:
         _copy_to_clipboard(self.block.code)
@@ -208,6 +259,7 @@ class MarkdownView(StableHints, QWidget):
         self._splitter = SettledSplitter()
         self._changed: set[QWidget] = set()
         self._unshown: list[QWidget] = []
+        theme.theme().changed.connect(self.restyle)
 
     def markdown(self) -> str:
         return "".join(self._settled_text) + self._tail
@@ -233,6 +285,7 @@ class MarkdownView(StableHints, QWidget):
                 self._tail = self._tail[cut:]
                 self._splitter.rebase(cut)
                 self._settled_in_last_group += final
+                self._highlight(self._tail_views[:final])
                 del self._tail_views[:final]
         if show:
             self.show_new()
@@ -255,6 +308,7 @@ class MarkdownView(StableHints, QWidget):
             self._settled_text.append(self._tail)
             self._tail = ""
         self._settled_in_last_group += len(self._tail_views)
+        self._highlight(self._tail_views)
         self._tail_views.clear()
         self._splitter = SettledSplitter()
 
@@ -274,7 +328,20 @@ class MarkdownView(StableHints, QWidget):
         self._settled_text.append(text)
         self._show_tail(render_blocks(text))
         self._settled_in_last_group += len(self._tail_views)
+        self._highlight(self._tail_views)
         self._tail_views.clear()
+
+    @staticmethod
+    def _highlight(views: list[BlockView]) -> None:
+        """Settled code is coloured between frames, never within one."""
+        for view in views:
+            if isinstance(view, CodeBlockView):
+                highlight.queue().add(view, theme.current().pygments_style)
+
+    def restyle(self, _palette: object = None) -> None:
+        """The theme changed: recolour every block."""
+        for view in self.block_views():
+            view.restyle()
 
     def _show_tail(self, blocks: list[Block]) -> None:
         """Make the tail widgets show `blocks`, reusing those whose kind still matches."""
@@ -336,11 +403,12 @@ def _discard(widget: QWidget) -> None:
 
 
 STYLE = """
-#codeBlock { background: #f6f8fa; border: 1px solid #e1e4e8; border-radius: 8px; }
-#codeLanguage { color: #6e7781; }
+#codeBlock { background: $code_bg; border: 1px solid $code_border; border-radius: 8px; }
+#codeLanguage { color: $text_faint; }
 #codeCopy {
-    border: none; background: transparent; color: #0969da; padding: 2px 8px; border-radius: 4px;
+    border: none; background: transparent; color: $link; padding: 2px 8px; border-radius: 4px;
 }
-#codeCopy:hover { background: #e6ebf1; }
-#codeText { color: #1f2328; }
+#codeCopy:hover { background: $hover; }
+#codeCopy:focus { border: 2px solid $focus; padding: 0px 6px; }
+#codeText { color: $text; }
 """

@@ -52,6 +52,7 @@ class RichTextView(QWidget):
         super().__init__(parent)
         self._rich = rich
         self._text: str | None = None
+        self._style_sheet = style_sheet
         self._document = _blank_document(style_sheet).clone(self)
         self._document.setDocumentMargin(0)  # not cloned
         self._document.setUndoRedoEnabled(False)
@@ -87,6 +88,19 @@ class RichTextView(QWidget):
         self._heights.clear()
         self.setAccessibleName(self._document.toPlainText())
         self.updateGeometry()
+        self.update()
+
+    def set_style_sheet(self, style_sheet: str) -> None:
+        """Lay the text out again under another style sheet (a new theme's colours)."""
+        if style_sheet == self._style_sheet:
+            return
+        self._style_sheet = style_sheet
+        self._document.setDefaultStyleSheet(style_sheet)
+        if self._rich and self._text is not None:
+            self._document.setHtml(self._text)  # the style sheet applies as HTML is read
+            self._selection = QTextCursor(self._document)
+            self._heights.clear()
+            self.updateGeometry()
         self.update()
 
     def plain_text(self) -> str:

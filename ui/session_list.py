@@ -190,6 +190,7 @@ class SessionList(QWidget):
             "The chat and all its messages will be removed. This can't be undone."
         )
         delete_button = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+        delete_button.setProperty("destructive", True)  # drawn in the theme's danger colour
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
         box.setWindowModality(Qt.WindowModality.WindowModal)
@@ -208,16 +209,22 @@ class SessionList(QWidget):
 
 STYLE = """
 #newChatButton {
-    background: #ffffff; border: 1px solid #d0d7de; border-radius: 8px;
-    padding: 7px 10px; text-align: left; font-weight: 600; color: #24292f;
+    background: $surface; border: 1px solid $border; border-radius: 8px;
+    padding: 7px 10px; text-align: left; font-weight: 600; color: $text;
 }
-#newChatButton:hover { background: #eef1f4; }
+#newChatButton:hover { background: $hover; }
+#newChatButton:focus { border: 2px solid $focus; padding: 6px 9px; }
 #sessionSearch {
-    background: #ffffff; border: 1px solid #d0d7de; border-radius: 8px; padding: 5px 8px;
-    color: #24292f;
+    background: $surface; border: 1px solid $border; border-radius: 8px; padding: 5px 8px;
+    color: $text;
 }
-#sessionList { background: transparent; border: none; outline: 0; color: #24292f; }
+#sessionSearch:focus { border: 2px solid $focus; padding: 4px 7px; }
+#sessionList {
+    background: transparent; border: 2px solid transparent; border-radius: 8px; outline: 0;
+    color: $text;
+}
+#sessionList:focus { border: 2px solid $focus; }
 #sessionList::item { padding: 7px 8px; border-radius: 6px; margin: 1px 0px; }
-#sessionList::item:hover { background: #e9ecef; }
-#sessionList::item:selected { background: #dde3ea; color: #1f2328; }
+#sessionList::item:hover { background: $hover; }
+#sessionList::item:selected { background: $selected; color: $text; }
 """

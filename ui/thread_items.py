@@ -173,21 +173,24 @@ class ErrorCard(StableHints, QFrame):
 
 
 STYLE = """
-#userBubble { background: #e7effd; border-radius: 14px; }
-#userText { color: #1f2328; }
-#messageMarker { color: #6e7781; font-style: italic; }
-#messageMarker[status="failed"] { color: #b42318; }
-#noticeLine { background: #f6f8fa; border: 1px solid #e1e4e8; border-radius: 8px; }
-#noticeLine[kind="warning"] { background: #fff8e6; border-color: #f3d58b; }
+#userBubble { background: $bubble; border-radius: 14px; }
+#userText { color: $bubble_text; }
+#messageMarker { color: $text_faint; font-style: italic; }
+#messageMarker[status="failed"] { color: $danger; }
+#noticeLine { background: $raised; border: 1px solid $border_soft; border-radius: 8px; }
+#noticeLine #noticeText { color: $text; }
+#noticeLine[kind="warning"] { background: $warning_bg; border-color: $warning_border; }
+#noticeLine[kind="warning"] #noticeText { color: $warning_text; }
 #noticeLine[kind="stopped"] { background: transparent; border: none; }
-#noticeLine[kind="stopped"] #noticeText { color: #6e7781; font-style: italic; }
-#errorCard { background: #fdf1f0; border: 1px solid #f1bcb8; border-radius: 10px; }
-#errorTitle { font-weight: 600; color: #b42318; }
-#errorDetail { color: #3d2b2a; }
+#noticeLine[kind="stopped"] #noticeText { color: $text_faint; font-style: italic; }
+#errorCard { background: $danger_bg; border: 1px solid $danger_border; border-radius: 10px; }
+#errorTitle { font-weight: 600; color: $danger; }
+#errorDetail { color: $text; }
 #errorCard QPushButton {
-    background: #ffffff; border: 1px solid #d0d7de; border-radius: 6px; padding: 4px 14px;
-    color: #24292f;
+    background: $surface; border: 1px solid $border; border-radius: 6px; padding: 4px 14px;
+    color: $text;
 }
-#errorCard QPushButton:hover { background: #f3f4f6; }
-#errorCard QPushButton:disabled { color: #8c959f; }
+#errorCard QPushButton:hover { background: $hover; }
+#errorCard QPushButton:focus { border: 2px solid $focus; padding: 3px 13px; }
+#errorCard QPushButton:disabled { color: $text_faint; }
 """

@@ -33,6 +33,7 @@ from desktop.events import (
     TurnFinished,
     TurnStarted,
 )
+from ui import theme
 from ui.labels import DEFAULT_POINT_SIZE, StableHints
 from ui.markdown_view import ProseBlockView
 from ui.thread_items import (
@@ -43,7 +44,7 @@ from ui.thread_items import (
     NoticeLine,
     UserBubble,
 )
-from ui.tool_card import ToolCard
+from ui.tool_card import ToolCard, ToolRun
 
 # The worst gaps between frames are about FRAME_MS plus how much a frame's work varies:
 # 10 ms keeps them under 20 ms (bench/ui_stream.py) where 12 ms reached it on a busy machine.
@@ -58,10 +59,9 @@ EVENT_CHARS = 200  # what a card or a message costs beyond its text
 # out within a few dozen milliseconds and a steady stream waits about three frames.
 PACE_SHARE = 0.3
 PACE_MIN_CHARS = 12
-BACKGROUND = "#ffffff"
-TEXT = "#1f2328"
 MAX_COLUMN_WIDTH = 860
 BOTTOM_SLACK_PX = 24
+UNNAMED_CALL = "A tool call"
 EMPTY_HINT = "Ask Claude anything.\nEnter sends, Shift+Enter starts a new line."
 
 
@@ -91,17 +91,11 @@ class ThreadView(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.column = _Column()
         self.column.setObjectName("threadColumn")
-        # Colours by palette, not style sheet: a style-sheet background makes the column
-        # non-opaque to Qt, and then scrolling repaints the whole viewport instead of
-        # shifting the pixels already drawn.
-        palette = self.column.palette()
-        palette.setColor(QPalette.ColorRole.Window, QColor(BACKGROUND))
-        palette.setColor(QPalette.ColorRole.WindowText, QColor(TEXT))
-        self.column.setPalette(palette)
         self.column.setAutoFillBackground(True)
         self.column.grows_in_place()
-        self.viewport().setPalette(palette)
         self.viewport().setAutoFillBackground(True)
+        self._paint(theme.current())
+        theme.theme().changed.connect(self._paint)
         font = self.column.font()
         self.base_pt = max(font.pointSizeF(), DEFAULT_POINT_SIZE)
         font.setPointSizeF(self.base_pt)
@@ -137,6 +131,17 @@ class ThreadView(QScrollArea):
         self._scroll_pending = False
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._on_scrolled)
+
+    def _paint(self, colours: theme.Palette) -> None:
+        # Colours by palette, not style sheet: a style-sheet background makes the column
+        # non-opaque to Qt, and then scrolling repaints the whole viewport instead of
+        # shifting the pixels already drawn.
+        palette = self.column.palette()
+        palette.setColor(QPalette.ColorRole.Window, QColor(colours.canvas))
+        palette.setColor(QPalette.ColorRole.WindowText, QColor(colours.text))
+        palette.setColor(QPalette.ColorRole.Text, QColor(colours.text))
+        self.column.setPalette(palette)
+        self.viewport().setPalette(palette)
 
     # -- building the column ------------------------------------------------------
 
@@ -336,12 +341,12 @@ class ThreadView(QScrollArea):
             started = ToolCard(event.label or event.name, event.summary)
             started.allow_requested.connect(self.allow_host_requested)
             self._tool_cards[event.tool_use_id] = started
-            self._add(started)
+            self._add_tool_card(started)
         else:
             card = self._tool_cards.get(event.tool_use_id)
-            if card is None:
-                card = self._tool_cards[event.tool_use_id] = ToolCard(event.tool_use_id)
-                self._add(card)
+            if card is None:  # a result whose call was not shown: never show its internal id
+                card = self._tool_cards[event.tool_use_id] = ToolCard(UNNAMED_CALL)
+                self._add_tool_card(card)
             card.finish(
                 is_error=event.is_error,
                 summary=event.summary,
@@ -350,6 +355,22 @@ class ThreadView(QScrollArea):
                 notices=event.notices,
                 offers=event.offers,
             )
+
+    def _add_tool_card(self, card: ToolCard) -> None:
+        """A call right after another joins it in one "N steps" run (made on the second)."""
+        at = self._history_at if self._history_at is not None else self._layout.count() - 1
+        item = self._layout.itemAt(at - 1)
+        previous = item.widget() if item is not None else None
+        if isinstance(previous, ToolRun):
+            previous.add(card)
+        elif isinstance(previous, ToolCard):
+            run = ToolRun()
+            self._layout.replaceWidget(previous, run)
+            run.show()
+            run.add(previous)
+            run.add(card)
+        else:
+            self._add(card)
 
     def turn_ended(self, *, stopped: bool) -> None:
         """The turn's task is over; if it was stopped, say so where it stopped."""
@@ -453,8 +474,15 @@ class ThreadView(QScrollArea):
         height = max(self._layout.totalHeightForWidth(width), self.viewport().height())
         if self.column.width() != width or self.column.height() != height:
             follow = self._follow
+            bar = self.verticalScrollBar()
+            from_bottom = bar.maximum() - bar.value()
+            narrower_or_wider = self.column.width() != width
             self.column.resize(width, height)
-            if follow and self._frame.isActive():
+            if narrower_or_wider and not follow:
+                # The text wrapped anew (a scroll bar came or went, the window was resized):
+                # what the person was reading stays where it was, as history does above it.
+                bar.setValue(bar.maximum() - from_bottom)
+            elif follow and self._frame.isActive():
                 # Qt scrolls by shifting the pixels already drawn, unless part of the
                 # area still needs painting (it will not "scroll junk"), and the
                 # streaming tail just changed: that would repaint the whole viewport
@@ -481,6 +509,8 @@ def _cost(event: AgentEvent) -> int:
 
 
 STYLE = """
-#thinking { color: #6e7781; font-style: italic; }
-#emptyThread { color: #8c959f; padding-top: 120px; }
+#threadStack { border: 2px solid transparent; border-radius: 6px; }
+#threadStack[focused="true"] { border-color: $focus; }
+#thinking { color: $text_faint; font-style: italic; }
+#emptyThread { color: $text_faint; padding-top: 120px; }
 """

@@ -27,9 +27,6 @@ class WelcomePanel(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("welcomePanel")
-        self.setStyleSheet(
-            "#welcomePanel { background: #eef4ff; border: 1px solid #c9dafb; border-radius: 8px; }"
-        )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 10, 14, 10)
         paragraphs = [WHAT_IT_DOES]
@@ -45,3 +42,9 @@ class WelcomePanel(QFrame):
 
     def text(self) -> str:
         return "\n".join(label.text() for label in self.labels)
+
+
+STYLE = """
+#welcomePanel { background: $bubble; border: 1px solid $border_soft; border-radius: 8px; }
+#welcomePanel QLabel { color: $bubble_text; }
+"""

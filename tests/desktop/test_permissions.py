@@ -174,10 +174,11 @@ def test_denial_with_a_reason_reaches_the_model_and_nothing_runs(
     assert "denied" in result["content"][0]["text"] and "not today" in result["content"][0]["text"]
     assert [e.outcome for e in events if isinstance(e, ToolFinished)] == ["denied"]
     audit = workspace.store.audit()
-    assert (audit[0].decision, audit[0].decided_by, audit[0].outcome) == (
+    assert (audit[0].decision, audit[0].decided_by, audit[0].outcome, audit[0].reason) == (
         "denied",
         "person",
         "not run",
+        "not today",
     )
 
 

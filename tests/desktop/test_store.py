@@ -108,3 +108,28 @@ def test_blank_rename_keeps_a_title(tmp_path: Path, bad: str) -> None:
     store.rename_session(s.id, bad)
     assert store.session(s.id).title == "New chat"
     store.close()
+
+
+def test_an_audit_log_from_before_reasons_opens_and_keeps_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    with sqlite3.connect(path) as raw:  # the audit table as it was before denials kept a reason
+        raw.execute(
+            "CREATE TABLE audit (id INTEGER PRIMARY KEY, at REAL NOT NULL, session_id INTEGER,"
+            " tool TEXT NOT NULL, action TEXT NOT NULL, summary TEXT NOT NULL,"
+            " input_digest TEXT NOT NULL, decision TEXT NOT NULL, decided_by TEXT NOT NULL,"
+            " outcome TEXT, duration_ms INTEGER)"
+        )
+        raw.execute(
+            "INSERT INTO audit (at, tool, action, summary, input_digest, decision, decided_by)"
+            " VALUES (1.0, 'mail', 'send', 'Send a mail', 'abc', 'denied', 'person')"
+        )
+        raw.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+    store = Store.open(path)
+    try:
+        assert store.notice is None
+        [old] = store.audit()
+        assert (old.summary, old.reason) == ("Send a mail", "")
+        store.add_audit(old.model_copy(update={"id": None, "reason": "not to my boss"}))
+        assert [entry.reason for entry in store.audit("boss")] == ["not to my boss"]
+    finally:
+        store.close()

@@ -29,6 +29,13 @@ def test_first_run_without_a_key_opens_settings_with_a_welcome(
     assert dialog.welcome is not None and "Anthropic API key" in dialog.welcome.text()
     assert "Claude can act for you" in dialog.welcome.text()
     assert dialog._stack.currentIndex() == 0  # the Model page
+    assert dialog.welcome.isVisible()
+    dialog.select_page("permissions")  # the welcome is about the key: it stays on its page
+    assert not dialog.welcome.isVisible()
+    dialog.select_page("model")
+    assert dialog.welcome.isVisible()
+    # The dialog is big enough for the Model page with the welcome, on a laptop screen.
+    assert dialog.width() >= 1000 and dialog.height() >= 700
     workspace.store.close()
 
 

@@ -372,8 +372,8 @@ def test_tool_calls_show_as_cards_between_the_replies(qtbot, window, model_serve
     ]
     card = items[2]
     assert isinstance(card, ToolCard)
-    assert card.title.text() == "open_app" and card.state.text() == "Failed"
-    assert card.outcome.text()  # the registry's "no such tool" answer
+    assert card.title.text() == "open_app" and card.state.text() == "No such tool"
+    assert "not available here" in card.note.text()  # the registry's answer, for a person
     assert "Notes cannot be opened here." in window.thread.rendered_text()
 
 

@@ -216,3 +216,42 @@ def test_streaming_keeps_settled_widgets_and_small_groups(qtbot, monkeypatch) ->
     # ...and the blocks live in small groups, so a frame lays out a group, not the reply.
     sizes = [len(group.views()) for group in view._groups]
     assert sum(sizes) == 120 and max(sizes) <= markdown_view.GROUP_SIZE + 2
+
+
+def test_streamed_code_is_coloured_once_settled_never_while_it_grows(qtbot) -> None:  # type: ignore[no-untyped-def]
+    import ui.highlight as highlight
+
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.resize(700, 400)
+    view.show()
+    view.append("Try this:\n\n```python\nimport os\n")
+    [code] = view.findChildren(CodeBlockView)
+    for line in ("def home():\n", "    return os.environ['HOME']\n"):
+        view.append(line)
+        qtbot.wait(20)  # turns of the event loop, as between frames
+        assert not code.highlighted  # still growing: left plain, no lexing in the frames
+    view.append("```\n\nThat prints your home folder.\n\n")
+    qtbot.waitUntil(lambda: code.highlighted)  # settled: coloured between frames
+    assert not highlight.queue().busy
+    coloured = {r.format.foreground().color().name() for r in _formats(code)}
+    assert len(coloured) >= 2  # keywords, names and strings apart
+    assert code.code.plain_text() == "import os\ndef home():\n    return os.environ['HOME']"
+
+
+def test_code_in_an_unknown_language_stays_plain(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.set_markdown("```no-such-language\nsome text\n```\n")
+    [code] = view.findChildren(CodeBlockView)
+    qtbot.wait(200)
+    assert not code.highlighted and not _formats(code)
+
+
+def _formats(code: CodeBlockView) -> list:  # type: ignore[type-arg]
+    found = []
+    block = code.code.document().firstBlock()
+    while block.isValid():
+        found += block.layout().formats()
+        block = block.next()
+    return found

@@ -117,19 +117,30 @@ def test_each_rule_shows_its_scope_and_can_be_narrowed_or_removed(
     }
 
 
-def audit(workspace: Workspace, tool: str, action: str, decision: str, outcome: str) -> None:
+def audit(
+    workspace: Workspace,
+    tool: str,
+    action: str,
+    decision: str,
+    outcome: str,
+    *,
+    by: str = "person",
+    reason: str = "",
+    summary: str = "",
+) -> None:
     workspace.store.add_audit(
         AuditEntry(
             at=time.time(),
             session_id=None,
             tool=tool,
             action=action,
-            summary=f"{tool} {action}",
+            summary=summary or f"{tool} {action}",
             input_digest="0" * 16,
             decision=decision,
-            decided_by="person",
+            decided_by=by,
             outcome=outcome,
             duration_ms=12,
+            reason=reason,
         )
     )
 
@@ -141,17 +152,47 @@ def test_audit_lists_filters_and_exports_csv(qtbot, workspace: Workspace, tmp_pa
     page = dialog.page("audit")
     assert isinstance(page, AuditPage)
     assert page.table.rowCount() == 2
-    assert page.table.item(0, 1).text() == "browser"  # newest first
+    assert page.table.item(0, 1).text() == "browser · navigate"  # newest first
     qtbot.keyClicks(page.filter, "mail")
-    assert page.table.rowCount() == 1 and page.table.item(0, 2).text() == "mail_send"
+    assert page.table.rowCount() == 1 and page.table.item(0, 1).text() == "macos · mail_send"
 
     target = tmp_path / "audit.csv"
     page.export_to(target)
     with target.open(encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
-    assert rows[0][:3] == ["time", "tool", "action"]
+    assert rows[0][:3] == ["time", "tool", "action"] and rows[0][-1] == "reason"
     assert [r[1:3] for r in rows[1:]] == [["macos", "mail_send"]]
     assert "Exported 1 entries" in page.status.text()
 
     page.export_to(tmp_path / "missing-folder" / "audit.csv")
     assert "Couldn't write" in page.status.text()
+
+
+def test_audit_says_why_each_call_was_denied_and_shows_the_whole_summary(
+    qtbot, aloop, workspace: Workspace
+) -> None:  # type: ignore[no-untyped-def]
+    long = "Run JavaScript on " + "https://shop.example.com/checkout/" * 4
+    audit(workspace, "browser", "javascript_exec", "denied", "not run", summary=long)
+    audit(workspace, "finder", "delete", "denied", "not run", by="rule", reason="set to Never")
+    audit(workspace, "mail", "send", "denied", "not run", reason="not to my boss")
+    audit(workspace, "browser", "navigate", "allowed", "ok")
+    dialog = open_page(qtbot, workspace, "audit")
+    page = dialog.page("audit")
+    assert isinstance(page, AuditPage)
+    headers = [page.table.horizontalHeaderItem(c).text() for c in range(page.table.columnCount())]
+    reasons = [page.table.item(row, headers.index("Reason")).text() for row in range(4)]
+    assert reasons == ["", "“not to my boss”", "Your “Never” rule", "You said no"]
+    assert page.table.item(1, headers.index("Decision")).text() == "Denied by you"
+
+    # The long summary wraps onto more lines instead of being cut off.
+    summary = headers.index("Summary")
+    qtbot.waitUntil(lambda: page.table.rowHeight(3) > page.table.rowHeight(0))
+    width = page.table.columnWidth(summary)
+    lines = page.table.rowHeight(3) // page.table.fontMetrics().lineSpacing()
+    assert page.table.fontMetrics().horizontalAdvance(long) <= width * lines
+
+    # Nothing to save on this page: it offers Close, and no Save that would do nothing.
+    assert not dialog.button(QDialogButtonBox.StandardButton.Save).isVisible()
+    assert dialog.button(QDialogButtonBox.StandardButton.Cancel).text() == "Close"
+    dialog.select_page("model")
+    assert dialog.button(QDialogButtonBox.StandardButton.Save).isVisible()

@@ -11,16 +11,32 @@ from tests.ui import test_main_window as main_window_tests
 from tests.ui.test_main_window import finish_turn, settle, type_and_send
 from tools.base import Risk
 from ui.main_window import MainWindow
-from ui.tool_card import ToolCard
+from ui.tool_card import ToolCard, ToolRun
 
 window = main_window_tests.window
 
 
-def card_texts(window: MainWindow) -> list[tuple[str, str, str, str, int]]:
-    """What a person reads on each card: label, summary, state, outcome, thumbnails."""
+def card_texts(window: MainWindow) -> list[tuple[str, str, str, str, str, int]]:
+    """What a person reads on each call's card: label, target, status, what it means, the
+    tool's own text, thumbnails."""
     return [
-        (c.title.text(), c.detail.text(), c.state.text(), c.outcome.text(), len(c.thumbnails))
+        (
+            c.title.text(),
+            c.detail.text(),
+            c.state.text(),
+            c.note.text(),
+            c.outcome.text(),
+            len(c.thumbnails),
+        )
         for c in window.thread.findChildren(ToolCard)
+    ]
+
+
+def run_lines(window: MainWindow) -> list[tuple[str, str, str, int]]:
+    """Each "N steps" run's line and how many calls it holds."""
+    return [
+        (r.title.text(), r.detail.text(), r.state.text(), len(r.cards()))
+        for r in window.thread.findChildren(ToolRun)
     ]
 
 
@@ -49,13 +65,18 @@ def test_cards_read_the_same_live_and_after_a_restart(
         settle(aloop, lambda s=sheet: window.approval_sheet is not s, "the sheet to close")
     finish_turn(aloop, window)
     live = card_texts(window)
-    assert [(title, state) for title, _, state, _, _ in live] == [
+    assert [(title, state) for title, _, state, *_ in live] == [
         ("Notebook: write", "Done"),
         ("Notebook: notebook", "Failed"),
-        ("teleport", "Failed"),
-        ("Notebook: write", "Denied by you"),
+        ("teleport", "No such tool"),
+        ("Notebook: write", "You denied this"),
     ]
-    assert live[0][1] == "Notebook: write 'milk'"
+    assert live[0][1] == "'milk'"  # the label is not said twice
+    assert "Claude was told" in live[3][3] and "Do not try" not in live[3][4]
+    # Four calls in a row (two replies, no text between them) fold into one run.
+    assert run_lines(window) == [
+        ("4 steps", "Notebook, teleport", "2 failed · 1 denied by you · 1 done", 4)
+    ]
 
     # A restart: a new window on the same data, the chat opened from the list.
     workspace.registry.remove("notebook")
@@ -64,3 +85,4 @@ def test_cards_read_the_same_live_and_after_a_restart(
     qtbot.addWidget(reopened)
     reopened.open_session(window.current_session_id)
     assert card_texts(reopened) == live
+    assert run_lines(reopened) == run_lines(window)

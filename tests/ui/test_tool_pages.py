@@ -48,6 +48,11 @@ def test_apps_page_shows_mac_availability_and_automation_states(
         for r in range(page.table.rowCount())
     ]
     assert rows == [("Calendar", "Allowed"), ("Mail", "Not allowed")]
+    for table in (page.table, page.presets):  # every column title shows whole
+        header = table.horizontalHeader()
+        for column in range(table.columnCount()):
+            title = table.horizontalHeaderItem(column).text()
+            assert header.sectionSize(column) > header.fontMetrics().horizontalAdvance(title)
     if sys.platform != "darwin":
         assert "macOS only" in page.status.text() and not page.open_settings.isEnabled()
     # what Deskhand saw is remembered across restarts

@@ -77,7 +77,7 @@ def test_three_calls_give_three_sheets_in_order(
         qtbot.mouseClick(sheet.allow_once if allow else sheet.deny, Qt.MouseButton.LeftButton)
     finish_turn(aloop, window)
     assert seen == ["one", "two", "three"] and notebook.lines == ["one", "three"]
-    assert [c.state.text() for c in cards(window)] == ["Done", "Denied by you", "Done"]
+    assert [c.state.text() for c in cards(window)] == ["Done", "You denied this", "Done"]
 
 
 def test_stop_while_the_sheet_is_open_closes_it_and_denies(
@@ -203,7 +203,8 @@ def test_a_denied_action_still_says_denied_when_the_session_is_reopened(
     qtbot.mouseClick(window.approval_sheet.deny, Qt.MouseButton.LeftButton)
     finish_turn(aloop, window)
     [live] = cards(window)
-    assert live.state.text() == "Denied by you"
+    assert live.state.text() == "You denied this"
+    assert "Do not try" not in live.plain_text()  # the model's phrase stays the model's
     # What the model read carries nothing of Deskhand's own bookkeeping.
     result = model_server.message_requests[1]["messages"][-1]["content"][0]
     assert result["type"] == "tool_result" and "deskhand_outcome" not in result
@@ -211,4 +212,4 @@ def test_a_denied_action_still_says_denied_when_the_session_is_reopened(
     qtbot.addWidget(reopened)
     reopened.open_session(window.current_session_id)
     [card] = reopened.thread.findChildren(ToolCard)
-    assert card.state.text() == "Denied by you"
+    assert card.state.text() == "You denied this"

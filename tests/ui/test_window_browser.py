@@ -81,7 +81,7 @@ def test_browsing_shows_cards_a_screenshot_and_asks_before_javascript(
         "Browser: screenshot",
         "Browser: javascript exec",
     ]
-    assert [c.state.text() for c in cards] == ["Done", "Done", "Denied by you"]
+    assert [c.state.text() for c in cards] == ["Done", "Done", "You denied this"]
     assert len(cards[1].thumbnails) == 1
     shot = model_server.message_requests[1]["messages"][-1]["content"][1]
     kinds = [item["type"] for item in shot["content"]]
@@ -92,7 +92,7 @@ def test_browsing_shows_cards_a_screenshot_and_asks_before_javascript(
     qtbot.addWidget(reopened)
     reopened.open_session(window.current_session_id)
     assert card_texts(reopened) == card_texts(window)
-    assert card_texts(reopened)[1][4] == 1  # the screenshot's thumbnail
+    assert card_texts(reopened)[1][5] == 1  # the screenshot's thumbnail
 
 
 def test_a_refused_local_request_shows_on_the_card_and_only_the_person_can_allow_it(

@@ -112,6 +112,7 @@ def test_a_long_call_shows_progress_and_stop_cancels_it(  # type: ignore[no-unty
     settle(aloop, lambda: len(cards(window)) == 1, "the card")
     [card] = cards(window)
     settle(aloop, lambda: "2/120" in card.progress.text(), "progress lines")
+    card.set_expanded(True)  # compact cards show progress on expand
     assert card.progress.isVisible() and card.state.text() == "Running…"
     qtbot.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)  # it is Stop now
     finish_turn(aloop, window)

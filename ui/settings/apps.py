@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QLabel, QPushButton, QTableWidget, QTableWidgetItem, QWidget
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QWidget,
+)
 
 from desktop.mac_setup import AUTOMATION_SETTINGS_URL, macos_status
 from desktop.workspace import Workspace
@@ -31,7 +38,7 @@ class AppsPage(FormPage):
         self.table.setObjectName("automationTable")
         self.table.setHorizontalHeaderLabels(["App", "Automation permission"])
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setStretchLastSection(True)
+        _fit_header(self.table)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         states = workspace.toolbox.automation.states()
         self.table.setRowCount(len(states))
@@ -50,9 +57,9 @@ class AppsPage(FormPage):
         explain.setWordWrap(True)
         self.presets = QTableWidget(0, 2)
         self.presets.setObjectName("presetsTable")
-        self.presets.setHorizontalHeaderLabels(["Layout preset (double-click to rename)", "Apps"])
+        self.presets.setHorizontalHeaderLabels(["Layout preset", "Apps"])
         self.presets.verticalHeader().hide()
-        self.presets.horizontalHeader().setStretchLastSection(True)
+        _fit_header(self.presets)
         self._preset_items: list[list[dict[str, object]]] = []
         for preset in workspace.settings.apps.presets:
             self._add_preset_row(preset.name, [item.model_dump() for item in preset.items])
@@ -63,10 +70,14 @@ class AppsPage(FormPage):
         self.layout_.addWidget(form)
         self.layout_.addWidget(explain)
         self.layout_.addWidget(self.table, 1)
-        self.layout_.addWidget(self.open_settings)
-        self.layout_.addWidget(hint_label("Layouts Claude saved or applied for you:"))
+        self.layout_.addWidget(self.open_settings, 0, Qt.AlignmentFlag.AlignLeft)
+        self.layout_.addWidget(
+            hint_label(
+                "Layouts Claude saved or applied for you (double-click a name to rename it):"
+            )
+        )
         self.layout_.addWidget(self.presets, 1)
-        self.layout_.addWidget(self.delete_preset)
+        self.layout_.addWidget(self.delete_preset, 0, Qt.AlignmentFlag.AlignLeft)
 
     def _add_preset_row(self, name: str, items: list[dict[str, object]]) -> None:
         row = self.presets.rowCount()
@@ -95,3 +106,13 @@ class AppsPage(FormPage):
         ]
         if any(not name for name in self.preset_names()):
             draft.problems["apps.presets"] = "A preset needs a name."
+
+
+def _fit_header(table: QTableWidget) -> None:
+    """Columns as wide as their titles and contents, the last taking the rest; room for rows."""
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setStretchLastSection(True)
+    table.setMinimumHeight(
+        header.sizeHint().height() + 4 * table.verticalHeader().defaultSectionSize()
+    )

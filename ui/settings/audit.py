@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QShowEvent
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -18,35 +18,50 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.audit_export import audit_rows, write_csv
+from desktop.audit_export import audit_rows, decision_text, reason_text, write_csv
 from desktop.workspace import Workspace
 from ui.settings.form import Draft, SettingsPage, hint_label
+
+COLUMNS = ["Time", "Action", "Summary", "Decision", "Reason", "Outcome"]
+SUMMARY, REASON = COLUMNS.index("Summary"), COLUMNS.index("Reason")
 
 
 class AuditPage(SettingsPage):
     """Every decision and execution, newest first, filterable and exportable as CSV."""
 
+    edits_settings = False
+
     def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._workspace = workspace
         self.filter = QLineEdit()
-        self.filter.setPlaceholderText("Filter by tool, action, summary, decision or outcome")
+        self.filter.setPlaceholderText("Filter by action, summary, decision, reason or outcome")
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self.refresh)
         self.export = QPushButton("Export CSV…")
         self.export.clicked.connect(self.choose_export_file)
         self.status = hint_label()
-        self.table = QTableWidget(0, 6)
+        self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("auditTable")
-        self.table.setHorizontalHeaderLabels(
-            ["Time", "Tool", "Action", "Summary", "Decision", "Outcome"]
-        )
+        self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setWordWrap(False)
+        # The summary wraps rather than being cut; rows are fitted as they scroll into view.
+        self.table.setWordWrap(True)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(SUMMARY, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(REASON, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(REASON, 150)
+        self._fitted: set[int] = set()
+        # Rows are fitted once the columns have their widths: after the layout settles.
+        self._fit_later = QTimer(self)
+        self._fit_later.setSingleShot(True)
+        self._fit_later.setInterval(0)
+        self._fit_later.timeout.connect(self._fit_rows)
+        self.table.verticalScrollBar().valueChanged.connect(lambda _value: self._fit_rows())
+        header.sectionResized.connect(self._refit)
         self._export_dialog: QFileDialog | None = None
 
         top = QHBoxLayout()
@@ -62,19 +77,48 @@ class AuditPage(SettingsPage):
         self.refresh()
         super().showEvent(event)
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_later.start()
+
     def refresh(self) -> None:
         entries = self._workspace.store.audit(self.filter.text())
         rows = audit_rows(entries)
         self.table.setRowCount(len(rows))
+        self._fitted.clear()
         for row, (entry, values) in enumerate(zip(entries, rows, strict=True)):
-            decision = f"{entry.decision} ({entry.decided_by})"
-            for column, text in enumerate(
-                (values[0], entry.tool, entry.action, entry.summary, decision, values[6])
-            ):
+            cells = (
+                values[0],
+                f"{entry.tool} · {entry.action}",
+                entry.summary,
+                decision_text(entry),
+                reason_text(entry),
+                values[6],
+            )
+            for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+                if column in (SUMMARY, REASON):
+                    item.setToolTip(text)
                 self.table.setItem(row, column, item)
+        self._fit_later.start()
         self.status.setText(f"{len(rows)} entries" if rows else "Nothing recorded yet.")
+
+    def _refit(self, column: int, _old: int, _new: int) -> None:
+        if column in (SUMMARY, REASON):  # a new width wraps the text differently
+            self._fitted.clear()
+            self._fit_later.start()
+
+    def _fit_rows(self) -> None:
+        """Fit the rows on screen to their wrapped text (all 5,000 at once would take long)."""
+        table = self.table
+        first = max(table.rowAt(0), 0)
+        last = table.rowAt(table.viewport().height() - 1)
+        last = table.rowCount() - 1 if last < 0 else last
+        for row in range(first, min(last + 10, table.rowCount())):
+            if row not in self._fitted:
+                self._fitted.add(row)
+                table.resizeRowToContents(row)
 
     def choose_export_file(self) -> None:
         dialog = QFileDialog(self, "Export audit log", str(Path.home() / "deskhand-audit.csv"))

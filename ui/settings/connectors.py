@@ -43,7 +43,7 @@ from desktop.mcp_config import (
 from desktop.mcp_source import McpSource, ServerState, ServerStatus
 from desktop.settings import KeyStorage
 from desktop.workspace import Workspace
-from ui.settings.form import ERROR_COLOR, Draft, SettingsForm, SettingsPage, TextField, hint_label
+from ui.settings.form import Draft, SettingsForm, SettingsPage, TextField, hint_label, set_role
 
 COMMAND, URL = "command", "url"
 NAME, ON, TRUSTED, STATUS = range(4)
@@ -197,7 +197,7 @@ class ConnectorsPage(SettingsPage):
         self.problem.setObjectName("connectorsProblem")
         self.problem.setWordWrap(True)
         self.problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.problem.setStyleSheet(f"color: {ERROR_COLOR};")
+        set_role(self.problem, "error")
         self.open_file = QPushButton("Open mcp.json")
         self.open_file.clicked.connect(self._open_file)
         self.reload = QPushButton("Reload")
@@ -447,12 +447,12 @@ class ConnectorsPage(SettingsPage):
     def show_problems(self, problems: Mapping[str, str]) -> set[str]:
         if PROBLEM_KEY in problems:
             self.message.setText(problems[PROBLEM_KEY])
-            self.message.setStyleSheet(f"color: {ERROR_COLOR};")
+            set_role(self.message, "error")
             return {PROBLEM_KEY}
         return set()
 
     def clear_problems(self) -> None:
-        self.message.setStyleSheet("")
+        set_role(self.message, "")
         self.message.clear()
 
     def after_save(self, draft: Draft, stored_in: KeyStorage | None) -> str | None:

@@ -7,12 +7,13 @@ input keeps the dialog open with everything the person typed. Cancel writes noth
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from pydantic import ValidationError
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QIcon
 from PySide6.QtWidgets import (
     QAbstractButton,
     QDialog,
@@ -29,16 +30,21 @@ from PySide6.QtWidgets import (
 
 from desktop.settings import Settings
 from desktop.workspace import Workspace
+from ui import theme
+from ui.settings.appearance import AppearancePage
 from ui.settings.apps import AppsPage
 from ui.settings.audit import AuditPage
 from ui.settings.browser import BrowserPage
 from ui.settings.connectors import ConnectorsPage
-from ui.settings.form import ERROR_COLOR, Draft, SettingsPage
+from ui.settings.form import Draft, SettingsPage, set_role
 from ui.settings.model import ModelPage
 from ui.settings.permissions import PermissionsPage
 from ui.welcome import WelcomePanel
 
 __all__ = ["PAGES", "PageSpec", "SettingsDialog"]
+
+SAVE = QDialogButtonBox.StandardButton.Save
+CANCEL = QDialogButtonBox.StandardButton.Cancel
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("browser", "Browser", BrowserPage),
     PageSpec("apps", "Apps", AppsPage),
     PageSpec("connectors", "Connectors", ConnectorsPage),
+    PageSpec("appearance", "Appearance", AppearancePage),
     PageSpec("audit", "Audit", AuditPage),
 )
 
@@ -75,15 +82,16 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Welcome to Deskhand" if welcome else "Settings")
         self.welcome = WelcomePanel() if welcome else None
-        self.setMinimumSize(720, 480)
-        self.resize(800, 620)
+        # Big enough for the widest page (Permissions' table) without a scroll bar.
+        self.setMinimumSize(820, 560)
+        self.resize(1060, 720)
         self._workspace = workspace
         self._pages: dict[str, SettingsPage] = {}
         self._titles: dict[str, str] = {}
 
         self._sidebar = QListWidget()
+        self._sidebar.setObjectName("settingsSidebar")
         self._sidebar.setFixedWidth(170)
-        self._sidebar.setSpacing(2)
         self._heading = QLabel()
         heading_font = self._heading.font()
         heading_font.setPointSizeF(heading_font.pointSizeF() * 1.35)
@@ -108,8 +116,11 @@ class SettingsDialog(QDialog):
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
         )
+        for button in self.buttons.buttons():
+            button.setIcon(QIcon())  # words alone, as everywhere else in the window
         self.buttons.accepted.connect(self._save)
         self.buttons.rejected.connect(self.reject)
+        self._close_text = "Cancel"  # "Close" once a Save left something to read
         self.finished.connect(self._stop_pages)
 
         content = QVBoxLayout()
@@ -128,6 +139,7 @@ class SettingsDialog(QDialog):
         layout.addLayout(body, 1)
         layout.addWidget(self._message)
         layout.addWidget(self.buttons)
+        theme.theme().attach(self, STYLE)
         self.select_page(page)
 
     def page(self, name: str) -> SettingsPage:
@@ -143,10 +155,31 @@ class SettingsDialog(QDialog):
 
     def _show_page(self, row: int) -> None:
         self._stack.setCurrentIndex(row)
-        self._heading.setText(list(self._titles.values())[row])
+        name = list(self._pages)[row]
+        self._heading.setText(self._titles[name])
+        if self.welcome is not None:  # the welcome introduces the key, on the Model page
+            self.welcome.setVisible(name == "model")
+        self._show_buttons(self._pages[name])
+
+    def _show_buttons(self, page: SettingsPage) -> None:
+        """A page with nothing to save offers Close, unless another page has unsaved edits."""
+        saving = page.edits_settings or self.has_unsaved_changes()
+        self.button(SAVE).setVisible(saving)
+        self.button(CANCEL).setText(self._close_text if saving else "Close")
+
+    def has_unsaved_changes(self) -> bool:
+        """Whether Save would change anything: a value edited, or a key typed."""
+        saved = self._workspace.settings.model_dump()
+        draft = Draft(data=copy.deepcopy(saved))
+        for page in self._pages.values():
+            if page.edits_settings:
+                page.collect(draft)
+        # Where the key goes is only a choice to save together with a key.
+        draft.data["key_storage"] = saved["key_storage"]
+        return draft.data != saved or any(p.holds_new_secret() for p in self._pages.values())
 
     def _say(self, text: str, *, error: bool) -> None:
-        self._message.setStyleSheet(f"color: {ERROR_COLOR};" if error else "")
+        set_role(self._message, "error" if error else "")
         self._message.setText(text)
         self._message.setVisible(bool(text))
 
@@ -177,7 +210,8 @@ class SettingsDialog(QDialog):
         notices = [text for page in pages if (text := page.after_save(draft, stored_in))]
         if notices:
             self._say(" ".join(notices), error=False)
-            self.button(QDialogButtonBox.StandardButton.Cancel).setText("Close")
+            self._close_text = "Close"
+            self.button(CANCEL).setText("Close")
             return
         self.accept()
 
@@ -199,3 +233,11 @@ class SettingsDialog(QDialog):
     def _stop_pages(self) -> None:
         for page in self._pages.values():
             page.stop()
+
+
+STYLE = """
+#settingsSidebar { padding: 4px; outline: 0; }
+#settingsSidebar::item { padding: 6px 10px; border-radius: 6px; margin: 1px 0px; }
+#settingsSidebar::item:hover { background: $hover; }
+#settingsSidebar::item:selected { background: $selected; color: $text; }
+"""

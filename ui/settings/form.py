@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
 from desktop.settings import KeyStorage
 
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1  # what a QSpinBox can hold
-ERROR_COLOR = "#d0342c"
 
 
 class FieldWidget(Protocol):
@@ -164,9 +163,16 @@ def error_label() -> QLabel:
     """Where a field's problem is shown; hidden while there is none."""
     label = hint_label()
     label.setForegroundRole(QPalette.ColorRole.WindowText)  # the placeholder colour is faded
-    label.setStyleSheet(f"color: {ERROR_COLOR};")
+    set_role(label, "error")
     label.hide()
     return label
+
+
+def set_role(label: QLabel, role: str) -> None:
+    """Colour a label by what it says ("error", or "" for plain text) through the theme."""
+    label.setProperty("role", role)
+    label.style().unpolish(label)
+    label.style().polish(label)
 
 
 class SettingsForm(QWidget):
@@ -181,7 +187,7 @@ class SettingsForm(QWidget):
         self._grid = QGridLayout(self)
         self._grid.setContentsMargins(0, 0, 0, 0)
         self._grid.setHorizontalSpacing(14)
-        self._grid.setVerticalSpacing(14)
+        self._grid.setVerticalSpacing(10)
         self._grid.setColumnStretch(1, 1)
         # Labels are as tall as one line edit, so they line up with a widget's first line.
         self._label_height = QLineEdit().sizeHint().height()
@@ -300,6 +306,8 @@ class Draft:
 class SettingsPage(QWidget):
     """One page of the dialog. Subclasses build their rows from the settings model."""
 
+    edits_settings = True  # False for a page with nothing to save (the dialog offers Close)
+
     def collect(self, draft: Draft) -> None:
         """Write this page's values (and problems found before validation) into `draft`."""
         raise NotImplementedError
@@ -310,6 +318,10 @@ class SettingsPage(QWidget):
 
     def clear_problems(self) -> None:
         pass
+
+    def holds_new_secret(self) -> bool:
+        """Whether the page holds a secret typed but not saved yet (an API key)."""
+        return False
 
     def after_save(self, draft: Draft, stored_in: KeyStorage | None) -> str | None:
         """Something the person should read now that the settings are saved, if any."""

@@ -295,6 +295,9 @@ class ModelPage(SettingsPage):
     def clear_problems(self) -> None:
         self.form.clear_problems()
 
+    def holds_new_secret(self) -> bool:
+        return bool(self.key_edit.text().strip())
+
     def after_save(self, draft: Draft, stored_in: KeyStorage | None) -> str | None:
         self.key_edit.clear()
         self._update_key_placeholder()

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QPushButton,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -45,6 +46,8 @@ class ModeField(QComboBox):
         super().__init__(parent)
         for mode, title in MODE_TITLES.items():
             self.addItem(title, mode.value)
+        self.setMinimumWidth(220)
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
 
     def field_value(self) -> str:
         return str(self.currentData())
