@@ -73,7 +73,10 @@ class Workspace:
             desktop_context=self.toolbox.desktop_context if self.toolbox.osa else None,
         )
         self.conversations = Conversations(
-            store=self.store, agent=self.agent, delete_session=self.delete_session
+            store=self.store,
+            agent=self.agent,
+            delete_session=self.delete_session,
+            attachments_dir=paths.attachments,
         )
         self.listeners: list[Callable[[Settings], None]] = []
         self._background: set[asyncio.Future[None]] = set()
@@ -158,7 +161,8 @@ class Workspace:
     def transcript(self, session_id: int) -> list[list[AgentEvent]]:
         """A stored chat as the events its turns emitted live, turn by turn (see transcript)."""
         return replay(
-            self.store.messages(session_id), lambda use: self.calls.card_for(use, session_id)
+            self.store.messages(session_id, replaced=True),
+            lambda use: self.calls.card_for(use, session_id),
         )
 
     async def list_models(self) -> list[str]:
