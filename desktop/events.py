@@ -67,6 +67,7 @@ class EarlierVersions(BaseModel):
     kind: Literal["earlier_versions"] = "earlier_versions"
     session_id: int
     versions: list[EarlierVersion]
+    current_prompt: str = ""  # the message that replaced them, as it reads now
 
 
 class MessageStarted(BaseModel):

@@ -73,6 +73,7 @@ def replay(messages: list[StoredMessage], card_for: CardFor) -> list[Turn]:
                     EarlierVersions(
                         session_id=message.session_id,
                         versions=_versions(replaced, message.id),
+                        current_prompt=message.text,
                     )
                 )
             turns[-1].extend(_user_events(message))

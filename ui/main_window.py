@@ -10,14 +10,24 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections import OrderedDict
+from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
+from PySide6.QtCore import QStandardPaths, Qt, QTimer
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeySequence,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
+    QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -31,16 +41,27 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop import export
 from desktop.approvals import ApprovalRequest
+from desktop.attachments import Attachment
 from desktop.browser_setup import find_browser
-from desktop.conversations import ConversationEvent, TurnRunning
+from desktop.conversations import ConversationEvent, HistoryReplaced, TurnRunning
 from desktop.events import MessageCommitted, TurnFinished, Usage
 from desktop.permissions import MODE_TITLES, Mode
 from desktop.workspace import Workspace
-from ui import composer, markdown_view, session_list, thread_items, thread_view, tool_card
+from ui import (
+    attachment_views,
+    composer,
+    earlier_versions,
+    markdown_view,
+    session_list,
+    thread_items,
+    thread_view,
+    tool_card,
+)
 from ui.approval_sheet import ApprovalSheet
 from ui.browser_download import BrowserDownloadDialog
-from ui.composer import Composer
+from ui.composer import Composer, local_files
 from ui.session_list import SessionList
 from ui.thread_view import ThreadView
 
@@ -102,6 +123,8 @@ class MainWindow(QMainWindow):
         self._draft: ThreadView | None = None
         self._first_run_checked = False
         self.download_task: asyncio.Future[bool] | None = None
+        self.export_dialog: QFileDialog | None = None
+        self.setAcceptDrops(True)  # files dropped anywhere on the window are attached
 
         self.sessions = SessionList(workspace.store)
         self.sessions.new_chat_requested.connect(self.new_chat)
@@ -121,7 +144,7 @@ class MainWindow(QMainWindow):
         self.banners = QVBoxLayout()
         self.banners.setContentsMargins(16, 0, 16, 0)
         self.stack = QStackedWidget()
-        self.composer = Composer()
+        self.composer = Composer(attacher=workspace.conversations)
         self.composer.submitted.connect(self._submit)
         self.composer.stop_requested.connect(self.stop)
         main = QWidget()
@@ -254,12 +277,28 @@ class MainWindow(QMainWindow):
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         quit_action.triggered.connect(self.close)
+        export_chat = QAction("&Export Chat as Markdown…", self)
+        export_chat.setShortcut(QKeySequence("Ctrl+Shift+E"))
+        export_chat.triggered.connect(self.export_chat)
         menu.addAction(new_chat)
+        menu.addAction(export_chat)
         menu.addSeparator()
         menu.addAction(settings)
         menu.addSeparator()
         menu.addAction(quit_action)
         self.settings_action = settings
+        self.export_action = export_chat
+
+        edit = self.menuBar().addMenu("&Edit")
+        copy_reply = QAction("Copy &Last Reply", self)
+        copy_reply.setShortcut(QKeySequence("Ctrl+Shift+C"))
+        copy_reply.triggered.connect(self.copy_last_reply)
+        attach = QAction("&Attach Files…", self)
+        attach.setShortcut(QKeySequence("Ctrl+Shift+A"))
+        attach.triggered.connect(self.composer.choose_files)
+        edit.addAction(copy_reply)
+        edit.addAction(attach)
+        self.copy_reply_action = copy_reply
 
     # -- views ----------------------------------------------------------------------
 
@@ -277,6 +316,9 @@ class MainWindow(QMainWindow):
         view = ThreadView(session_id)
         view.retry_requested.connect(self.retry)
         view.settings_requested.connect(lambda: self.open_settings())
+        view.edit_requested.connect(self.edit_message)
+        view.regenerate_requested.connect(self.regenerate)
+        view.continue_requested.connect(self.continue_reply)
         self.stack.addWidget(view)
         return view
 
@@ -322,6 +364,7 @@ class MainWindow(QMainWindow):
             view.load(self.workspace.transcript(session_id))
             view.set_busy(self.conversations.is_running(session_id))
             self._views[session_id] = view
+            self._offer_turn_actions(session_id)
         else:
             self._views.move_to_end(session_id)
         self._show(view, session_id)
@@ -357,12 +400,14 @@ class MainWindow(QMainWindow):
         return self.conversations.latest
 
     def _submit(self, text: str) -> None:
-        if self.send(text):
+        if self.send(text, self.composer.attachments()):
             self.composer.clear()
 
-    def send(self, text: str) -> bool:
+    def send(self, text: str, attached: list[Attachment] | None = None) -> bool:
         """Send a message in the current session (creating it if needed); False if refused."""
-        if not text.strip() or self.conversations.is_running(self.current_session_id):
+        if (not text.strip() and not attached) or self.conversations.is_running(
+            self.current_session_id
+        ):
             return False  # while a reply runs here, the button is Stop
         if self.current_session_id is None:
             session_id = self.conversations.create_session()
@@ -372,7 +417,7 @@ class MainWindow(QMainWindow):
             self._views[session_id] = view
             self.current_session_id = session_id
         session_id = self.current_session_id
-        self.conversations.send(session_id, text)
+        self.conversations.send(session_id, text, attached or [])
         self._show(self._views[session_id], session_id)
         self.sessions.refresh()
         return True
@@ -384,6 +429,85 @@ class MainWindow(QMainWindow):
     def stop(self) -> None:
         """Stop the reply running in the current session; its partial text stays."""
         self.conversations.stop(self.current_session_id)
+
+    def regenerate(self, session_id: int) -> None:
+        """Answer the last message again (the earlier answer stays as a version)."""
+        self.conversations.regenerate(session_id)
+
+    def edit_message(self, session_id: int, message_id: int, text: str) -> None:
+        """Resend an edited message; what followed it stays as the earlier version."""
+        self.conversations.edit(session_id, message_id, text)
+
+    def continue_reply(self, session_id: int) -> None:
+        self.conversations.continue_reply(session_id)
+
+    def _offer_turn_actions(self, session_id: int) -> None:
+        view = self._views.get(session_id)
+        if view is not None:
+            view.set_turn_actions(
+                regenerate=self.conversations.can_regenerate(session_id),
+                continue_=self.conversations.can_continue(session_id),
+            )
+
+    def copy_last_reply(self) -> bool:
+        """Copy Claude's newest answer in this chat, as Markdown; False when there is none."""
+        text = self.thread.last_reply_text()
+        if not text:
+            self.statusBar().showMessage("There is no reply to copy yet.", 3000)
+            return False
+        thread_items.copy_text(text)
+        self.statusBar().showMessage("Copied the last reply.", 3000)
+        return True
+
+    # -- export -------------------------------------------------------------------
+
+    def export_chat(self) -> None:
+        """Ask where, then write the chat as Markdown with its images beside it."""
+        session_id = self.current_session_id
+        session = self.workspace.store.session(session_id) if session_id is not None else None
+        if session is None:
+            self.statusBar().showMessage("Send a message first: this chat is empty.", 4000)
+            return
+        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+        name = re.sub(r'[\\/:*?"<>|\n]+', " ", session.title).strip() or "Chat"
+        dialog = QFileDialog(self, "Export chat", str(Path(folder) / f"{name}.md"))
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilter("Markdown (*.md)")
+        dialog.setDefaultSuffix("md")
+        dialog.fileSelected.connect(lambda path: self.export_to(session.id, Path(path)))
+        self.export_dialog = dialog
+        dialog.open()
+
+    def export_to(self, session_id: int, target: Path) -> bool:
+        session = self.workspace.store.session(session_id)
+        if session is None:
+            return False
+        try:
+            export.to_markdown(session.title, self.workspace.transcript(session_id), target)
+        except OSError as exc:
+            self.statusBar().showMessage(
+                f"Could not export to {target}: {exc.strerror or 'the folder is not writable'}.",
+                8000,
+            )
+            return False
+        self.statusBar().showMessage(f"Exported to {target}", 6000)
+        return True
+
+    # -- dropped files ----------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if local_files(event.mimeData()) or event.mimeData().hasImage():
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        if files := local_files(event.mimeData()):
+            self.composer.attach_paths(files)
+            event.acceptProposedAction()
+        elif event.mimeData().hasImage():
+            self.composer.editor.image_pasted.emit(event.mimeData().imageData())
+            event.acceptProposedAction()
 
     def is_running(self, session_id: int | None = None) -> bool:
         return self.conversations.is_running(
@@ -398,6 +522,10 @@ class MainWindow(QMainWindow):
         # Hidden threads of running sessions keep rendering, so switching back shows
         # the reply as it stands; sessions without a view only refresh the sidebar.
         view = self._views.get(event.session_id)
+        if isinstance(event, HistoryReplaced):
+            if view is not None:
+                view.reload(self.workspace.transcript(event.session_id))
+            return
         if isinstance(event, TurnRunning):
             if view is not None:
                 if not event.running:
@@ -406,6 +534,7 @@ class MainWindow(QMainWindow):
             if event.session_id == self.current_session_id:
                 self.composer.set_running(event.running)
             if not event.running:
+                self._offer_turn_actions(event.session_id)
                 self.sessions.refresh()
                 self._drop_old_views()
             return
@@ -501,5 +630,10 @@ STYLE = "\n".join(
         markdown_view.STYLE,
         tool_card.STYLE,
         composer.STYLE,
+        # Newer surfaces, drawn from the palette's roles so they follow light and dark.
+        attachment_views.STYLE,
+        earlier_versions.STYLE,
+        thread_items.ACTIONS_STYLE,
+        thread_view.JUMP_STYLE,
     ]
 )

@@ -5,26 +5,29 @@ ui/thread_items.py).
 `ThreadView.handle(event)` renders the agent's events. Text deltas are buffered and
 applied at most once per frame by a 10 ms timer, so a fast stream never causes one
 relayout per token; the column follows the newest text only while the person is
-already at the bottom.
+already at the bottom, and a "Jump to latest" button takes them back down.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QLabel,
     QScrollArea,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop.events import (
     AgentEvent,
+    EarlierVersions,
     MessageCommitted,
     MessageStarted,
     PromptAdded,
+    ReplyContinued,
     TextDelta,
     ToolFinished,
     ToolProgress,
@@ -33,14 +36,17 @@ from desktop.events import (
     TurnFinished,
     TurnStarted,
 )
+from ui.earlier_versions import EarlierVersionsView
 from ui.labels import DEFAULT_POINT_SIZE, StableHints
 from ui.markdown_view import ProseBlockView
 from ui.thread_items import (
+    CONTINUED,
     INTERRUPTED,
     STOPPED,
     AssistantMessage,
     ErrorCard,
     NoticeLine,
+    TurnActions,
     UserBubble,
 )
 from ui.tool_card import ToolCard
@@ -62,6 +68,7 @@ BACKGROUND = "#ffffff"
 TEXT = "#1f2328"
 MAX_COLUMN_WIDTH = 860
 BOTTOM_SLACK_PX = 24
+JUMP_MARGIN_PX = 14
 EMPTY_HINT = "Ask Claude anything.\nEnter sends, Shift+Enter starts a new line."
 
 
@@ -80,6 +87,9 @@ class ThreadView(QScrollArea):
     retry_requested = Signal(int)
     settings_requested = Signal()
     history_loaded = Signal()
+    edit_requested = Signal(int, int, str)  # session, message, new text
+    regenerate_requested = Signal(int)
+    continue_requested = Signal(int)
 
     def __init__(self, session_id: int | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -131,11 +141,22 @@ class ThreadView(QScrollArea):
         self._stop_shown = False
         self._tool_cards: dict[str, ToolCard] = {}
         self._error_cards: list[ErrorCard] = []
+        self._bubbles: list[UserBubble] = []
+        self._busy = False
+        self.turn_actions: TurnActions | None = None
 
         self._follow = True
         self._scroll_pending = False
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._on_scrolled)
+        # Over the viewport, not in the column: it stays put while the thread scrolls.
+        self.jump_button = QToolButton(self)
+        self.jump_button.setObjectName("jumpToLatest")
+        self.jump_button.setText("↓  Jump to latest")
+        self.jump_button.setToolTip("Scroll down to the reply as it is written")
+        self.jump_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.jump_button.clicked.connect(self.jump_to_latest)
+        self.jump_button.hide()
 
     # -- building the column ------------------------------------------------------
 
@@ -145,6 +166,9 @@ class ThreadView(QScrollArea):
         if self._history_at is not None:  # older history goes above what is already shown
             self._layout.insertWidget(self._history_at, widget)
             self._history_at += 1
+        elif self.turn_actions is not None and widget is not self.turn_actions:
+            # The last turn's actions stay under it, so whatever comes goes above them.
+            self._layout.insertWidget(self._layout.indexOf(self.turn_actions), widget)
         else:
             self._layout.insertWidget(self._layout.count() - 1, widget)
         widget.show()  # now, not on the next turn of the loop (see MarkdownView)
@@ -178,15 +202,68 @@ class ThreadView(QScrollArea):
                     parts.append(item.marker.text())
             elif isinstance(item, QLabel):
                 parts.append(item.text())
+            elif isinstance(item, TurnActions | EarlierVersionsView | UserBubble | NoticeLine):
+                parts.append(item.plain_text())
             elif hasattr(item, "plain_text"):
                 parts.append(item.plain_text())
         return "\n".join(parts)
 
-    def add_user_message(self, text: str) -> UserBubble:
-        bubble = UserBubble(text)
+    def last_reply_text(self) -> str:
+        """Claude's answer to the newest message: all its text, as Markdown."""
+        replies: list[str] = []
+        for item in reversed(self.items()):
+            if isinstance(item, UserBubble):
+                break
+            if isinstance(item, AssistantMessage) and item.body.markdown().strip():
+                replies.append(item.body.markdown().strip())
+        return "\n\n".join(reversed(replies))
+
+    def add_user_message(self, text: str, event: PromptAdded | None = None) -> UserBubble:
+        bubble = self._bubble(text, event)
         self._follow = True  # sending means wanting to see the answer
         self._add(bubble)
         return bubble
+
+    def _bubble(self, text: str, event: PromptAdded | None) -> UserBubble:
+        bubble = UserBubble(
+            text,
+            message_id=event.message_id if event else None,
+            attachments=event.attachments if event else None,
+        )
+        bubble.set_editable(not self._busy)
+        bubble.edit_submitted.connect(self._on_edit_submitted)
+        self._bubbles.append(bubble)
+        return bubble
+
+    def _on_edit_submitted(self, message_id: int, text: str) -> None:
+        if self.session_id is not None and not self._busy:
+            self.edit_requested.emit(self.session_id, message_id, text)
+
+    def bubbles(self) -> list[UserBubble]:
+        return [bubble for bubble in self.items() if isinstance(bubble, UserBubble)]
+
+    # -- the last turn's actions ------------------------------------------------
+
+    def set_turn_actions(self, *, regenerate: bool, continue_: bool) -> None:
+        """Offer Regenerate and Continue under the last turn (the window knows which apply)."""
+        if not regenerate and not continue_:
+            if self.turn_actions is not None:
+                self.turn_actions.hide()
+            return
+        if self.turn_actions is None:
+            self.turn_actions = TurnActions()
+            self.turn_actions.regenerate_clicked.connect(self._on_regenerate)
+            self.turn_actions.continue_clicked.connect(self._on_continue)
+            self._layout.insertWidget(self._layout.count() - 1, self.turn_actions)
+        self.turn_actions.set_actions(regenerate=regenerate, continue_=continue_)
+
+    def _on_regenerate(self) -> None:
+        if self.session_id is not None and not self._busy:
+            self.regenerate_requested.emit(self.session_id)
+
+    def _on_continue(self) -> None:
+        if self.session_id is not None and not self._busy:
+            self.continue_requested.emit(self.session_id)
 
     def add_notice(self, text: str, kind: str = "info") -> NoticeLine:
         line = NoticeLine(text, kind)
@@ -205,9 +282,16 @@ class ThreadView(QScrollArea):
         return list(self._error_cards)
 
     def set_busy(self, busy: bool) -> None:
-        """While a turn runs in this session, Retry would start a second one: disable it."""
+        """While a turn runs in this session, Retry, Edit, Regenerate and Continue would start
+        a second one: they are not offered."""
+        self._busy = busy
         for card in self._error_cards:
             card.set_retry_enabled(not busy)
+        for bubble in self._bubbles:
+            bubble.set_editable(not busy)
+        if busy and self.turn_actions is not None:
+            self.turn_actions.hide()
+        self._update_jump()
 
     def _on_retry_clicked(self) -> None:
         if self.session_id is not None:
@@ -228,6 +312,20 @@ class ThreadView(QScrollArea):
         self._history = list(turns)
         self._follow = True
         self._load_history(HISTORY_FIRST_CHARS)
+
+    def reload(self, turns: list[list[AgentEvent]]) -> None:
+        """Show the history afresh (after Edit or Regenerate replaced part of it)."""
+        self.flush()
+        for widget in self.items():
+            self._remove(widget)
+        self._live = None
+        self._thinking = None
+        self._stop_shown = False
+        self._tool_cards.clear()
+        self._error_cards.clear()
+        self._bubbles.clear()
+        self.turn_actions = None
+        self.load(turns)
 
     @property
     def loading_history(self) -> bool:
@@ -285,7 +383,11 @@ class ThreadView(QScrollArea):
                             STOPPED if event.status == "stopped" else INTERRUPTED, "stopped"
                         )
                 last = None
-            elif isinstance(event, PromptAdded | ToolStarted | ToolFinished):
+            elif isinstance(event, TurnFinished) and event.notice:
+                self.add_notice(event.notice, "warning")
+            elif isinstance(
+                event, PromptAdded | ToolStarted | ToolFinished | ReplyContinued | EarlierVersions
+            ):
                 self._show_event(event)
         flush_text()
 
@@ -306,7 +408,9 @@ class ThreadView(QScrollArea):
         if isinstance(event, TurnStarted | MessageStarted):
             self._live = None
             self._show_thinking()
-        elif isinstance(event, PromptAdded | ToolStarted | ToolFinished):
+        elif isinstance(
+            event, PromptAdded | ToolStarted | ToolFinished | ReplyContinued | EarlierVersions
+        ):
             self._hide_thinking()
             self._show_event(event)
         elif isinstance(event, ToolProgress):
@@ -324,13 +428,21 @@ class ThreadView(QScrollArea):
             self._end_live("failed")
             self.add_error(event)
 
-    def _show_event(self, event: PromptAdded | ToolStarted | ToolFinished) -> None:
-        """What a live turn and a replayed one show alike: prompts and tool cards."""
+    def _show_event(
+        self, event: PromptAdded | ToolStarted | ToolFinished | ReplyContinued | EarlierVersions
+    ) -> None:
+        """What a live turn and a replayed one show alike: prompts, tool cards, versions."""
         if isinstance(event, PromptAdded):
             if self._history_at is None:
-                self.add_user_message(event.text)  # sent now: follow the answer
+                self.add_user_message(event.text, event)  # sent now: follow the answer
             else:
-                self._add(UserBubble(event.text))
+                self._add(self._bubble(event.text, event))
+        elif isinstance(event, ReplyContinued):
+            if self._history_at is None:
+                self._follow = True
+            self.add_notice(CONTINUED, "stopped")
+        elif isinstance(event, EarlierVersions):
+            self._add(EarlierVersionsView(event.versions, self.base_pt, event.current_prompt))
         elif isinstance(event, ToolStarted):
             started = ToolCard(event.label or event.name, event.summary)
             self._tool_cards[event.tool_use_id] = started
@@ -428,6 +540,36 @@ class ThreadView(QScrollArea):
         self._follow = value >= self.verticalScrollBar().maximum() - BOTTOM_SLACK_PX
         if not self._follow:
             self._scroll_pending = False  # the person scrolled away: leave them there
+        self._update_jump()
+
+    def jump_to_latest(self) -> None:
+        """Back to the newest text, following it again."""
+        self._follow = True
+        self._scroll_to_bottom()
+        self._update_jump()
+
+    def _update_jump(self) -> None:
+        show = self._busy and not self._follow
+        if show != self.jump_button.isVisible():
+            self.jump_button.setVisible(show)
+            if show:
+                self._place_jump()
+                self.jump_button.raise_()
+
+    def _place_jump(self) -> None:
+        self.jump_button.adjustSize()
+        area = self.viewport().geometry()
+        size = self.jump_button.sizeHint()
+        self.jump_button.setGeometry(
+            area.center().x() - size.width() // 2,
+            area.bottom() - size.height() - JUMP_MARGIN_PX,
+            size.width(),
+            size.height(),
+        )
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._place_jump()
 
     def is_at_bottom(self) -> bool:
         bar = self.verticalScrollBar()
@@ -467,6 +609,15 @@ class ThreadView(QScrollArea):
     def _scroll_to_bottom(self) -> None:
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
+
+
+JUMP_STYLE = """
+#jumpToLatest {
+    background: palette(base); color: palette(window-text); border: 1px solid palette(mid);
+    border-radius: 14px; padding: 5px 14px;
+}
+#jumpToLatest:hover { background: palette(alternate-base); }
+"""
 
 
 def _cost(event: AgentEvent) -> int:

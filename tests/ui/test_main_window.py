@@ -24,7 +24,7 @@ from tests.support.model_server import (
 from tests.support.waiting import wait_until
 from ui.main_window import MainWindow, NoticeBanner
 from ui.markdown_view import CodeBlockView, MarkdownView, ProseBlockView
-from ui.thread_items import AssistantMessage, NoticeLine, UserBubble
+from ui.thread_items import AssistantMessage, NoticeLine, TurnActions, UserBubble
 from ui.thread_view import ThreadView
 from ui.tool_card import ToolCard
 
@@ -369,6 +369,7 @@ def test_tool_calls_show_as_cards_between_the_replies(qtbot, window, model_serve
         AssistantMessage,
         ToolCard,
         AssistantMessage,
+        TurnActions,  # Regenerate, under the last turn
     ]
     card = items[2]
     assert isinstance(card, ToolCard)
@@ -434,6 +435,7 @@ def test_reopening_renders_tool_cards_and_marks_unfinished_replies(qtbot, window
         AssistantMessage,
         UserBubble,
         AssistantMessage,
+        TurnActions,
     ]
     card = items[2]
     assert isinstance(card, ToolCard)
