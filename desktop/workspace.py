@@ -142,6 +142,12 @@ class Workspace:
         settings.permissions.mode = mode
         self.apply_settings(settings)
 
+    def set_model(self, model: str) -> None:
+        """Choose the model that answers (the window's picker or Settings); saved at once."""
+        settings = self.settings.model_copy(deep=True)
+        settings.model.model = model
+        self.apply_settings(settings)
+
     def set_rule(self, key: str, rule: Rule | None) -> None:
         """Set (or with None, clear) the rule for `tool.action`; saved at once."""
         settings = self.settings.model_copy(deep=True)

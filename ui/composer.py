@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import shiboken6
 from PySide6.QtCore import QBuffer, QIODevice, QMimeData, Qt, Signal
-from PySide6.QtGui import QImage, QImageWriter, QKeyEvent
+from PySide6.QtGui import QImage, QImageWriter, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
@@ -34,6 +34,7 @@ from ui.attachment_views import PendingChip
 
 MAX_VISIBLE_LINES = 8
 PLACEHOLDER = "Message Claude…  (Enter to send, Shift+Enter for a new line)"
+SHORT_PLACEHOLDER = "Message Claude…"
 PASTED_IMAGE = "Pasted image.png"
 FILE_FILTERS = [
     "Images, PDFs and text files (*.png *.jpg *.jpeg *.gif *.webp *.bmp *.pdf *.txt *.md "
@@ -277,6 +278,14 @@ class Composer(QFrame):
             self.stop_requested.emit()
         else:
             self._submit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # A narrow window gets the short hint rather than one cut off mid-word.
+        fits = self.editor.fontMetrics().horizontalAdvance(PLACEHOLDER) + 16 < self.editor.width()
+        wanted = PLACEHOLDER if fits else SHORT_PLACEHOLDER
+        if self.editor.placeholderText() != wanted:
+            self.editor.setPlaceholderText(wanted)
 
     def _fit_height(self) -> None:
         # Grow with the text up to a few lines, then scroll inside the editor.

@@ -1,9 +1,11 @@
-"""The main window: session sidebar, the chat thread, the composer and the status line.
+"""The main window: session sidebar, the chat thread, the composer, the toolbar (permission
+mode, model) and the status line, with its menus (ui/window_menus.py) and tray icon.
 
-It turns what the person does into calls on the workspace (`agent.run_turn` as an
-asyncio task, Stop as cancelling that task, Retry as `agent.continue_turn`) and routes
-the agent's events to the thread of the session they belong to. Nothing here blocks:
-turns run as tasks on the qasync loop, and dialogs are opened with `open()`.
+It turns what the person does into calls on the conversations (send, retry, regenerate,
+edit, continue, stop) and routes their events to the thread of the session they belong
+to. Nothing here blocks: turns run as tasks on the qasync loop, and dialogs are opened
+with `open()`. A long turn that ends while the window is in the background posts a
+desktop notification.
 """
 
 from __future__ import annotations
@@ -11,20 +13,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
 from collections import OrderedDict
 from pathlib import Path
 
 import shiboken6
 from PySide6.QtCore import QStandardPaths, Qt, QTimer
 from PySide6.QtGui import (
-    QAction,
     QCloseEvent,
     QDragEnterEvent,
     QDropEvent,
-    QKeySequence,
+    QResizeEvent,
     QShowEvent,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QDialog,
     QFileDialog,
@@ -32,7 +35,9 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QToolBar,
@@ -41,12 +46,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop import export
+from desktop import __version__, export
 from desktop.approvals import ApprovalRequest
 from desktop.attachments import Attachment
 from desktop.browser_setup import find_browser
 from desktop.conversations import ConversationEvent, HistoryReplaced, TurnRunning
-from desktop.events import MessageCommitted, TurnFinished, Usage
+from desktop.events import MessageCommitted, TurnFailed, TurnFinished, Usage
 from desktop.permissions import MODE_TITLES, Mode
 from desktop.workspace import Workspace
 from ui import (
@@ -62,12 +67,20 @@ from ui import (
 from ui.approval_sheet import ApprovalSheet
 from ui.browser_download import BrowserDownloadDialog
 from ui.composer import Composer, local_files
+from ui.model_picker import ModelPicker
 from ui.session_list import SessionList
 from ui.thread_view import ThreadView
+from ui.tray import Notifier, Tray
+from ui.window_menus import ShortcutsDialog, build_menus
 
 log = logging.getLogger(__name__)
 
 APP_NAME = "Deskhand"
+# A turn at least this long that ends while the window is in the background is announced.
+LONG_TURN_SECONDS = 20.0
+NOTIFY_PREVIEW_CHARS = 140
+FOR_THIS_RUN = "for this run"
+SIDEBAR_SHARE = 0.3  # the most of a narrow window the chat list takes
 # Views of recently visited sessions are kept so that switching back is instant and keeps
 # error cards; views of sessions with a running turn are never dropped.
 MAX_CACHED_VIEWS = 8
@@ -136,6 +149,8 @@ class MainWindow(QMainWindow):
         settings_button.clicked.connect(lambda: self.open_settings())
         sidebar = QWidget()
         sidebar.setObjectName("sidebar")
+        sidebar.setMinimumWidth(180)
+        self.sidebar = sidebar
         sidebar_layout = QVBoxLayout(sidebar)
         sidebar_layout.setContentsMargins(0, 0, 0, 10)
         sidebar_layout.addWidget(self.sessions, 1)
@@ -169,20 +184,39 @@ class MainWindow(QMainWindow):
         splitter.setCollapsible(1, False)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([260, 860])
+        self.splitter = splitter
         self.setCentralWidget(splitter)
 
         self.usage_label = QLabel()
         self.usage_label.setObjectName("usageLabel")
         self.statusBar().addWidget(self.usage_label, 1)
-        self._build_menu()
+        self.menu_actions = build_menus(self)
+        self.settings_action = self.menu_actions["open_settings"]
+        self.export_action = self.menu_actions["export_chat"]
+        self.copy_reply_action = self.menu_actions["copy_last_reply"]
+        self.stop_action = self.menu_actions["stop"]
+        self.stop_action.setEnabled(False)
+        self.sidebar_action = self.menu_actions["set_sidebar_visible"]
+        self.shortcuts_dialog: ShortcutsDialog | None = None
+        self.about_box: QMessageBox | None = None
         self._build_toolbar()
         self.setStyleSheet(STYLE)
+        self.tray = Tray(QApplication.windowIcon(), self)
+        self.tray.new_chat.connect(self._new_chat_from_tray)
+        self.tray.show_window.connect(self.bring_to_front)
+        self.tray.quit.connect(self.close)
+        self.notifier = Notifier(self.tray)
+        self._turn_started: dict[int, float] = {}
+        self._turn_failed: dict[int, str] = {}
+        self._models_task: asyncio.Future[None] | None = None
 
         self.approval_sheet: ApprovalSheet | None = None
         self.conversations = workspace.conversations
+        workspace.listeners.append(self._settings_changed)
         self._unsubscribe = [
             workspace.approvals.subscribe(self.show_approval),
             self.conversations.subscribe(self._on_conversation),
+            lambda: workspace.listeners.remove(self._settings_changed),
         ]
 
         for notice in workspace.notices:
@@ -207,20 +241,71 @@ class MainWindow(QMainWindow):
         )
         for mode, title in MODE_TITLES.items():
             self.mode_box.addItem(title, mode.value)
+        self.mode_run_label = QLabel(FOR_THIS_RUN)
+        self.mode_run_label.setObjectName("modeRunLabel")
+        self.mode_run_label.setToolTip(
+            "Set with --permission-mode when Deskhand started; not saved. "
+            "Choosing a mode here saves it and ends the override."
+        )
         self._show_mode()
         self.mode_box.currentIndexChanged.connect(self._mode_chosen)
         toolbar.addWidget(label)
         toolbar.addWidget(self.mode_box)
+        self.mode_run_action = toolbar.addWidget(self.mode_run_label)
+        self.mode_run_action.setVisible(self.workspace.mode_override is not None)
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        toolbar.addWidget(spacer)
+        model_label = QLabel("Model:")
+        model_label.setObjectName("modeLabel")
+        self.model_picker = ModelPicker()
+        self.model_picker.set_current(self.workspace.settings.model.model)
+        self.model_picker.model_chosen.connect(self._model_chosen)
+        self.model_picker.models_wanted.connect(self.load_models)
+        toolbar.addWidget(model_label)
+        toolbar.addWidget(self.model_picker)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, toolbar)
 
     def _show_mode(self) -> None:
         self.mode_box.blockSignals(True)
         self.mode_box.setCurrentIndex(max(self.mode_box.findData(self.workspace.mode.value), 0))
         self.mode_box.blockSignals(False)
+        if hasattr(self, "mode_run_action"):
+            self.mode_run_action.setVisible(self.workspace.mode_override is not None)
 
     def _mode_chosen(self, index: int) -> None:
         self.workspace.set_mode(Mode(self.mode_box.itemData(index)))
+        self._show_mode()
         self.statusBar().showMessage(f"Permissions: {self.mode_box.currentText()}", 3000)
+
+    # -- the model ----------------------------------------------------------------
+
+    def _model_chosen(self, model: str) -> None:
+        if model and model != self.workspace.settings.model.model:
+            self.workspace.set_model(model)
+            self.statusBar().showMessage(f"Model: {model}", 3000)
+
+    def _settings_changed(self, settings: object) -> None:
+        """Any change of settings (this window, the Settings dialog): the picker follows."""
+        if shiboken6.isValid(self):
+            self.model_picker.set_current(self.workspace.settings.model.model)
+            if self.current_session_id is None:
+                self._show_usage(self.workspace.settings.model.model, None)
+
+    def load_models(self) -> asyncio.Future[None]:
+        """Fetch the server's models for the picker (once; again after a failure)."""
+        if self._models_task is None or self._models_task.done():
+            self._models_task = asyncio.ensure_future(self._load_models())
+        return self._models_task
+
+    async def _load_models(self) -> None:
+        try:
+            ids = await self.workspace.list_models()
+        except Exception:
+            log.info("the models list could not be fetched", exc_info=True)
+            return
+        if shiboken6.isValid(self) and ids:
+            self.model_picker.set_models(ids)
 
     # -- browser --------------------------------------------------------------------
 
@@ -264,41 +349,59 @@ class MainWindow(QMainWindow):
         if self.approval_sheet is sheet:
             self.approval_sheet = None
 
-    def _build_menu(self) -> None:
-        menu = self.menuBar().addMenu("&File")
-        new_chat = QAction("&New Chat", self)
-        new_chat.setShortcut(QKeySequence.StandardKey.New)
-        new_chat.triggered.connect(self.new_chat)
-        settings = QAction("&Settings…", self)
-        settings.setShortcut(QKeySequence("Ctrl+,"))
-        settings.setMenuRole(QAction.MenuRole.PreferencesRole)
-        settings.triggered.connect(lambda: self.open_settings())
-        quit_action = QAction("&Quit", self)
-        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
-        quit_action.setMenuRole(QAction.MenuRole.QuitRole)
-        quit_action.triggered.connect(self.close)
-        export_chat = QAction("&Export Chat as Markdown…", self)
-        export_chat.setShortcut(QKeySequence("Ctrl+Shift+E"))
-        export_chat.triggered.connect(self.export_chat)
-        menu.addAction(new_chat)
-        menu.addAction(export_chat)
-        menu.addSeparator()
-        menu.addAction(settings)
-        menu.addSeparator()
-        menu.addAction(quit_action)
-        self.settings_action = settings
-        self.export_action = export_chat
+    # -- window commands (see ui/window_menus.py) -----------------------------------
 
-        edit = self.menuBar().addMenu("&Edit")
-        copy_reply = QAction("Copy &Last Reply", self)
-        copy_reply.setShortcut(QKeySequence("Ctrl+Shift+C"))
-        copy_reply.triggered.connect(self.copy_last_reply)
-        attach = QAction("&Attach Files…", self)
-        attach.setShortcut(QKeySequence("Ctrl+Shift+A"))
-        attach.triggered.connect(self.composer.choose_files)
-        edit.addAction(copy_reply)
-        edit.addAction(attach)
-        self.copy_reply_action = copy_reply
+    def attach_files(self) -> None:
+        self.composer.choose_files()
+
+    def set_sidebar_visible(self, visible: bool) -> None:
+        """View → Show Sidebar: the chat list folds away, leaving the whole width to the chat."""
+        self.sidebar.setVisible(visible)
+        if self.sidebar_action.isChecked() != visible:
+            self.sidebar_action.setChecked(visible)
+
+    def focus_search(self) -> None:
+        self.set_sidebar_visible(True)
+        self.sessions.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.sessions.search.selectAll()
+
+    def jump_to_latest(self) -> None:
+        self.thread.jump_to_latest()
+
+    def open_chat_number(self, number: int) -> None:
+        """Ctrl/Cmd+1…9: the chat at that place in the sidebar, top first."""
+        ids = self.sessions.session_ids()
+        if 1 <= number <= len(ids):
+            self.open_session(ids[number - 1])
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        if self.shortcuts_dialog is None:
+            self.shortcuts_dialog = ShortcutsDialog(self)
+        self.shortcuts_dialog.open()
+        return self.shortcuts_dialog
+
+    def show_about(self) -> QMessageBox:
+        box = QMessageBox(self)
+        box.setWindowTitle("About Deskhand")
+        box.setIconPixmap(QApplication.windowIcon().pixmap(64, 64))
+        box.setText(f"<b>Deskhand</b> {__version__}")
+        box.setInformativeText(
+            "A desktop assistant that acts on your computer, with Claude. "
+            "Nothing runs that you would not have approved."
+        )
+        box.setStandardButtons(QMessageBox.StandardButton.Ok)
+        self.about_box = box
+        box.open()
+        return box
+
+    def bring_to_front(self) -> None:
+        self.showNormal()
+        self.raise_()
+        self.activateWindow()
+
+    def _new_chat_from_tray(self) -> None:
+        self.bring_to_front()
+        self.new_chat()
 
     # -- views ----------------------------------------------------------------------
 
@@ -326,10 +429,21 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(view)
         self.current_session_id = session_id
         self.sessions.select(session_id)
-        self.composer.set_running(self.conversations.is_running(session_id))
-        session = self.workspace.store.session(session_id) if session_id is not None else None
-        self.setWindowTitle(f"{session.title} — {APP_NAME}" if session else APP_NAME)
+        self._set_running(self.conversations.is_running(session_id))
+        self._update_title()
         self._drop_old_views()
+
+    def _set_running(self, running: bool) -> None:
+        self.composer.set_running(running)
+        self.stop_action.setEnabled(running)  # Esc stops only while there is a reply to stop
+
+    def _update_title(self) -> None:
+        """The window's title is the chat's (as the sidebar and the task switcher show it)."""
+        sid = self.current_session_id
+        session = self.workspace.store.session(sid) if sid is not None else None
+        title = f"{session.title} — {APP_NAME}" if session else APP_NAME
+        if self.windowTitle() != title:
+            self.setWindowTitle(title)
 
     def _drop_old_views(self) -> None:
         idle = [
@@ -374,10 +488,7 @@ class MainWindow(QMainWindow):
     def rename_session(self, session_id: int, title: str) -> None:
         self.workspace.store.rename_session(session_id, title)
         self.sessions.refresh()
-        if session_id == self.current_session_id and (
-            session := self.workspace.store.session(session_id)
-        ):
-            self.setWindowTitle(f"{session.title} — {APP_NAME}")
+        self._update_title()
 
     def delete_session(self, session_id: int) -> None:
         """Delete a session (the list has already asked); a running reply is stopped first."""
@@ -532,18 +643,48 @@ class MainWindow(QMainWindow):
                     view.turn_ended(stopped=event.stopped)
                 view.set_busy(event.running)
             if event.session_id == self.current_session_id:
-                self.composer.set_running(event.running)
-            if not event.running:
+                self._set_running(event.running)
+            if event.running:
+                self._turn_started[event.session_id] = time.monotonic()
+                self._turn_failed.pop(event.session_id, None)
+            else:
                 self._offer_turn_actions(event.session_id)
                 self.sessions.refresh()
                 self._drop_old_views()
+                self._announce_if_long(event)
             return
         if view is not None:
             view.handle(event)
+        if isinstance(event, TurnFailed):
+            self._turn_failed[event.session_id] = event.title
         if isinstance(event, MessageCommitted):
             self.sessions.refresh()  # titles and order change as messages land
+            self._update_title()
         elif isinstance(event, TurnFinished) and event.session_id == self.current_session_id:
             self._show_usage(event.model, event.usage)
+
+    def _announce_if_long(self, ended: TurnRunning) -> None:
+        """A long turn that ends while the person is elsewhere gets a desktop notification."""
+        started = self._turn_started.pop(ended.session_id, None)
+        failed = self._turn_failed.pop(ended.session_id, None)
+        if (
+            started is None
+            or ended.stopped
+            or time.monotonic() - started < LONG_TURN_SECONDS
+            or self.isActiveWindow()
+        ):
+            return
+        session = self.workspace.store.session(ended.session_id)
+        title = session.title if session else APP_NAME
+        if failed:
+            body = f"Claude stopped: {failed}."
+        else:
+            view = self._views.get(ended.session_id)
+            reply = " ".join(view.last_reply_text().split()) if view is not None else ""
+            if len(reply) > NOTIFY_PREVIEW_CHARS:
+                reply = reply[: NOTIFY_PREVIEW_CHARS - 1].rstrip() + "…"
+            body = reply or "Claude has finished."
+        self.notifier.notify(title, body)
 
     def _show_usage(self, model: str | None, usage: Usage | None) -> None:
         self.usage_label.setText(usage_text(model, usage))
@@ -572,8 +713,7 @@ class MainWindow(QMainWindow):
 
     def _settings_saved(self, *_args: object) -> None:
         self._show_mode()
-        if self.current_session_id is None:
-            self._show_usage(self.workspace.settings.model.model, None)
+        self.model_picker.loaded = False  # a new key or server may offer other models
         self.statusBar().showMessage("Settings saved.", 3000)
 
     def first_run_check(self) -> None:
@@ -592,9 +732,20 @@ class MainWindow(QMainWindow):
         """On quit: stop running replies and wait until their partial text is saved."""
         if self.download_task is not None:
             self.download_task.cancel()
+        if self._models_task is not None:
+            self._models_task.cancel()
         for unsubscribe in self._unsubscribe:
             unsubscribe()
+        self.tray.icon.hide()
         await self.conversations.shutdown()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # In a narrow window the chat keeps most of the width; the list gives some up.
+        widest = max(self.sidebar.minimumWidth(), int(event.size().width() * SIDEBAR_SHARE))
+        sizes = self.splitter.sizes()
+        if self.sidebar.isVisible() and sizes[0] > widest:
+            self.splitter.setSizes([widest, sum(sizes) - widest])
 
     def closeEvent(self, event: QCloseEvent) -> None:
         # Stopping keeps the partial replies in the store, marked as stopped.
@@ -621,6 +772,14 @@ _WINDOW_STYLE = """
 #modeLabel { color: #57606a; }
 """
 
+# Newer surfaces, drawn from the palette's roles so they follow light and dark.
+_WINDOW_ADDITIONS = """
+#modeRunLabel {
+    color: palette(placeholder-text); font-style: italic; padding: 0px 6px;
+}
+#modelPicker { min-width: 140px; }
+"""
+
 STYLE = "\n".join(
     [
         _WINDOW_STYLE,
@@ -631,6 +790,8 @@ STYLE = "\n".join(
         tool_card.STYLE,
         composer.STYLE,
         # Newer surfaces, drawn from the palette's roles so they follow light and dark.
+        _WINDOW_ADDITIONS,
+        session_list.LIST_STYLE,
         attachment_views.STYLE,
         earlier_versions.STYLE,
         thread_items.ACTIONS_STYLE,

@@ -71,7 +71,7 @@ def type_and_send(qtbot, window: MainWindow, text: str) -> None:  # type: ignore
 
 def click_session(qtbot, window: MainWindow, row: int) -> None:  # type: ignore[no-untyped-def]
     sessions = window.sessions.list
-    rect = sessions.visualItemRect(sessions.item(row))
+    rect = sessions.visualItemRect(window.sessions.session_items()[row])  # under date headings
     qtbot.mouseClick(sessions.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
 
 
@@ -513,7 +513,7 @@ def test_rename_and_delete_sessions(qtbot, window, workspace, model_server, aloo
     assert sessions.titles() == ["Second chat", "First chat"]
 
     # Rename: double-click the title (QTest's double-click lacks the first click), type, Enter.
-    rect = sessions.list.visualItemRect(sessions.list.item(1))
+    rect = sessions.list.visualItemRect(sessions.session_items()[1])
     qtbot.mouseClick(sessions.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     qtbot.mouseDClick(sessions.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     editor = sessions.list.findChild(QLineEdit)
@@ -534,7 +534,7 @@ def test_rename_and_delete_sessions(qtbot, window, workspace, model_server, aloo
     assert sessions.titles() == ["Second chat", "Trip planning"]
 
     # ...and Delete (here from the context menu) removes it from the list and the store.
-    rect = sessions.list.visualItemRect(sessions.list.item(0))
+    rect = sessions.list.visualItemRect(sessions.session_items()[0])
     sessions.list.customContextMenuRequested.emit(rect.center())
     assert sessions.menu is not None
     [delete_action] = [a for a in sessions.menu.actions() if a.text().startswith("Delete")]
