@@ -162,7 +162,12 @@ class Conversations:
         return None
 
     def can_regenerate(self, session_id: int) -> bool:
-        return session_id not in self._turns and self.last_prompt(session_id) is not None
+        """Whether the newest message has an answer to replace (with none, Retry is the way)."""
+        if session_id in self._turns:
+            return False
+        messages = self.store.messages(session_id)
+        prompt = self.last_prompt(session_id)
+        return prompt is not None and messages[-1].id != prompt.id
 
     def regenerate(self, session_id: int) -> bool:
         """Answer the newest message afresh; the earlier answer is kept as an earlier version."""

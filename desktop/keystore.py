@@ -1,7 +1,9 @@
-"""The API key: in the OS keychain (keyring), never in a plain file unless the person agrees.
+"""The API key: in the OS keychain (keyring) where there is one.
 
-Where no keychain exists (a Linux without a secret service) the key is kept for this run
-only, or, if the person chose it, in a file only they can read (mode 0600).
+Where no keychain exists (a Linux without a secret service) the key is kept, by default,
+in a file only the person's user account can read (mode 0600), which Settings explains;
+they can choose to keep it for this run only instead. A keychain that exists but
+refuses the key keeps it for this run only until the person chooses.
 """
 
 from __future__ import annotations
@@ -43,10 +45,12 @@ class KeyStore:
     def __init__(self, *, account: str, key_file: Path, storage: KeyStorage) -> None:
         self.account = account
         self.key_file = key_file
+        # With no keychain at all, "keychain" (the default) means the private file.
         self.storage: KeyStorage = (
-            storage if storage != "keychain" or keychain_available() else "session"
+            storage if storage != "keychain" or keychain_available() else "file"
         )
         self._session_key: str | None = None
+        self.changes = 0  # counts `set` calls: a window can tell a new key from the same one
 
     @property
     def keychain_missing(self) -> bool:
@@ -83,10 +87,14 @@ class KeyStore:
         return "not set"
 
     def set(self, key: str, storage: KeyStorage) -> KeyStorage:
-        """Store `key`; returns where it went (keychain falls back to this run when none exists)."""
+        """Store `key`; returns where it went: with no keychain, "keychain" means the private
+        file; a keychain that refuses the key keeps it for this run only."""
         key = key.strip()
         self._session_key = None
-        if storage == "keychain" and keychain_available():
+        self.changes += 1
+        if storage == "keychain" and not keychain_available():
+            storage = "file"
+        if storage == "keychain":
             try:
                 if key:
                     keyring.set_password(SERVICE, self.account, key)

@@ -209,6 +209,9 @@ class MainWindow(QMainWindow):
         self._turn_started: dict[int, float] = {}
         self._turn_failed: dict[int, str] = {}
         self._models_task: asyncio.Future[None] | None = None
+        # What settings fixed is judged against what was in force before (see _settings_changed).
+        self._key_changes = workspace.keys.changes
+        self._model_seen = workspace.settings.model.model
 
         self.approval_sheet: ApprovalSheet | None = None
         self.conversations = workspace.conversations
@@ -271,7 +274,9 @@ class MainWindow(QMainWindow):
         self.mode_box.setCurrentIndex(max(self.mode_box.findData(self.workspace.mode.value), 0))
         self.mode_box.blockSignals(False)
         if hasattr(self, "mode_run_action"):
-            self.mode_run_action.setVisible(self.workspace.mode_override is not None)
+            run_only = self.workspace.mode_override is not None
+            self.mode_run_action.setVisible(run_only)
+            self.mode_run_label.setVisible(run_only)
 
     def _mode_chosen(self, index: int) -> None:
         self.workspace.set_mode(Mode(self.mode_box.itemData(index)))
@@ -286,11 +291,27 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Model: {model}", 3000)
 
     def _settings_changed(self, settings: object) -> None:
-        """Any change of settings (this window, the Settings dialog): the picker follows."""
-        if shiboken6.isValid(self):
-            self.model_picker.set_current(self.workspace.settings.model.model)
-            if self.current_session_id is None:
-                self._show_usage(self.workspace.settings.model.model, None)
+        """Any change of settings (this window, the Settings dialog): the picker follows, and
+        errors the change fixed stop reading as current."""
+        if not shiboken6.isValid(self):
+            return
+        model = self.workspace.settings.model.model
+        self.model_picker.set_current(model)
+        if self.current_session_id is None:
+            self._show_usage(model, None)
+        keys = self.workspace.keys
+        fixes: list[tuple[set[str], str]] = []
+        if keys.changes != self._key_changes and keys.get():
+            fixes.append(({"no_key"}, "Your API key is saved. Press Retry to send your message."))
+            fixes.append(({"auth"}, "A new API key is saved. Press Retry to try it."))
+        if model != self._model_seen:
+            fixes.append(
+                ({"model_not_found", "permission"}, f"Now using {model}. Press Retry to try it.")
+            )
+        self._key_changes, self._model_seen = keys.changes, model
+        for view in [*self._views.values(), *([self._draft] if self._draft else [])]:
+            for kinds, note in fixes:
+                view.resolve_errors(kinds, note)
 
     def load_models(self) -> asyncio.Future[None]:
         """Fetch the server's models for the picker (once; again after a failure)."""

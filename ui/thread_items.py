@@ -406,6 +406,24 @@ class ErrorCard(StableHints, QFrame):
         if self.retry_button is not None and not self.retried:
             self.retry_button.setEnabled(enabled)
 
+    @property
+    def resolved(self) -> bool:
+        return bool(self.property("resolved"))
+
+    def resolve(self, note: str) -> None:
+        """What caused this error was fixed (a key saved, another model chosen): it no longer
+        reads as the current state; Retry stays to send the message again."""
+        if self.resolved:
+            return
+        self.setProperty("resolved", True)
+        self.title.setText(f"✓ Fixed: {self.failure.title}")
+        self.detail.setText(note)
+        if self.settings_button is not None:
+            self.settings_button.hide()
+        _restyle(self)
+        for label in (self.title, self.detail):
+            _restyle(label)
+
     def _retry(self) -> None:
         if self.retried:
             return
@@ -447,5 +465,8 @@ ACTIONS_STYLE = """
 }
 #messageAction:hover { background: palette(alternate-base); color: palette(window-text); }
 #turnActions #messageAction { border: 1px solid palette(mid); }
+#errorCard[resolved="true"] { background: palette(base); border: 1px solid palette(mid); }
+#errorCard[resolved="true"] #errorTitle { color: palette(placeholder-text); }
+#errorCard[resolved="true"] #errorDetail { color: palette(placeholder-text); }
 #editEdit { background: transparent; }
 """

@@ -281,6 +281,15 @@ class ThreadView(QScrollArea):
     def error_cards(self) -> list[ErrorCard]:
         return list(self._error_cards)
 
+    def resolve_errors(self, kinds: set[str], note: str) -> int:
+        """Mark the error cards of these kinds as fixed; returns how many changed."""
+        changed = 0
+        for card in self._error_cards:
+            if card.failure.error_kind in kinds and not card.resolved:
+                card.resolve(note)
+                changed += 1
+        return changed
+
     def set_busy(self, busy: bool) -> None:
         """While a turn runs in this session, Retry, Edit, Regenerate and Continue would start
         a second one: they are not offered."""
