@@ -48,6 +48,9 @@ def test_the_no_key_card_reads_as_fixed_once_a_key_is_saved(  # type: ignore[no-
     [card] = window.thread.error_cards()
     assert card.title.text() == "No API key" and not card.resolved
     assert card.settings_button is not None and card.settings_button.isVisible()
+    # Nothing answered yet: Retry is the way, not a second Regenerate button.
+    actions = window.thread.turn_actions
+    assert actions is None or not actions.isVisible()
 
     keyless.apply_settings(keyless.settings.model_copy(deep=True), api_key="sk-ant-new")
     assert card.resolved
