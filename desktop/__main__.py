@@ -39,6 +39,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     commands.add_parser(
         "doctor", help="check the setup and print a table; exits non-zero if a required check fails"
     )
+    commands.add_parser(
+        "install-desktop-entry",
+        help="Linux: add Deskhand to your app launcher (a .desktop entry and icons in "
+        "~/.local/share, for your user only)",
+    )
     return parser.parse_args(argv)
 
 
@@ -80,6 +85,23 @@ def doctor(args: argparse.Namespace) -> int:
     return checks.exit_code(results)
 
 
+def install_desktop_entry() -> int:
+    from desktop import desktop_entry
+
+    if not sys.platform.startswith("linux"):
+        print("The app launcher entry is for Linux; on a Mac, use Deskhand.app.", file=sys.stderr)
+        return 1
+    program = desktop_entry.program_path()
+    changed = desktop_entry.install(program)
+    where = desktop_entry.data_home() / "applications"
+    print(
+        f"Deskhand is in your app launcher ({where}, starting {program})."
+        if changed
+        else "Deskhand is already in your app launcher."
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["--stream-process"]:  # started by the app itself, never by a person
@@ -89,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.command == "doctor":
         return doctor(args)
+    if args.command == "install-desktop-entry":
+        return install_desktop_entry()
     if args.self_test:
         from ui.self_test import run_self_test
 

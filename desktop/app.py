@@ -86,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
     assert isinstance(app, QApplication)
     app.setApplicationName("Deskhand")
     app.setOrganizationName("Deskhand")
+    app.setDesktopFileName("deskhand")  # matches the launcher entry (desktop/desktop_entry.py)
     app.setWindowIcon(_app_icon())
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
