@@ -11,9 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
-
-from anthropic import AsyncAnthropic
+from typing import TYPE_CHECKING, Any
 
 from desktop import errors
 from desktop.events import (
@@ -32,6 +30,9 @@ from desktop.store import MessageStatus, Store
 from desktop.stream_worker import shared_worker
 from desktop.tool_calls import ToolCalls
 from desktop.transcript import notice_for
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
 
 log = logging.getLogger(__name__)
 

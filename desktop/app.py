@@ -1,18 +1,25 @@
-"""Composition root: the QApplication and its qasync loop, the workspace, and the main window."""
+"""Composition root: the QApplication and its qasync loop, the workspace, and the main window.
+
+The window shows first. What it does not need to show (the SDK, Playwright: more than a
+second to import) loads after its first paint, on a thread, so the first reply does not
+wait for it either.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import gc
+import importlib
 import logging
 import logging.handlers
 import sys
 from pathlib import Path
 
 import qasync
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from desktop.login_path import adopt_login_path
 from desktop.paths import DataPaths
@@ -31,6 +38,46 @@ def _app_icon() -> QIcon:
         if path.is_file():
             icon.addFile(str(path))
     return icon if not icon.isNull() else QIcon.fromTheme("dialog-information")
+
+
+# Loaded after the first paint: the model's SDK and the browser tool (Playwright).
+AFTER_FIRST_PAINT = ("anthropic", "tools.browser.driver", "tools.browser.pool")
+FIRST_PAINT_WAIT_S = 3.0
+
+log = logging.getLogger(__name__)
+
+
+class _FirstPaint(QObject):
+    """Resolves `painted` when the watched widget is first painted."""
+
+    def __init__(self, widget: QWidget) -> None:
+        super().__init__(widget)
+        self.painted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and not self.painted.done():
+            self.painted.set_result(None)
+        return False
+
+
+async def after_first_paint(widget: QWidget) -> None:
+    """Once `widget` is on screen: load what the first reply needs, off the event loop."""
+    watcher = _FirstPaint(widget)
+    try:
+        await asyncio.wait_for(watcher.painted, FIRST_PAINT_WAIT_S)
+    except TimeoutError:
+        pass  # never painted (minimised, offscreen): load anyway
+    widget.removeEventFilter(watcher)
+
+    def load() -> None:
+        for name in AFTER_FIRST_PAINT:
+            try:
+                importlib.import_module(name)
+            except ImportError:  # the tool that needs it reports that when used
+                log.warning("could not load %s", name, exc_info=True)
+
+    await asyncio.to_thread(load)
 
 
 def freeze_startup_objects() -> None:
@@ -72,6 +119,7 @@ async def _main(app: QApplication, args: argparse.Namespace) -> int:
     app.aboutToQuit.connect(quitting.set)
     window = MainWindow(workspace)
     window.show()
+    await after_first_paint(window)
     freeze_startup_objects()
     await quitting.wait()
     await window.shutdown()

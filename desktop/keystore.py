@@ -13,10 +13,6 @@ import logging
 import os
 from pathlib import Path
 
-import keyring
-import keyring.backend
-import keyring.errors
-
 from desktop.settings import KeyStorage
 
 log = logging.getLogger(__name__)
@@ -27,6 +23,8 @@ ENV_KEY = "ANTHROPIC_API_KEY"
 
 def keychain_available() -> bool:
     """True when keyring has a real backend (macOS Keychain, Secret Service, Windows...)."""
+    import keyring  # finding the backend probes the system: not before the window shows
+
     try:
         backend = keyring.get_keyring()
     except Exception:  # a broken keyring config must not stop the app from starting
@@ -45,12 +43,25 @@ class KeyStore:
     def __init__(self, *, account: str, key_file: Path, storage: KeyStorage) -> None:
         self.account = account
         self.key_file = key_file
-        # With no keychain at all, "keychain" (the default) means the private file.
-        self.storage: KeyStorage = (
-            storage if storage != "keychain" or keychain_available() else "file"
-        )
+        self._storage: KeyStorage | None = None
+        self._wanted: KeyStorage = storage
         self._session_key: str | None = None
         self.changes = 0  # counts `set` calls: a window can tell a new key from the same one
+
+    @property
+    def storage(self) -> KeyStorage:
+        """Where the key is kept; decided on first use (looking for a keychain takes time).
+
+        With no keychain at all, "keychain" (the default) means the private file.
+        """
+        if self._storage is None:
+            wanted = self._wanted
+            self._storage = wanted if wanted != "keychain" or keychain_available() else "file"
+        return self._storage
+
+    @storage.setter
+    def storage(self, value: KeyStorage) -> None:
+        self._storage = value
 
     @property
     def keychain_missing(self) -> bool:
@@ -61,6 +72,8 @@ class KeyStore:
         if self._session_key:
             return self._session_key
         if self.storage == "keychain":
+            import keyring.errors
+
             try:
                 return keyring.get_password(SERVICE, self.account) or None
             except keyring.errors.KeyringError:
@@ -95,6 +108,8 @@ class KeyStore:
         if storage == "keychain" and not keychain_available():
             storage = "file"
         if storage == "keychain":
+            import keyring.errors
+
             try:
                 if key:
                     keyring.set_password(SERVICE, self.account, key)
@@ -120,6 +135,8 @@ class KeyStore:
         return "session"
 
     def _delete_keychain(self) -> None:
+        import keyring.errors
+
         try:
             keyring.delete_password(SERVICE, self.account)
         except keyring.errors.PasswordDeleteError:

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import copy
 import platform
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx2
-from anthropic import AsyncAnthropic
 from pydantic import BaseModel
 
 from desktop import attachments, images
@@ -20,6 +18,9 @@ from desktop.settings import Settings
 from desktop.store import StoredMessage
 from desktop.tool_calls import CARD_KEY, CallResult, ToolUse, result_block
 from desktop.user_content import CONTINUE_KEY
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
 
 CACHE = {"type": "ephemeral"}
 # What the thread keeps on stored blocks (a tool_result's card; before cards, how the call
@@ -55,6 +56,10 @@ class ClientConfig(BaseModel, frozen=True):
 
 
 def client_from(config: ClientConfig) -> AsyncAnthropic:
+    # The SDK loads when a client is first built, never before the window shows.
+    import httpx2
+    from anthropic import AsyncAnthropic
+
     return AsyncAnthropic(
         api_key=config.api_key,
         base_url=config.base_url,

@@ -1,14 +1,17 @@
 """The tool sources this machine offers, built from the settings; it starts and closes them.
 
 Sources, in the order their tools are offered: the function tools (Mac apps, offered only
-where osascript exists), then the browser toolset when it is on.
+where osascript exists), then the browser toolset when it is on. The browser's source is
+built when first needed: it brings in Playwright and the SDK, which take more than a
+second to load, and the window shows before that (the app loads them after its first
+paint, off the event loop).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.browser_toolset import browser_config, browser_family
 from desktop.function_tools import FunctionTools
@@ -17,12 +20,14 @@ from desktop.tool_calls import ActionGroup, ToolSource
 from desktop.toolsets import ToolsetSource
 from tools.apps import AppsTool
 from tools.base import ToolRegistry
-from tools.browser import BrowserPool
 from tools.desktop_context import desktop_snapshot
 from tools.macos import AutomationLog, MacosTool, macos_available
 from tools.osa.engine import OsaEngine
 from tools.osa.errors import OsaProblem
 from tools.tabs import TabsTool
+
+if TYPE_CHECKING:
+    from tools.browser.pool import BrowserPool
 
 
 class Toolbox:
@@ -46,15 +51,10 @@ class Toolbox:
         if on_automation_change is not None:
             log = self.automation
             log.subscribe(lambda _app, _state: on_automation_change(dict(log.states())))
-        # The pool launches nothing until the model first uses the browser.
-        self.browser_pool: BrowserPool | None = (
-            BrowserPool(browser_config(settings.browser, downloads))
-            if settings.browser.enabled
-            else None
-        )
-        self.browser = (
-            ToolsetSource(browser_family(self.browser_pool)) if self.browser_pool else None
-        )
+        self._downloads = downloads
+        self._browser_pool: BrowserPool | None = None
+        self._browser: ToolsetSource | None = None
+        self._browser_built = False
         if settings.apps.macos_enabled and macos_available():
             self.osa = OsaEngine(automation=self.automation)
             self.registry.add(MacosTool(self.osa, on_problem=on_problem))
@@ -67,6 +67,33 @@ class Toolbox:
                 )
             )
             self.registry.add(TabsTool(self.osa, on_problem=on_problem))
+
+    def _build_browser(self) -> None:
+        """The browser's pool and source, once; the pool launches nothing until first used."""
+        if self._browser_built:
+            return
+        self._browser_built = True
+        settings = self._settings()
+        if settings.browser.enabled:
+            from tools.browser.pool import BrowserPool
+
+            self._browser_pool = BrowserPool(browser_config(settings.browser, self._downloads))
+            self._browser = ToolsetSource(browser_family(self._browser_pool))
+
+    @property
+    def browser_pool(self) -> BrowserPool | None:
+        self._build_browser()
+        return self._browser_pool
+
+    @property
+    def built_browser_pool(self) -> BrowserPool | None:
+        """The pool if it was built (new settings need no pool that does not exist yet)."""
+        return self._browser_pool
+
+    @property
+    def browser(self) -> ToolsetSource | None:
+        self._build_browser()
+        return self._browser
 
     async def desktop_context(self) -> str | None:
         """The bounded snapshot of apps, screens, presets and tabs for the system prompt, if on."""
@@ -97,16 +124,21 @@ class Toolbox:
         for source in self.sources():
             await source.start()
 
+    def _live_sources(self) -> list[ToolSource]:
+        """The sources built so far (closing needs no browser that was never built)."""
+        return [self.functions, *([self._browser] if self._browser is not None else [])]
+
     async def close_session(self, session_id: int) -> None:
         """A chat was deleted: each source lets go of what it held for it (browser tabs)."""
-        for source in self.sources():
+        for source in self._live_sources():
             await source.close_session(session_id)
 
     async def close(self) -> None:
-        for source in reversed(self.sources()):
+        for source in reversed(self._live_sources()):
             await source.close()
-        self.browser = None
-        self.browser_pool = None
+        self._browser_built = True  # closed: nothing is built after this
+        self._browser = None
+        self._browser_pool = None
         if self.osa is not None:
             await self.osa.aclose()
             self.osa = None

@@ -111,9 +111,9 @@ class Workspace:
 
     def _reconfigure_browser(self) -> None:
         """New browser settings apply from the next browser call (a relaunch if needed)."""
-        pool = self.toolbox.browser_pool
+        pool = self.toolbox.built_browser_pool
         if pool is None:
-            return
+            return  # built later, from the settings then in force
         config = browser_config(self.settings.browser, self.paths.downloads)
         try:
             asyncio.get_running_loop()

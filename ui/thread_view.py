@@ -318,7 +318,8 @@ class ThreadView(QScrollArea):
         slices of HISTORY_SLICE_CHARS per turn of the event loop. `history_loaded` fires
         when all is shown.
         """
-        self._history = list(turns)
+        # A turn of many tool steps is shown step by step too, not all in one go.
+        self._history = [piece for turn in turns for piece in _pieces(turn)]
         self._follow = True
         self._load_history(HISTORY_FIRST_CHARS)
 
@@ -627,6 +628,18 @@ JUMP_STYLE = """
 }
 #jumpToLatest:hover { background: palette(alternate-base); }
 """
+
+
+def _pieces(turn: list[AgentEvent]) -> list[list[AgentEvent]]:
+    """A turn cut where a reply starts after tool results: each piece holds a reply's text,
+    its tool calls and their results, so every card is started and finished in one piece."""
+    pieces: list[list[AgentEvent]] = [[]]
+    for event in turn:
+        after_results = bool(pieces[-1]) and isinstance(pieces[-1][-1], ToolFinished)
+        if after_results and isinstance(event, TextDelta | ToolStarted):
+            pieces.append([])
+        pieces[-1].append(event)
+    return [piece for piece in pieces if piece]
 
 
 def _cost(event: AgentEvent) -> int:
