@@ -17,10 +17,12 @@ window = main_window_tests.window
 
 
 def card_texts(window: MainWindow) -> list[tuple[str, str, str, str, int]]:
-    """What a person reads on each card: label, summary, state, outcome, thumbnails."""
+    """What a person reads on each card, top to bottom: label, summary, state, outcome,
+    thumbnails."""
     return [
         (c.title.text(), c.detail.text(), c.state.text(), c.outcome.text(), len(c.thumbnails))
-        for c in window.thread.findChildren(ToolCard)
+        for c in window.thread.items()
+        if isinstance(c, ToolCard)
     ]
 
 
