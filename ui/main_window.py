@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import time
 from collections import OrderedDict
 from pathlib import Path
 
@@ -28,7 +27,6 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QApplication,
-    QComboBox,
     QDialog,
     QFileDialog,
     QFrame,
@@ -37,10 +35,8 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QPushButton,
-    QSizePolicy,
     QSplitter,
     QStackedWidget,
-    QToolBar,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -52,7 +48,7 @@ from desktop.attachments import Attachment
 from desktop.browser_setup import find_browser
 from desktop.conversations import ConversationEvent, HistoryReplaced, TurnRunning
 from desktop.events import MessageCommitted, TurnFailed, TurnFinished, Usage
-from desktop.permissions import MODE_TITLES, Mode
+from desktop.permissions import Mode
 from desktop.workspace import Workspace
 from ui import (
     attachment_views,
@@ -63,23 +59,20 @@ from ui import (
     thread_items,
     thread_view,
     tool_card,
+    window_toolbar,
 )
 from ui.approval_sheet import ApprovalSheet
 from ui.browser_download import BrowserDownloadDialog
 from ui.composer import Composer, local_files
-from ui.model_picker import ModelPicker
 from ui.session_list import SessionList
 from ui.thread_view import ThreadView
-from ui.tray import Notifier, Tray
+from ui.tray import LongTurns, Notifier, Tray
 from ui.window_menus import ShortcutsDialog, build_menus
+from ui.window_toolbar import WindowToolbar
 
 log = logging.getLogger(__name__)
 
 APP_NAME = "Deskhand"
-# A turn at least this long that ends while the window is in the background is announced.
-LONG_TURN_SECONDS = 20.0
-NOTIFY_PREVIEW_CHARS = 140
-FOR_THIS_RUN = "for this run"
 SIDEBAR_SHARE = 0.3  # the most of a narrow window the chat list takes
 # Views of recently visited sessions are kept so that switching back is instant and keeps
 # error cards; views of sessions with a running turn are never dropped.
@@ -205,9 +198,12 @@ class MainWindow(QMainWindow):
         self.tray.new_chat.connect(self._new_chat_from_tray)
         self.tray.show_window.connect(self.bring_to_front)
         self.tray.quit.connect(self.close)
-        self.notifier = Notifier(self.tray)
-        self._turn_started: dict[int, float] = {}
-        self._turn_failed: dict[int, str] = {}
+        self.long_turns = LongTurns(
+            Notifier(self.tray),
+            seen=self.isActiveWindow,
+            title_of=self._title_of,
+            reply_of=self._last_reply_of,
+        )
         self._models_task: asyncio.Future[None] | None = None
         # What settings fixed is judged against what was in force before (see _settings_changed).
         self._key_changes = workspace.keys.changes
@@ -231,55 +227,24 @@ class MainWindow(QMainWindow):
         self.new_chat()
 
     def _build_toolbar(self) -> None:
-        toolbar = QToolBar("Permissions")
-        toolbar.setObjectName("modeToolbar")
-        toolbar.setMovable(False)
-        label = QLabel("Permissions:")
-        label.setObjectName("modeLabel")
-        self.mode_box = QComboBox()
-        self.mode_box.setObjectName("modeBox")
-        self.mode_box.setToolTip(
-            "Ask every time: every action asks.\nAsk for changes: reading runs, anything else asks."
-            "\nAutonomous: only actions that send, delete, pay or run code ask."
-        )
-        for mode, title in MODE_TITLES.items():
-            self.mode_box.addItem(title, mode.value)
-        self.mode_run_label = QLabel(FOR_THIS_RUN)
-        self.mode_run_label.setObjectName("modeRunLabel")
-        self.mode_run_label.setToolTip(
-            "Set with --permission-mode when Deskhand started; not saved. "
-            "Choosing a mode here saves it and ends the override."
-        )
+        self.toolbar = WindowToolbar(self)
+        self.mode_box = self.toolbar.mode_box
+        self.mode_run_label = self.toolbar.mode_run_label
+        self.model_picker = self.toolbar.model_picker
         self._show_mode()
-        self.mode_box.currentIndexChanged.connect(self._mode_chosen)
-        toolbar.addWidget(label)
-        toolbar.addWidget(self.mode_box)
-        self.mode_run_action = toolbar.addWidget(self.mode_run_label)
-        self.mode_run_action.setVisible(self.workspace.mode_override is not None)
-        spacer = QWidget()
-        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        toolbar.addWidget(spacer)
-        model_label = QLabel("Model:")
-        model_label.setObjectName("modeLabel")
-        self.model_picker = ModelPicker()
+        self.toolbar.mode_chosen.connect(self._mode_chosen)
         self.model_picker.set_current(self.workspace.settings.model.model)
         self.model_picker.model_chosen.connect(self._model_chosen)
         self.model_picker.models_wanted.connect(self.load_models)
-        toolbar.addWidget(model_label)
-        toolbar.addWidget(self.model_picker)
-        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, toolbar)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
 
     def _show_mode(self) -> None:
-        self.mode_box.blockSignals(True)
-        self.mode_box.setCurrentIndex(max(self.mode_box.findData(self.workspace.mode.value), 0))
-        self.mode_box.blockSignals(False)
-        if hasattr(self, "mode_run_action"):
-            run_only = self.workspace.mode_override is not None
-            self.mode_run_action.setVisible(run_only)
-            self.mode_run_label.setVisible(run_only)
+        self.toolbar.show_mode(
+            self.workspace.mode, run_only=self.workspace.mode_override is not None
+        )
 
-    def _mode_chosen(self, index: int) -> None:
-        self.workspace.set_mode(Mode(self.mode_box.itemData(index)))
+    def _mode_chosen(self, mode: Mode) -> None:
+        self.workspace.set_mode(mode)
         self._show_mode()
         self.statusBar().showMessage(f"Permissions: {self.mode_box.currentText()}", 3000)
 
@@ -666,46 +631,30 @@ class MainWindow(QMainWindow):
             if event.session_id == self.current_session_id:
                 self._set_running(event.running)
             if event.running:
-                self._turn_started[event.session_id] = time.monotonic()
-                self._turn_failed.pop(event.session_id, None)
+                self.long_turns.started(event.session_id)
             else:
                 self._offer_turn_actions(event.session_id)
                 self.sessions.refresh()
                 self._drop_old_views()
-                self._announce_if_long(event)
+                self.long_turns.ended(event.session_id, stopped=event.stopped)
             return
         if view is not None:
             view.handle(event)
         if isinstance(event, TurnFailed):
-            self._turn_failed[event.session_id] = event.title
+            self.long_turns.failed(event.session_id, event.title)
         if isinstance(event, MessageCommitted):
             self.sessions.refresh()  # titles and order change as messages land
             self._update_title()
         elif isinstance(event, TurnFinished) and event.session_id == self.current_session_id:
             self._show_usage(event.model, event.usage)
 
-    def _announce_if_long(self, ended: TurnRunning) -> None:
-        """A long turn that ends while the person is elsewhere gets a desktop notification."""
-        started = self._turn_started.pop(ended.session_id, None)
-        failed = self._turn_failed.pop(ended.session_id, None)
-        if (
-            started is None
-            or ended.stopped
-            or time.monotonic() - started < LONG_TURN_SECONDS
-            or self.isActiveWindow()
-        ):
-            return
-        session = self.workspace.store.session(ended.session_id)
-        title = session.title if session else APP_NAME
-        if failed:
-            body = f"Claude stopped: {failed}."
-        else:
-            view = self._views.get(ended.session_id)
-            reply = " ".join(view.last_reply_text().split()) if view is not None else ""
-            if len(reply) > NOTIFY_PREVIEW_CHARS:
-                reply = reply[: NOTIFY_PREVIEW_CHARS - 1].rstrip() + "…"
-            body = reply or "Claude has finished."
-        self.notifier.notify(title, body)
+    def _title_of(self, session_id: int) -> str:
+        session = self.workspace.store.session(session_id)
+        return session.title if session else APP_NAME
+
+    def _last_reply_of(self, session_id: int) -> str:
+        view = self._views.get(session_id)
+        return view.last_reply_text() if view is not None else ""
 
     def _show_usage(self, model: str | None, usage: Usage | None) -> None:
         self.usage_label.setText(usage_text(model, usage))
@@ -793,13 +742,6 @@ _WINDOW_STYLE = """
 #modeLabel { color: #57606a; }
 """
 
-# Newer surfaces, drawn from the palette's roles so they follow light and dark.
-_WINDOW_ADDITIONS = """
-#modeRunLabel {
-    color: palette(placeholder-text); font-style: italic; padding: 0px 6px;
-}
-#modelPicker { min-width: 140px; }
-"""
 
 STYLE = "\n".join(
     [
@@ -811,7 +753,7 @@ STYLE = "\n".join(
         tool_card.STYLE,
         composer.STYLE,
         # Newer surfaces, drawn from the palette's roles so they follow light and dark.
-        _WINDOW_ADDITIONS,
+        window_toolbar.STYLE,
         session_list.LIST_STYLE,
         attachment_views.STYLE,
         earlier_versions.STYLE,

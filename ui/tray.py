@@ -1,4 +1,5 @@
-"""The tray (menu bar) icon with New chat, Show and Quit, and desktop notifications.
+"""The tray (menu bar) icon with New chat, Show and Quit, and desktop notifications: a
+turn that ran long and ended while the window was in the background is announced.
 
 A notification goes to the freedesktop notification service on Linux (through
 `notify-send`, or `gdbus`, started detached so the window never waits), which works
@@ -12,6 +13,8 @@ import json
 import logging
 import shutil
 import sys
+import time
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QProcess, Signal
 from PySide6.QtGui import QAction, QIcon
@@ -22,6 +25,9 @@ log = logging.getLogger(__name__)
 NOTIFY_SERVICE = "org.freedesktop.Notifications"
 NOTIFY_PATH = "/org/freedesktop/Notifications"
 NOTIFY_TIMEOUT_MS = 8000
+# A turn at least this long that ends while the window is in the background is announced.
+LONG_TURN_SECONDS = 20.0
+PREVIEW_CHARS = 140
 
 
 class Tray(QObject):
@@ -104,3 +110,49 @@ class Notifier:
             )
             return True
         return False
+
+
+class LongTurns:
+    """Times each chat's turn; one that ran long and ends unseen gets a notification."""
+
+    def __init__(
+        self,
+        notifier: Notifier,
+        *,
+        seen: Callable[[], bool],
+        title_of: Callable[[int], str],
+        reply_of: Callable[[int], str],
+    ) -> None:
+        self.notifier = notifier
+        self._seen = seen  # whether the person is looking at the window
+        self._title_of = title_of
+        self._reply_of = reply_of
+        self._started: dict[int, float] = {}
+        self._failed: dict[int, str] = {}
+
+    def started(self, session_id: int) -> None:
+        self._started[session_id] = time.monotonic()
+        self._failed.pop(session_id, None)
+
+    def failed(self, session_id: int, title: str) -> None:
+        self._failed[session_id] = title
+
+    def ended(self, session_id: int, *, stopped: bool) -> bool:
+        """The turn is over; True when it was announced."""
+        started = self._started.pop(session_id, None)
+        failed = self._failed.pop(session_id, None)
+        if (
+            started is None
+            or stopped  # the person stopped it: they know
+            or time.monotonic() - started < LONG_TURN_SECONDS
+            or self._seen()
+        ):
+            return False
+        if failed:
+            body = f"Claude stopped: {failed}."
+        else:
+            reply = " ".join(self._reply_of(session_id).split())
+            if len(reply) > PREVIEW_CHARS:
+                reply = reply[: PREVIEW_CHARS - 1].rstrip() + "…"
+            body = reply or "Claude has finished."
+        return self.notifier.notify(self._title_of(session_id), body)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from tests.support.model_server import Hang, Reply, Text, text_reply
 from tests.ui import test_main_window as main_window_tests
 from tests.ui.test_main_window import finish_turn, settle, type_and_send
-from ui import main_window as main_window_module
+from ui import tray as tray_module
 from ui.main_window import MainWindow
 from ui.tray import Notifier
 
@@ -190,8 +190,8 @@ def make_inactive(qtbot, window: MainWindow) -> QWidget:  # type: ignore[no-unty
 def test_a_long_turn_that_ends_in_the_background_is_announced(  # type: ignore[no-untyped-def]
     qtbot, window, model_server, aloop, monkeypatch
 ):
-    notifier = window.notifier = RecordingNotifier()
-    monkeypatch.setattr(main_window_module, "LONG_TURN_SECONDS", 0.2)
+    notifier = window.long_turns.notifier = RecordingNotifier()
+    monkeypatch.setattr(tray_module, "LONG_TURN_SECONDS", 0.2)
     model_server.enqueue(
         Reply(
             blocks=[Text(text="The report is ready: " + "word " * 10, chunk_size=4)],
@@ -206,9 +206,9 @@ def test_a_long_turn_that_ends_in_the_background_is_announced(  # type: ignore[n
     assert title == "Write the report" and body.startswith("The report is ready: word")
 
     # A quick turn is not announced, nor one the person watched to the end.
-    monkeypatch.setattr(main_window_module, "LONG_TURN_SECONDS", 5.0)
+    monkeypatch.setattr(tray_module, "LONG_TURN_SECONDS", 5.0)
     ask(qtbot, aloop, window, "Quick")
-    monkeypatch.setattr(main_window_module, "LONG_TURN_SECONDS", 0.2)
+    monkeypatch.setattr(tray_module, "LONG_TURN_SECONDS", 0.2)
     activate(qtbot, window)
     ask(qtbot, aloop, window, "Watched")
     assert len(notifier.posted) == 1
