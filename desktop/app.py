@@ -14,6 +14,7 @@ import importlib
 import logging
 import logging.handlers
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import qasync
@@ -61,14 +62,17 @@ class _FirstPaint(QObject):
         return False
 
 
-async def after_first_paint(widget: QWidget) -> None:
-    """Once `widget` is on screen: load what the first reply needs, off the event loop."""
+async def after_first_paint(widget: QWidget, then: Callable[[], None] | None = None) -> None:
+    """Once `widget` is on screen: call `then`, and load what the first reply needs, off
+    the event loop."""
     watcher = _FirstPaint(widget)
     try:
         await asyncio.wait_for(watcher.painted, FIRST_PAINT_WAIT_S)
     except TimeoutError:
         pass  # never painted (minimised, offscreen): load anyway
     widget.removeEventFilter(watcher)
+    if then is not None:
+        then()
 
     def load() -> None:
         for name in AFTER_FIRST_PAINT:
@@ -113,13 +117,14 @@ async def _main(app: QApplication, args: argparse.Namespace) -> int:
     await adopt_login_path()  # opened from the Finder: the login shell's PATH, before tools exist
     mode = Mode(args.permission_mode) if args.permission_mode else None
     streams = shared_worker()
-    streams.start()  # it loads the SDK while the person reads the window: the first reply is quick
     workspace = Workspace(paths, mode=mode)
     quitting = asyncio.Event()
     app.aboutToQuit.connect(quitting.set)
     window = MainWindow(workspace)
     window.show()
-    await after_first_paint(window)
+    # Once it is on screen: the stream process loads the SDK on its own core while the person
+    # reads the window, so the first reply is quick (a send before that starts it anyway).
+    await after_first_paint(window, then=streams.start)
     freeze_startup_objects()
     await quitting.wait()
     await window.shutdown()
