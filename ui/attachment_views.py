@@ -201,7 +201,7 @@ STYLE = """
 #attachmentChip[failed="true"] { border-color: #d1242f; }
 #attachmentDetail { color: palette(placeholder-text); }
 #attachmentIcon[badge="true"] {
-    background: palette(mid); color: palette(base); border-radius: 6px;
+    background: palette(mid); color: palette(window-text); border-radius: 6px;
     font-size: 8pt; font-weight: 600;
 }
 #attachmentChip[failed="true"] #attachmentIcon { background: #d1242f; }
