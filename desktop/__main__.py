@@ -76,6 +76,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=argparse.SUPPRESS,
         help="as for deskhand itself (consequential actions always ask)",
     )
+    commands.add_parser(
+        "install-desktop-entry",
+        help="Linux: add Deskhand to your app launcher (a .desktop entry and icons in "
+        "~/.local/share, for your user only)",
+    )
     return parser.parse_args(argv)
 
 
@@ -168,6 +173,23 @@ def serve_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
+def install_desktop_entry() -> int:
+    from desktop import desktop_entry
+
+    if not sys.platform.startswith("linux"):
+        print("The app launcher entry is for Linux; on a Mac, use Deskhand.app.", file=sys.stderr)
+        return 1
+    program = desktop_entry.program_path()
+    changed = desktop_entry.install(program)
+    where = desktop_entry.data_home() / "applications"
+    print(
+        f"Deskhand is in your app launcher ({where}, starting {program})."
+        if changed
+        else "Deskhand is already in your app launcher."
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["--stream-process"]:  # started by the app itself, never by a person
@@ -179,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
         return doctor(args)
     if args.command == "mcp":
         return serve_mcp(args)
+    if args.command == "install-desktop-entry":
+        return install_desktop_entry()
     if args.self_test:
         from ui.self_test import run_self_test
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
-
-from anthropic import AsyncAnthropic
+from typing import TYPE_CHECKING, Any
 
 from desktop import errors
 from desktop.events import (
@@ -31,6 +29,10 @@ from desktop.settings import Settings
 from desktop.store import MessageStatus, Store
 from desktop.stream_worker import shared_worker
 from desktop.tool_calls import ToolCalls
+from desktop.transcript import notice_for
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
 
 log = logging.getLogger(__name__)
 
@@ -38,21 +40,6 @@ Emit = Callable[[AgentEvent], None]
 KeyProvider = Callable[[], Awaitable[str | None]]
 
 MAX_PAUSE_CONTINUATIONS = 5
-
-
-def _notice_for(stop_reason: str, settings: Settings) -> str | None:
-    if stop_reason == "max_tokens":
-        return (
-            f"The reply reached the limit of {settings.model.max_tokens} tokens and was cut off. "
-            "Ask Claude to continue, or raise Max tokens in Settings → Model."
-        )
-    if stop_reason == "refusal":
-        return "Claude declined to continue with this request. Rephrase it or start a new chat."
-    if stop_reason == "model_context_window_exceeded":
-        return errors.context_too_long().detail
-    if stop_reason == "pause_turn":
-        return "Claude paused a long-running step. Send “continue” to let it go on."
-    return None
 
 
 class Agent:
@@ -144,7 +131,7 @@ class Agent:
                 TurnFinished(
                     session_id=session_id,
                     stop_reason=stop_reason,
-                    notice=_notice_for(stop_reason, settings),
+                    notice=notice_for(stop_reason, settings.model.max_tokens),
                     usage=total,
                     model=settings.model.model,
                 )
@@ -179,8 +166,14 @@ class Agent:
             return None
         content = final.content
         usage = Usage.model_validate(final.usage, strict=False) if final.usage else Usage()
+        stop_reason = str(final.stop_reason or "end_turn")
         message_id = self.store.add_message(
-            session_id, "assistant", content, model=final.model or settings.model.model, usage=usage
+            session_id,
+            "assistant",
+            content,
+            model=final.model or settings.model.model,
+            usage=usage,
+            stop_reason=stop_reason,
         )
         emit(
             MessageCommitted(
@@ -188,7 +181,7 @@ class Agent:
             )
         )
         tool_uses = [block for block in content if block.get("type") == "tool_use"]
-        return str(final.stop_reason or "end_turn"), usage, tool_uses
+        return stop_reason, usage, tool_uses
 
     def _keep_partial(
         self,

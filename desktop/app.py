@@ -1,5 +1,9 @@
 """Composition root: the QApplication and its qasync loop, the workspace, and the main window.
 
+The window shows first. What it does not need to show (the SDK, Playwright: more than a
+second to import) loads after its first paint, on a thread, so the first reply does not
+wait for it either.
+
 Quitting, however it is asked for (the window closed, Quit in the menu or the Dock, logout,
 SIGTERM, Ctrl+C in a terminal), starts one shutdown that runs on the live loop: the window
 stops its replies, the tools and the stream process close, and only then does the Qt loop end.
@@ -10,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import importlib
 import logging
 import logging.handlers
 import signal
@@ -18,9 +23,16 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import qasync
-from PySide6.QtCore import QEvent, QMessageLogContext, QtMsgType, Signal, qInstallMessageHandler
+from PySide6.QtCore import (
+    QEvent,
+    QMessageLogContext,
+    QObject,
+    QtMsgType,
+    Signal,
+    qInstallMessageHandler,
+)
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from desktop.login_path import adopt_login_path
 from desktop.paths import DataPaths
@@ -102,6 +114,49 @@ def _app_icon() -> QIcon:
     return icon if not icon.isNull() else QIcon.fromTheme("dialog-information")
 
 
+# Loaded after the first paint: the model's SDK and the browser tool (Playwright).
+AFTER_FIRST_PAINT = ("anthropic", "tools.browser.driver", "tools.browser.pool")
+FIRST_PAINT_WAIT_S = 3.0
+
+log = logging.getLogger(__name__)
+
+
+class _FirstPaint(QObject):
+    """Resolves `painted` when the watched widget is first painted."""
+
+    def __init__(self, widget: QWidget) -> None:
+        super().__init__(widget)
+        self.painted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and not self.painted.done():
+            self.painted.set_result(None)
+        return False
+
+
+async def after_first_paint(widget: QWidget, then: Callable[[], None] | None = None) -> None:
+    """Once `widget` is on screen: call `then`, and load what the first reply needs, off
+    the event loop."""
+    watcher = _FirstPaint(widget)
+    try:
+        await asyncio.wait_for(watcher.painted, FIRST_PAINT_WAIT_S)
+    except TimeoutError:
+        pass  # never painted (minimised, offscreen): load anyway
+    widget.removeEventFilter(watcher)
+    if then is not None:
+        then()
+
+    def load() -> None:
+        for name in AFTER_FIRST_PAINT:
+            try:
+                importlib.import_module(name)
+            except ImportError:  # the tool that needs it reports that when used
+                log.warning("could not load %s", name, exc_info=True)
+
+    await asyncio.to_thread(load)
+
+
 def freeze_startup_objects() -> None:
     """Take what startup built (modules, classes, the window) out of the collector's sight.
 
@@ -153,10 +208,12 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     await adopt_login_path()  # opened from the Finder: the login shell's PATH, before tools exist
     mode = Mode(args.permission_mode) if args.permission_mode else None
     streams = shared_worker()
-    streams.start()  # it loads the SDK while the person reads the window: the first reply is quick
     workspace = Workspace(paths, mode=mode)
     window = MainWindow(workspace)
     window.show()
+    # Once it is on screen: the stream process loads the SDK on its own core while the person
+    # reads the window, so the first reply is quick (a send before that starts it anyway).
+    await after_first_paint(window, then=streams.start)
     # Tool sources start behind the window (an MCP server may take seconds to answer).
     starting = asyncio.ensure_future(_close("tool sources", workspace.toolbox.start))
     if args.send:
@@ -176,6 +233,7 @@ def run(args: argparse.Namespace) -> int:
     app = DeskhandApplication(sys.argv)
     app.setApplicationName("Deskhand")
     app.setOrganizationName("Deskhand")
+    app.setDesktopFileName("deskhand")  # matches the launcher entry (desktop/desktop_entry.py)
     app.setWindowIcon(_app_icon())
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)

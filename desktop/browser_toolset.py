@@ -7,14 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.playwright_env import is_frozen
 from desktop.settings import BrowserSettings
 from desktop.toolsets import ToolsetFamily
 from tools.base import ActionInfo, Risk
-from tools.browser import BrowserConfig, BrowserPool, UrlPolicy, browser_risk, progress_scope
-from tools.browser.risk import CHANGE_MEMBERS, CONSEQUENTIAL_MEMBERS, READ_MEMBERS
+from tools.browser.config import BrowserConfig
+from tools.browser.risk import CHANGE_MEMBERS, CONSEQUENTIAL_MEMBERS, READ_MEMBERS, browser_risk
+from tools.browser.url_policy import UrlPolicy
+
+if TYPE_CHECKING:
+    from tools.browser.pool import BrowserPool
 
 NAME = "browser"
 TITLE = "Browser"
@@ -83,6 +87,8 @@ def refused_notices(pool: BrowserPool, session_id: int) -> tuple[list[str], list
 
 
 def browser_family(pool: BrowserPool) -> ToolsetFamily:
+    from tools.browser.driver import progress_scope  # Playwright and the SDK, with the pool
+
     return ToolsetFamily(
         name=NAME,
         title=TITLE,

@@ -1,22 +1,29 @@
-"""The conversations: send, retry, stop and delete, which turns are running, one turn per chat.
+"""The conversations: send, retry, regenerate, edit, continue, stop and delete, one turn per chat.
 
-Widgets subscribe to it and render what it reports (the agent's events, and when a
-chat's turn starts and ends); they hold no turn logic of their own. Turns run as asyncio
-tasks; Stop cancels a task, and the agent keeps what arrived so far.
+Widgets subscribe to it and render what it reports (the agent's events, when a chat's
+turn starts and ends, and when Edit or Regenerate replaced part of a chat's history);
+they hold no turn logic of their own. Turns run as asyncio tasks; Stop cancels a task,
+and the agent keeps what arrived so far. Attachments are prepared when attached (into
+a pending folder) and move into their chat's folder when sent.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine
+import shutil
+from collections.abc import Callable, Coroutine, Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from desktop import attachments, user_content
 from desktop.agent import Agent
-from desktop.events import AgentEvent, PromptAdded, TurnFailed
-from desktop.store import Store
+from desktop.attachments import Attachment
+from desktop.events import AgentEvent, MessageCommitted, ReplyContinued, TurnFailed
+from desktop.store import Store, StoredMessage
+from desktop.transcript import prompt_event
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +41,13 @@ class TurnRunning(BaseModel):
     stopped: bool = False
 
 
-ConversationEvent = AgentEvent | TurnRunning
+class HistoryReplaced(BaseModel):
+    """Edit or Regenerate replaced the end of a chat: show its history again from the store."""
+
+    session_id: int
+
+
+ConversationEvent = AgentEvent | TurnRunning | HistoryReplaced
 Listener = Callable[[ConversationEvent], None]
 
 
@@ -47,9 +60,14 @@ class Conversations:
         store: Store,
         agent: Agent,
         delete_session: Callable[[int], Coroutine[Any, Any, None]],
+        attachments_dir: Path,
     ) -> None:
         self.store = store
         self.agent = agent
+        self.attachments_dir = attachments_dir
+        # Attached but not sent: what is left from an earlier run was never sent.
+        self.pending_dir = attachments_dir / "pending"
+        shutil.rmtree(self.pending_dir, ignore_errors=True)
         self._delete_session = delete_session
         self._turns: dict[int, asyncio.Task[None]] = {}
         self._deleting: set[asyncio.Future[None]] = set()
@@ -75,19 +93,133 @@ class Conversations:
     def create_session(self) -> int:
         return self.store.create_session().id
 
-    def send(self, session_id: int, text: str) -> bool:
+    # -- attachments -------------------------------------------------------------
+
+    async def attach_file(self, path: Path) -> Attachment:
+        """Prepare a file to send; AttachmentError says why it cannot be attached."""
+        return await attachments.prepare_file(path, self.pending_dir)
+
+    async def attach_data(self, data: bytes, name: str) -> Attachment:
+        """Prepare bytes to send (a pasted image)."""
+        return await attachments.prepare_data(data, name, self.pending_dir)
+
+    def discard_attachment(self, attachment: Attachment) -> None:
+        """An attachment removed before sending."""
+        attachments.discard(attachment)
+
+    # -- turns --------------------------------------------------------------------
+
+    def send(self, session_id: int, text: str, attached: Sequence[Attachment] = ()) -> bool:
         """Send the person's message; False when there is nothing to send or a turn runs there."""
         text = text.strip()
-        if not text or session_id in self._turns:
+        if (not text and not attached) or session_id in self._turns:
             return False
-        self._emit(PromptAdded(session_id=session_id, text=text))
-        self._start(session_id, self.agent.run_turn(session_id, text, self._emit))
+        folder = self.attachments_dir / str(session_id)
+        kept = [attachments.move(attachment, folder) for attachment in attached]
+        message_id = self.store.add_message(
+            session_id, "user", user_content.prompt_content(text, kept)
+        )
+        for attachment in kept:
+            for path in attachments.files_of(attachment):
+                self.store.add_attachment(
+                    session_id,
+                    path,
+                    attachment.media_type,
+                    attachment.width,
+                    attachment.height,
+                    message_id=message_id,
+                )
+        self._show_prompt(message_id)
+        self._start(session_id, self.agent.continue_turn(session_id, self._emit))
         return True
+
+    def _show_prompt(self, message_id: int) -> None:
+        message = self.store.message(message_id)
+        assert message is not None
+        # The same event a reopened chat replays, so the message looks the same both ways.
+        self._emit(prompt_event(message))
+        self._emit(
+            MessageCommitted(
+                session_id=message.session_id,
+                message_id=message_id,
+                role="user",
+                status="complete",
+            )
+        )
 
     def retry(self, session_id: int) -> bool:
         """Answer the stored history again (Retry on an error card)."""
         if session_id in self._turns:
             return False
+        self._start(session_id, self.agent.continue_turn(session_id, self._emit))
+        return True
+
+    def last_prompt(self, session_id: int) -> StoredMessage | None:
+        """The person's newest message (what Regenerate answers again)."""
+        for message in reversed(self.store.messages(session_id)):
+            if message.role == "user" and user_content.is_prompt(message.content):
+                return message
+        return None
+
+    def can_regenerate(self, session_id: int) -> bool:
+        """Whether the newest message has an answer to replace (with none, Retry is the way)."""
+        if session_id in self._turns:
+            return False
+        messages = self.store.messages(session_id)
+        prompt = self.last_prompt(session_id)
+        return prompt is not None and messages[-1].id != prompt.id
+
+    def regenerate(self, session_id: int) -> bool:
+        """Answer the newest message afresh; the earlier answer is kept as an earlier version."""
+        prompt = self.last_prompt(session_id) if session_id not in self._turns else None
+        if prompt is None:
+            return False
+        self._replace(session_id, prompt.id, prompt.content)
+        return True
+
+    def edit(self, session_id: int, message_id: int, text: str) -> bool:
+        """Send a new version of one of the person's messages (its attachments stay); it and
+        everything after it are kept as the earlier version, and no longer sent."""
+        message = self.store.message(message_id)
+        if (
+            session_id in self._turns
+            or message is None
+            or message.session_id != session_id
+            or message.superseded_by is not None
+            or message.role != "user"
+            or not user_content.is_prompt(message.content)
+        ):
+            return False
+        content = user_content.with_text(message.content, text.strip())
+        if not user_content.is_prompt(content):
+            return False
+        self._replace(session_id, message_id, content)
+        return True
+
+    def _replace(self, session_id: int, message_id: int, content: list[dict[str, Any]]) -> None:
+        self.store.replace_from(session_id, message_id, content)
+        self._emit(HistoryReplaced(session_id=session_id))
+        self._start(session_id, self.agent.continue_turn(session_id, self._emit))
+
+    def can_continue(self, session_id: int) -> bool:
+        """Whether the newest reply was stopped or cut off at the token limit."""
+        if session_id in self._turns:
+            return False
+        messages = self.store.messages(session_id)
+        if not messages:
+            return False
+        last = messages[-1]
+        if last.role == "assistant":
+            return last.status == "stopped" or last.stop_reason == "max_tokens"
+        # Stopped while tools ran: their results are the last word.
+        return any(block.get("type") == "tool_result" for block in last.content)
+
+    def continue_reply(self, session_id: int) -> bool:
+        """Ask Claude to go on from where its reply was stopped or cut off."""
+        if not self.can_continue(session_id):
+            return False
+        self.store.add_message(session_id, "user", user_content.continue_content())
+        self._emit(ReplyContinued(session_id=session_id))
         self._start(session_id, self.agent.continue_turn(session_id, self._emit))
         return True
 

@@ -5,9 +5,12 @@ The raw exception never reaches the thread as-is; each case has a fixed title an
 
 from __future__ import annotations
 
-import anthropic
-import httpx2
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    import anthropic
 
 
 class AppError(Exception):
@@ -61,6 +64,11 @@ def _retry_after(exc: anthropic.APIStatusError) -> str:
 
 def describe(exc: BaseException, *, model: str = "") -> ProblemReport:
     """A person-facing description of a model-call failure."""
+    # Loaded here, not at import: the SDK takes more than a second, which the window's first
+    # paint must not wait for; a failure to describe means a model call ran, so it is loaded.
+    import anthropic
+    import httpx2
+
     if isinstance(exc, ModelCallFailed):
         return exc.report
     if isinstance(exc, MissingKeyError):

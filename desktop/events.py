@@ -9,6 +9,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from desktop.attachments import Attachment
+
 
 class Usage(BaseModel):
     """Token counts of one model call (or a whole turn, summed)."""
@@ -39,6 +41,33 @@ class PromptAdded(BaseModel):
     kind: Literal["prompt_added"] = "prompt_added"
     session_id: int
     text: str
+    message_id: int | None = None  # what Edit replaces
+    attachments: list[Attachment] = Field(default_factory=list)
+
+
+class ReplyContinued(BaseModel):
+    """The person asked Claude to go on with a reply that was stopped or cut off."""
+
+    kind: Literal["reply_continued"] = "reply_continued"
+    session_id: int
+
+
+class EarlierVersion(BaseModel):
+    """A prompt and its answer as they were before Edit or Regenerate replaced them."""
+
+    prompt: str
+    attachments: list[Attachment] = Field(default_factory=list)
+    reply: str
+    steps: int = 0  # tool calls it made
+
+
+class EarlierVersions(BaseModel):
+    """The versions the next prompt replaced, newest first (shown folded above it)."""
+
+    kind: Literal["earlier_versions"] = "earlier_versions"
+    session_id: int
+    versions: list[EarlierVersion]
+    current_prompt: str = ""  # the message that replaced them, as it reads now
 
 
 class MessageStarted(BaseModel):
@@ -121,6 +150,8 @@ class TurnFailed(BaseModel):
 AgentEvent = Annotated[
     TurnStarted
     | PromptAdded
+    | ReplyContinued
+    | EarlierVersions
     | MessageStarted
     | TextDelta
     | ToolStarted

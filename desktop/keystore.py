@@ -1,7 +1,9 @@
-"""The API key: in the OS keychain (keyring), never in a plain file unless the person agrees.
+"""The API key: in the OS keychain (keyring) where there is one.
 
-Where no keychain exists (a Linux without a secret service) the key is kept for this run
-only, or, if the person chose it, in a file only they can read (mode 0600).
+Where no keychain exists (a Linux without a secret service) the key is kept, by default,
+in a file only the person's user account can read (mode 0600), which Settings explains;
+they can choose to keep it for this run only instead. A keychain that exists but
+refuses the key keeps it for this run only until the person chooses.
 """
 
 from __future__ import annotations
@@ -10,10 +12,6 @@ import asyncio
 import logging
 import os
 from pathlib import Path
-
-import keyring
-import keyring.backend
-import keyring.errors
 
 from desktop.settings import KeyStorage
 
@@ -25,6 +23,8 @@ ENV_KEY = "ANTHROPIC_API_KEY"
 
 def keychain_available() -> bool:
     """True when keyring has a real backend (macOS Keychain, Secret Service, Windows...)."""
+    import keyring  # finding the backend probes the system: not before the window shows
+
     try:
         backend = keyring.get_keyring()
     except Exception:  # a broken keyring config must not stop the app from starting
@@ -43,10 +43,25 @@ class KeyStore:
     def __init__(self, *, account: str, key_file: Path, storage: KeyStorage) -> None:
         self.account = account
         self.key_file = key_file
-        self.storage: KeyStorage = (
-            storage if storage != "keychain" or keychain_available() else "session"
-        )
+        self._storage: KeyStorage | None = None
+        self._wanted: KeyStorage = storage
         self._session_key: str | None = None
+        self.changes = 0  # counts `set` calls: a window can tell a new key from the same one
+
+    @property
+    def storage(self) -> KeyStorage:
+        """Where the key is kept; decided on first use (looking for a keychain takes time).
+
+        With no keychain at all, "keychain" (the default) means the private file.
+        """
+        if self._storage is None:
+            wanted = self._wanted
+            self._storage = wanted if wanted != "keychain" or keychain_available() else "file"
+        return self._storage
+
+    @storage.setter
+    def storage(self, value: KeyStorage) -> None:
+        self._storage = value
 
     @property
     def keychain_missing(self) -> bool:
@@ -57,6 +72,8 @@ class KeyStore:
         if self._session_key:
             return self._session_key
         if self.storage == "keychain":
+            import keyring.errors
+
             try:
                 return keyring.get_password(SERVICE, self.account) or None
             except keyring.errors.KeyringError:
@@ -83,10 +100,16 @@ class KeyStore:
         return "not set"
 
     def set(self, key: str, storage: KeyStorage) -> KeyStorage:
-        """Store `key`; returns where it went (keychain falls back to this run when none exists)."""
+        """Store `key`; returns where it went: with no keychain, "keychain" means the private
+        file; a keychain that refuses the key keeps it for this run only."""
         key = key.strip()
         self._session_key = None
-        if storage == "keychain" and keychain_available():
+        self.changes += 1
+        if storage == "keychain" and not keychain_available():
+            storage = "file"
+        if storage == "keychain":
+            import keyring.errors
+
             try:
                 if key:
                     keyring.set_password(SERVICE, self.account, key)
@@ -112,6 +135,8 @@ class KeyStore:
         return "session"
 
     def _delete_keychain(self) -> None:
+        import keyring.errors
+
         try:
             keyring.delete_password(SERVICE, self.account)
         except keyring.errors.PasswordDeleteError:

@@ -21,8 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import jsonschema
-
 from desktop import __version__
 from desktop.gate import denial_text
 from desktop.mcp_config import ConfigRead, McpConfig, ServerEntry, read_config, write_config
@@ -305,6 +303,8 @@ class McpSource:
         return f"{found[0]}: {found[1].name}" if found else use.name
 
     def describe(self, use: ToolUse, session_id: int) -> ToolCall:
+        import jsonschema  # loaded with the first MCP call, not at start
+
         server, tool = self._lookup(use)
         try:
             schema = _schema(tool)

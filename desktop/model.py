@@ -9,22 +9,24 @@ from __future__ import annotations
 
 import copy
 import platform
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx2
-from anthropic import AsyncAnthropic
 from pydantic import BaseModel
 
-from desktop import images
+from desktop import attachments, images
 from desktop.settings import Settings
 from desktop.store import StoredMessage
 from desktop.tool_calls import CARD_KEY, CallResult, ToolUse, result_block
+from desktop.user_content import CONTINUE_KEY
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
 
 CACHE = {"type": "ephemeral"}
-# What the thread keeps on a stored tool_result (its card; before cards, how the call
-# ended); never sent to the API.
+# What the thread keeps on stored blocks (a tool_result's card; before cards, how the call
+# ended; an attachment's name; a Continue request's mark); never sent to the API.
 OUTCOME_KEY = "deskhand_outcome"
-PRIVATE_KEYS = frozenset({OUTCOME_KEY, CARD_KEY})
+PRIVATE_KEYS = frozenset({OUTCOME_KEY, CARD_KEY, attachments.ATTACHMENT_KEY, CONTINUE_KEY})
 INTERRUPTED = (
     "This action did not finish: the reply was stopped or Deskhand closed before it completed."
 )
@@ -54,6 +56,10 @@ class ClientConfig(BaseModel, frozen=True):
 
 
 def client_from(config: ClientConfig) -> AsyncAnthropic:
+    # The SDK loads when a client is first built, never before the window shows.
+    import httpx2
+    from anthropic import AsyncAnthropic
+
     return AsyncAnthropic(
         api_key=config.api_key,
         base_url=config.base_url,
@@ -152,6 +158,7 @@ def build_request(
     images.prune_and_hydrate(
         messages, keep=settings.model.keep_images, chunk=settings.model.keep_images
     )
+    attachments.hydrate_documents(messages)
     for message in reversed(messages):
         if message["role"] == "user" and message["content"]:
             message["content"][-1]["cache_control"] = CACHE

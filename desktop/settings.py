@@ -5,15 +5,15 @@ Every field carries a `title` and a `description`: the Settings dialog is built 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import os
 import typing
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from anthropic.types import Model
 from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
@@ -34,8 +34,33 @@ def newest_sonnet(candidates: typing.Iterable[str]) -> str | None:
     return None
 
 
+def _sdk_model_type() -> Any:
+    """The installed SDK's `Model` type, read from its own small module.
+
+    Importing `anthropic` takes more than a second, which the window must not wait for at
+    start; `anthropic/types/model.py` needs only `typing`, so it is loaded on its own.
+    """
+    try:
+        package = importlib.util.find_spec("anthropic")
+        if package is None or package.origin is None:
+            raise ImportError("anthropic")
+        spec = importlib.util.spec_from_file_location(
+            "_deskhand_sdk_model_ids", Path(package.origin).parent / "types" / "model.py"
+        )
+        if spec is None or spec.loader is None:
+            raise ImportError("anthropic.types.model")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module.Model
+    except (ImportError, OSError, AttributeError):
+        from anthropic.types import Model  # the layout changed: the slow way still works
+
+        return Model
+
+
 def _sdk_models() -> list[str]:
-    literal = next(arg for arg in typing.get_args(Model) if typing.get_origin(arg) is Literal)
+    model = _sdk_model_type()
+    literal = next(arg for arg in typing.get_args(model) if typing.get_origin(arg) is Literal)
     return list(typing.get_args(literal))
 
 

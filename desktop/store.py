@@ -18,9 +18,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from desktop import user_content
 from desktop.events import Usage
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_TITLE = "New chat"
 
 _SCHEMA = """
@@ -39,7 +40,9 @@ CREATE TABLE IF NOT EXISTS messages (
     status TEXT NOT NULL DEFAULT 'complete',
     model TEXT,
     usage TEXT,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    superseded_by INTEGER,
+    stop_reason TEXT
 );
 CREATE INDEX IF NOT EXISTS messages_by_session ON messages(session_id, id);
 CREATE TABLE IF NOT EXISTS attachments (
@@ -68,7 +71,6 @@ CREATE TABLE IF NOT EXISTS audit (
 );
 """
 # Columns added since a table was first created: (table, column, definition).
-_ADDED_COLUMNS = (("audit", "reason", "TEXT NOT NULL DEFAULT ''"),)
 
 MessageStatus = Literal["complete", "stopped", "failed"]
 
@@ -89,15 +91,20 @@ class StoredMessage(BaseModel):
     model: str | None = None
     usage: Usage | None = None
     created_at: float
+    superseded_by: int | None = None  # set when Edit or Regenerate replaced it
+    stop_reason: str | None = None
 
     @property
     def text(self) -> str:
-        return "".join(b.get("text", "") for b in self.content if b.get("type") == "text")
+        """What the person typed (or the model wrote): no attached file's text."""
+        return user_content.typed_text(self.content)
 
 
 def _plain_text(content: list[dict[str, Any]]) -> str:
     parts: list[str] = []
     for block in content:
+        if block.get(user_content.CONTINUE_KEY):
+            continue  # words Deskhand sent for the person, not theirs to search
         if block.get("type") == "text":
             parts.append(str(block.get("text", "")))
         elif block.get("type") == "tool_result":
@@ -107,6 +114,21 @@ def _plain_text(content: list[dict[str, Any]]) -> str:
             elif isinstance(inner, str):
                 parts.append(inner)
     return "\n".join(parts)
+
+
+def _stored(row: sqlite3.Row) -> StoredMessage:
+    return StoredMessage(
+        id=row["id"],
+        session_id=row["session_id"],
+        role=row["role"],
+        content=json.loads(row["content"]),
+        status=row["status"],
+        model=row["model"],
+        usage=Usage.model_validate_json(row["usage"]) if row["usage"] else None,
+        created_at=row["created_at"],
+        superseded_by=row["superseded_by"],
+        stop_reason=row["stop_reason"],
+    )
 
 
 def _escape_like(text: str) -> str:
@@ -155,10 +177,7 @@ class Store:
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA foreign_keys=ON")
             db.executescript(_SCHEMA)
-            for table, column, definition in _ADDED_COLUMNS:
-                columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-                if column not in columns:  # a history from before the column existed
-                    db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+            _migrate(db)
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             db.close()
@@ -242,31 +261,62 @@ class Store:
         status: MessageStatus = "complete",
         model: str | None = None,
         usage: Usage | None = None,
+        stop_reason: str | None = None,
     ) -> int:
         """Append a message and commit it before returning."""
-        now = time.time()
         with self._transaction() as db:
-            cursor = db.execute(
-                "INSERT INTO messages (session_id, role, content, search_text, status, model, usage,"
-                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    session_id,
-                    role,
-                    json.dumps(content, ensure_ascii=False),
-                    _plain_text(content),
-                    status,
-                    model,
-                    usage.model_dump_json() if usage else None,
-                    now,
-                ),
+            return self._insert(db, session_id, role, content, status, model, usage, stop_reason)
+
+    def replace_from(self, session_id: int, message_id: int, content: list[dict[str, Any]]) -> int:
+        """A new version of the person's message `message_id`: it and every later message are
+        kept, marked as replaced by the new one, and no longer part of the conversation."""
+        with self._transaction() as db:
+            new_id = self._insert(db, session_id, "user", content, "complete", None, None, None)
+            db.execute(
+                "UPDATE messages SET superseded_by = ? WHERE session_id = ? AND id >= ?"
+                " AND id < ? AND superseded_by IS NULL",
+                (new_id, session_id, message_id, new_id),
             )
-            db.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
-            if role == "user":
-                self._title_from_first_message(db, session_id, _plain_text(content))
+        return new_id
+
+    def _insert(
+        self,
+        db: sqlite3.Connection,
+        session_id: int,
+        role: Literal["user", "assistant"],
+        content: list[dict[str, Any]],
+        status: MessageStatus,
+        model: str | None,
+        usage: Usage | None,
+        stop_reason: str | None,
+    ) -> int:
+        now = time.time()
+        cursor = db.execute(
+            "INSERT INTO messages (session_id, role, content, search_text, status, model, usage,"
+            " created_at, stop_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                session_id,
+                role,
+                json.dumps(content, ensure_ascii=False),
+                _plain_text(content),
+                status,
+                model,
+                usage.model_dump_json() if usage else None,
+                now,
+                stop_reason,
+            ),
+        )
+        db.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
+        if role == "user":
+            self._title_from_first_message(db, session_id, content)
         return cursor.lastrowid or 0
 
     @staticmethod
-    def _title_from_first_message(db: sqlite3.Connection, session_id: int, text: str) -> None:
+    def _title_from_first_message(
+        db: sqlite3.Connection, session_id: int, content: list[dict[str, Any]]
+    ) -> None:
+        attached = user_content.attachments_of(content)
+        text = user_content.typed_text(content) or (attached[0].name if attached else "")
         title = " ".join(text.split())
         if not title:
             return
@@ -277,27 +327,25 @@ class Store:
             (title, session_id, DEFAULT_TITLE),
         )
 
-    def messages(self, session_id: int) -> list[StoredMessage]:
+    def messages(self, session_id: int, *, replaced: bool = False) -> list[StoredMessage]:
+        """The conversation, oldest first; with `replaced`, also the versions Edit or
+        Regenerate replaced (kept for the person, never sent to the model)."""
         rows = self._db.execute(
-            "SELECT * FROM messages WHERE session_id = ? ORDER BY id", (session_id,)
+            "SELECT * FROM messages WHERE session_id = ?"
+            + ("" if replaced else " AND superseded_by IS NULL")
+            + " ORDER BY id",
+            (session_id,),
         ).fetchall()
-        return [
-            StoredMessage(
-                id=row["id"],
-                session_id=row["session_id"],
-                role=row["role"],
-                content=json.loads(row["content"]),
-                status=row["status"],
-                model=row["model"],
-                usage=Usage.model_validate_json(row["usage"]) if row["usage"] else None,
-                created_at=row["created_at"],
-            )
-            for row in rows
-        ]
+        return [_stored(row) for row in rows]
+
+    def message(self, message_id: int) -> StoredMessage | None:
+        row = self._db.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()
+        return _stored(row) if row else None
 
     def last_usage(self, session_id: int) -> tuple[str | None, Usage | None]:
         row = self._db.execute(
             "SELECT model, usage FROM messages WHERE session_id = ? AND usage IS NOT NULL"
+            " AND superseded_by IS NULL"
             " ORDER BY id DESC LIMIT 1",
             (session_id,),
         ).fetchone()
@@ -382,6 +430,27 @@ class AuditEntry(BaseModel):
     outcome: str | None = None  # ok / error / not run
     duration_ms: int | None = None
     reason: str = ""  # why it was denied: the person's words, or the rule's or mode's
+
+
+# Columns added after the first release, added to older files as they are opened.
+# Columns added since a table was first made: (table, column, definition).
+_ADDED_COLUMNS = (
+    (
+        "messages",
+        "superseded_by",
+        "INTEGER",
+    ),  # the message that replaced this one (Edit, Regenerate)
+    ("messages", "stop_reason", "TEXT"),  # why the model stopped (an assistant message)
+    ("audit", "reason", "TEXT NOT NULL DEFAULT ''"),  # the person's reason for a denial
+)
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """A history from before a column existed gets it (empty)."""
+    for table, column, definition in _ADDED_COLUMNS:
+        present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        if column not in present:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
 
 
 class _Unusable(Exception):

@@ -22,13 +22,15 @@ import logging
 import threading
 from collections import OrderedDict
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from anthropic import AsyncAnthropic
 from pydantic import BaseModel
 
 from desktop import errors
 from desktop.model import ClientConfig, client_from
+
+if TYPE_CHECKING:  # the app imports this module for its messages; the SDK loads in the child
+    from anthropic import AsyncAnthropic
 
 log = logging.getLogger(__name__)
 

@@ -1,8 +1,11 @@
 """The tool sources this machine offers, built from the settings; it starts and closes them.
 
 Sources, in the order their tools are offered: the function tools (Mac apps, offered only
-where osascript exists), then the browser toolset when it is on, then the MCP servers' tools
-(last, so that when they are many the tool search entry ends the list).
+where osascript exists), then the browser toolset when it is on, the screen where this
+computer allows it, then the MCP servers' tools (last, so that when they are many the tool
+search entry ends the list). The browser's and the screen's sources are built when first
+needed: they bring in Playwright and the SDK, which take more than a second to load, and
+the window shows before that (the app loads them after its first paint, off the event loop).
 """
 
 from __future__ import annotations
@@ -10,19 +13,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.browser_toolset import browser_config, browser_family
 from desktop.function_tools import FunctionTools
 from desktop.mcp_source import McpSource
 from desktop.paths import DataPaths
-from desktop.screen_toolset import ScreenControl
 from desktop.settings import Settings
 from desktop.tool_calls import ActionGroup, ToolSource
 from desktop.toolsets import ToolsetSource
 from tools.apps import AppsTool
 from tools.base import ToolRegistry
-from tools.browser import BrowserPool
 from tools.desktop_context import desktop_snapshot
 from tools.macos import AutomationLog, MacosTool, macos_available
 from tools.osa.engine import OsaEngine
@@ -32,6 +33,10 @@ from tools.tabs import TabsTool
 
 # How long a message sent at launch waits for the tool sources still starting.
 START_WAIT = 15.0
+
+if TYPE_CHECKING:
+    from desktop.screen_toolset import ScreenControl
+    from tools.browser.pool import BrowserPool
 
 
 class Toolbox:
@@ -57,18 +62,12 @@ class Toolbox:
         if on_automation_change is not None:
             log = self.automation
             log.subscribe(lambda _app, _state: on_automation_change(dict(log.states())))
-        # The pool launches nothing until the model first uses the browser.
-        self.browser_pool: BrowserPool | None = (
-            BrowserPool(browser_config(settings.browser, paths.downloads))
-            if settings.browser.enabled
-            else None
-        )
-        self.browser = (
-            ToolsetSource(browser_family(self.browser_pool)) if self.browser_pool else None
-        )
-        # Offered once `start` found a usable display (and while Settings → Screen allows it).
-        self.screen = ScreenControl(enabled=lambda: self._settings().screen.enabled)
-        self.screen_source = ToolsetSource(self.screen.family())
+        self._downloads = paths.downloads
+        self._browser_pool: BrowserPool | None = None
+        self._browser: ToolsetSource | None = None
+        self._browser_built = False
+        self._screen: ScreenControl | None = None
+        self._screen_source: ToolsetSource | None = None
         if settings.apps.macos_enabled and macos_available():
             self.osa = OsaEngine(automation=self.automation)
             self.registry.add(MacosTool(self.osa, on_problem=on_problem))
@@ -96,6 +95,50 @@ class Toolbox:
             # gets every tool, as it would without it.
             can_defer=lambda: self._settings().model.model.startswith("claude"),
         )
+
+    def _build_browser(self) -> None:
+        """The browser's pool and source, once; the pool launches nothing until first used."""
+        if self._browser_built:
+            return
+        self._browser_built = True
+        settings = self._settings()
+        if settings.browser.enabled:
+            from tools.browser.pool import BrowserPool
+
+            self._browser_pool = BrowserPool(browser_config(settings.browser, self._downloads))
+            self._browser = ToolsetSource(browser_family(self._browser_pool))
+
+    @property
+    def browser_pool(self) -> BrowserPool | None:
+        self._build_browser()
+        return self._browser_pool
+
+    @property
+    def built_browser_pool(self) -> BrowserPool | None:
+        """The pool if it was built (new settings need no pool that does not exist yet)."""
+        return self._browser_pool
+
+    @property
+    def browser(self) -> ToolsetSource | None:
+        self._build_browser()
+        return self._browser
+
+    @property
+    def screen(self) -> ScreenControl:
+        """The screen's toolsets and status; offered once `start` found a usable display (and
+        while Settings → Screen allows it)."""
+        if self._screen is None:
+            from desktop.screen_toolset import ScreenControl
+
+            self._screen = ScreenControl(enabled=lambda: self._settings().screen.enabled)
+            self._screen_source = ToolsetSource(self._screen.family())
+        return self._screen
+
+    @property
+    def screen_source(self) -> ToolsetSource:
+        self.screen  # noqa: B018  (builds it)
+        assert self._screen_source is not None
+        return self._screen_source
 
     async def desktop_context(self) -> str | None:
         """For the system prompt: the displays when Claude may use the screen, and on a Mac the
@@ -147,16 +190,22 @@ class Toolbox:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._started.wait(), limit)
 
+    def _live_sources(self) -> list[ToolSource]:
+        """The sources built so far (closing needs no browser that was never built)."""
+        built = [self.functions, self._browser, self._screen_source, self.mcp]
+        return [source for source in built if source is not None]
+
     async def close_session(self, session_id: int) -> None:
         """A chat was deleted: each source lets go of what it held for it (browser tabs)."""
-        for source in self.sources():
+        for source in self._live_sources():
             await source.close_session(session_id)
 
     async def close(self) -> None:
-        for source in reversed(self.sources()):
+        for source in reversed(self._live_sources()):
             await source.close()
-        self.browser = None
-        self.browser_pool = None
+        self._browser_built = True  # closed: nothing is built after this
+        self._browser = None
+        self._browser_pool = None
         if self.osa is not None:
             await self.osa.aclose()
             self.osa = None

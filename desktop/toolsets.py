@@ -14,15 +14,15 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-from anthropic.tools import ToolError
-from anthropic.types.beta import BetaToolUseBlock
+from typing import TYPE_CHECKING, Any, Protocol
 
 from desktop.gate import denial_text
 from desktop.permissions import ToolCall
 from desktop.tool_calls import ActionGroup, CallContext, CallResult, ToolUse, tool_label
 from tools.base import ActionInfo, Risk
+
+if TYPE_CHECKING:
+    from anthropic.types.beta import BetaToolUseBlock
 
 Confirm = Callable[[Any], Awaitable[bool]]
 NOT_OFFERED = "This tool is not available now. Tell the person; it may be turned off in Settings."
@@ -123,6 +123,8 @@ class ToolsetSource:
         self._running[use.id] = (ctx, call)
         try:
             with self._progress(ctx.progress):
+                from anthropic.types.beta import BetaToolUseBlock  # loaded with the toolset
+
                 block = await toolset.tool_result(BetaToolUseBlock.model_validate(use.block()))
         finally:
             self._running.pop(use.id, None)
@@ -157,6 +159,8 @@ class ToolsetSource:
         )
         decision = await ctx.approve(call)
         if decision.verdict != "allow":
+            from anthropic.tools import ToolError  # the toolset that asks has loaded the SDK
+
             raise ToolError(denial_text(decision))
         return True
 

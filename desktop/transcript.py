@@ -2,21 +2,29 @@
 
 Each tool card comes from what was stored beside its `tool_result` (label, summary,
 outcome); calls stored before cards were kept are described again by their source, the
-same way a live call is.
+same way a live call is. A sent message is shown live through `prompt_event` too, so
+its attachments look the same live and reopened. Versions that Edit or Regenerate
+replaced come back folded above the message that replaced them.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from desktop import errors, user_content
 from desktop.events import (
     AgentEvent,
+    EarlierVersion,
+    EarlierVersions,
     MessageCommitted,
     PromptAdded,
+    ReplyContinued,
     TextDelta,
     ToolFinished,
     ToolStarted,
+    TurnFinished,
 )
 from desktop.model import OUTCOME_KEY
 from desktop.store import StoredMessage
@@ -26,18 +34,98 @@ CardFor = Callable[[ToolUse], CallCard]
 Turn = list[AgentEvent]
 
 
+def notice_for(stop_reason: str, max_tokens: int | None = None) -> str | None:
+    """What the thread says when a turn ended other than normally (live and reopened)."""
+    if stop_reason == "max_tokens":
+        limit = f"the limit of {max_tokens} tokens" if max_tokens else "its length limit"
+        return (
+            f"The reply reached {limit} and was cut off. "
+            "Press Continue, or raise Max tokens in Settings → Model."
+        )
+    if stop_reason == "refusal":
+        return "Claude declined to continue with this request. Rephrase it or start a new chat."
+    if stop_reason == "model_context_window_exceeded":
+        return errors.context_too_long().detail
+    if stop_reason == "pause_turn":
+        return "Claude paused a long-running step. Send “continue” to let it go on."
+    return None
+
+
 def replay(messages: list[StoredMessage], card_for: CardFor) -> list[Turn]:
-    """The events of each turn (a prompt and everything that answered it), oldest first."""
-    cards = _stored_cards(messages)
-    turns: list[Turn] = []
+    """The events of each turn (a prompt and everything that answered it), oldest first.
+
+    `messages` may include replaced ones (`Store.messages(..., replaced=True)`): they
+    show as the earlier versions of the message that replaced them.
+    """
+    current = [m for m in messages if m.superseded_by is None]
+    replaced: dict[int, list[StoredMessage]] = defaultdict(list)
     for message in messages:
-        if not turns or (message.role == "user" and message.text.strip()):
+        if message.superseded_by is not None:
+            replaced[message.superseded_by].append(message)
+    cards = _stored_cards(current)
+    turns: list[Turn] = []
+    for message in current:
+        if not turns or (message.role == "user" and user_content.is_prompt(message.content)):
             turns.append([])
         if message.role == "user":
+            if message.id in replaced:
+                turns[-1].append(
+                    EarlierVersions(
+                        session_id=message.session_id,
+                        versions=_versions(replaced, message.id),
+                        current_prompt=message.text,
+                    )
+                )
             turns[-1].extend(_user_events(message))
         else:
             turns[-1].extend(_assistant_events(message, cards, card_for))
+    last = current[-1] if current else None
+    if last is not None and last.role == "assistant" and last.stop_reason == "pause_turn":
+        # Live, a paused step went on by itself; only a pause that ended the turn was said.
+        turns[-1].append(_notice(last, "pause_turn"))
     return turns
+
+
+def _notice(message: StoredMessage, stop_reason: str) -> TurnFinished:
+    return TurnFinished(
+        session_id=message.session_id, stop_reason=stop_reason, notice=notice_for(stop_reason)
+    )
+
+
+def prompt_event(message: StoredMessage) -> PromptAdded:
+    """The person's message as the thread shows it: text and attachments."""
+    return PromptAdded(
+        session_id=message.session_id,
+        text=message.text,
+        message_id=message.id,
+        attachments=user_content.attachments_of(message.content),
+    )
+
+
+def _versions(replaced: dict[int, list[StoredMessage]], message_id: int) -> list[EarlierVersion]:
+    """What `message_id` replaced, newest first (a version may have replaced one before it)."""
+    found: list[EarlierVersion] = []
+    group = replaced.get(message_id)
+    while group:
+        prompt = group[0]
+        found.append(
+            EarlierVersion(
+                prompt=prompt.text,
+                attachments=user_content.attachments_of(prompt.content),
+                reply="\n\n".join(
+                    m.text.strip() for m in group if m.role == "assistant" and m.text.strip()
+                ),
+                steps=sum(
+                    1
+                    for m in group
+                    if m.role == "assistant"
+                    for block in m.content
+                    if block.get("type") == "tool_use"
+                ),
+            )
+        )
+        group = replaced.get(prompt.id)
+    return found
 
 
 def _stored_cards(messages: list[StoredMessage]) -> dict[str, dict[str, Any]]:
@@ -55,8 +143,10 @@ def _user_events(message: StoredMessage) -> list[AgentEvent]:
     for block in message.content:
         if block.get("type") == "tool_result":
             events.append(_finished(message.session_id, block))
-    if message.text.strip():
-        events.append(PromptAdded(session_id=message.session_id, text=message.text))
+    if user_content.is_continue(message.content):
+        events.append(ReplyContinued(session_id=message.session_id))
+    elif user_content.is_prompt(message.content):
+        events.append(prompt_event(message))
     return events
 
 
@@ -87,6 +177,8 @@ def _assistant_events(
             session_id=sid, message_id=message.id, role="assistant", status=message.status
         )
     )
+    if message.stop_reason not in (None, "pause_turn") and notice_for(message.stop_reason):
+        events.append(_notice(message, message.stop_reason))
     return events
 
 

@@ -74,7 +74,10 @@ class Workspace:
             desktop_context=self.toolbox.desktop_context,
         )
         self.conversations = Conversations(
-            store=self.store, agent=self.agent, delete_session=self.delete_session
+            store=self.store,
+            agent=self.agent,
+            delete_session=self.delete_session,
+            attachments_dir=paths.attachments,
         )
         self.listeners: list[Callable[[Settings], None]] = []
         self._background: set[asyncio.Future[None]] = set()
@@ -109,9 +112,9 @@ class Workspace:
 
     def _reconfigure_browser(self) -> None:
         """New browser settings apply from the next browser call (a relaunch if needed)."""
-        pool = self.toolbox.browser_pool
+        pool = self.toolbox.built_browser_pool
         if pool is None:
-            return
+            return  # built later, from the settings then in force
         config = browser_config(self.settings.browser, self.paths.downloads)
         try:
             asyncio.get_running_loop()
@@ -138,6 +141,12 @@ class Workspace:
         self.mode_override = None
         settings = self.settings.model_copy(deep=True)
         settings.permissions.mode = mode
+        self.apply_settings(settings)
+
+    def set_model(self, model: str) -> None:
+        """Choose the model that answers (the window's picker or Settings); saved at once."""
+        settings = self.settings.model_copy(deep=True)
+        settings.model.model = model
         self.apply_settings(settings)
 
     def set_rule(self, key: str, rule: Rule | None) -> None:
@@ -174,7 +183,8 @@ class Workspace:
     def transcript(self, session_id: int) -> list[list[AgentEvent]]:
         """A stored chat as the events its turns emitted live, turn by turn (see transcript)."""
         return replay(
-            self.store.messages(session_id), lambda use: self.calls.card_for(use, session_id)
+            self.store.messages(session_id, replaced=True),
+            lambda use: self.calls.card_for(use, session_id),
         )
 
     async def list_models(self) -> list[str]:

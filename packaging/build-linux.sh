@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Build Deskhand's Linux bundle: dist/Deskhand/Deskhand (a onedir bundle: the executable and
 # _internal/ next to it), then pack it as dist/Deskhand-<version>-linux-<arch>.tar.gz.
+# The bundle carries share/ (a launcher entry and icons, for packagers); a person adds
+# Deskhand to their own launcher with `./Deskhand install-desktop-entry`.
 #
 #   packaging/build-linux.sh               build and pack
 #   packaging/build-linux.sh --self-test   also run `Deskhand --self-test` from the bundle
@@ -35,6 +37,10 @@ VERSION="$("$PYTHON" "$ROOT/packaging/bundle_info.py")"
 
 BUNDLE="$DIST/Deskhand"
 "$BUNDLE/Deskhand" --version
+# The launcher entry and icons, laid out as under /usr/share (Exec expects Deskhand on PATH).
+XDG_DATA_HOME="$BUNDLE/share" "$PYTHON" -c \
+  'import pathlib, sys; from desktop.desktop_entry import install; install(pathlib.Path("Deskhand"))'
+
 if [ "$SELF_TEST" = 1 ]; then
   QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}" "$BUNDLE/Deskhand" --self-test
 fi

@@ -15,6 +15,9 @@ find_python() {
   return 1
 }
 
+# What the script is doing, on stderr so that output meant for a pipe stays clean.
+say() { printf '\033[1m==>\033[0m %s\n' "$*" >&2; }
+
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # Debian/Ubuntu: the libraries Qt needs, and Chromium for the browser; installed only when missing.
@@ -23,7 +26,7 @@ ensure_debian_packages() {
   local missing=()
   for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg"); done
   [ ${#missing[@]} -eq 0 ] && return 0
-  echo "Installing system packages: ${missing[*]}"
+  say "Installing system packages: ${missing[*]}"
   as_root apt-get update -q
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
 }
@@ -34,14 +37,18 @@ ensure_venv() {
   local extras="${1:-}"
   local python; python=$(find_python)
   if [ ! -x .venv/bin/python ]; then
+    say "Creating a Python environment in .venv (with $("$python" --version))…"
     "$python" -m venv .venv
   fi
   local spec="."; [ -n "$extras" ] && spec=".[$extras]"
   # Reinstall only when pyproject.toml changed since the last install with these extras.
   local stamp=".venv/.installed-${extras:-base}"
   if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-    .venv/bin/python -m pip install -q --upgrade pip
-    .venv/bin/python -m pip install -q -e "$spec"
+    say "Updating pip…"
+    .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
+    say "Installing Deskhand${extras:+ with its $extras tools} and what it needs (Qt, the Anthropic SDK, Playwright…); the first time takes a few minutes…"
+    .venv/bin/python -m pip install -q --disable-pip-version-check -e "$spec"
     touch "$stamp"
+    say "Installed."
   fi
 }

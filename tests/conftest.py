@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
 
+from desktop.app import AFTER_FIRST_PAINT
 from desktop.stream_worker import shared_worker
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer
@@ -26,6 +28,10 @@ def stream_process() -> Iterator[None]:
     loading the SDK takes seconds, which no test's wait should have to cover."""
     worker = shared_worker()
     worker.start()
+    # The app loads these after its first paint (desktop/app.py): tests load them up front, so
+    # that no test's wait has to cover the seconds they take on a busy machine.
+    for name in AFTER_FIRST_PAINT:
+        importlib.import_module(name)
     yield
     asyncio.run(worker.close())
 

@@ -18,7 +18,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-import jsonschema
 from pydantic import BaseModel, Field, ValidationError
 
 
@@ -164,6 +163,8 @@ class SchemaTool(FunctionTool[dict[str, Any]]):
         self.title = title
         self.description = description
         self.schema = schema
+        import jsonschema  # a fifth of a second: loaded by the first tool built from a schema
+
         self._validator = jsonschema.Draft202012Validator(schema)
 
     def input_schema(self) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from pydantic import AfterValidator, BaseModel, Field
 
 from tools.action_table import Action, ActionInput, ActionTable, LookedUp, TableTool
 from tools.base import TOOL_FAILED, Risk, RunContext, ToolResult
-from tools.browser.effect import Effect, Mode, effect_from_facts
+from tools.browser.effect_model import Effect, Mode, effect_from_facts
 from tools.browser.risk import judge
 from tools.osa.engine import OsaEngine
 from tools.osa.errors import OsaError, ProblemKind, problem

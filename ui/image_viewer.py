@@ -1,7 +1,8 @@
 """Images in the thread: lazily decoded thumbnails, and a viewer with zoom, fit, save as and copy.
 
-A thumbnail decodes its file only when it first becomes visible, and only at thumbnail
-size (QImageReader.setScaledSize), so a thread with hundreds of screenshots stays fast.
+A thumbnail decodes its file only when it is first painted (scrolled into view), and only
+at thumbnail size (QImageReader.setScaledSize), so a thread with hundreds of screenshots
+opens fast and holds only the ones that were seen.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from PySide6.QtGui import (
     QImageReader,
     QKeySequence,
     QMouseEvent,
+    QPaintEvent,
     QPixmap,
     QResizeEvent,
     QShortcut,
-    QShowEvent,
 )
 from PySide6.QtWidgets import (
     QDialog,
@@ -56,10 +57,11 @@ class ImageThumbnail(QLabel):
             else THUMBNAIL
         )
 
-    def showEvent(self, event: QShowEvent) -> None:
+    def paintEvent(self, event: QPaintEvent) -> None:
+        # Qt paints only what the scroll area shows: thumbnails below the fold stay undecoded.
         if not self.decoded:
             self._decode()
-        super().showEvent(event)
+        super().paintEvent(event)
 
     def _decode(self) -> None:
         self.decoded = True

@@ -1,45 +1,60 @@
-"""The main window: session sidebar, the chat thread, the composer and the status line.
+"""The main window: session sidebar, the chat thread, the composer, the toolbar (permission
+mode, model) and the status line, with its menus (ui/window_menus.py) and tray icon.
 
-It turns what the person does into calls on the workspace (`agent.run_turn` as an
-asyncio task, Stop as cancelling that task, Retry as `agent.continue_turn`) and routes
-the agent's events to the thread of the session they belong to. Nothing here blocks:
-turns run as tasks on the qasync loop, and dialogs are opened with `open()`.
+It turns what the person does into calls on the conversations (send, retry, regenerate,
+edit, continue, stop) and routes their events to the thread of the session they belong
+to. Nothing here blocks: turns run as tasks on the qasync loop, and dialogs are opened
+with `open()`. A long turn that ends while the window is in the background posts a
+desktop notification.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections import OrderedDict
+from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
+from PySide6.QtCore import QStandardPaths, Qt, QTimer
+from PySide6.QtGui import (
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QResizeEvent,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
-    QComboBox,
+    QApplication,
     QDialog,
+    QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QPushButton,
     QSplitter,
     QStackedWidget,
-    QToolBar,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from desktop import __version__, export
 from desktop.approvals import ApprovalRequest
+from desktop.attachments import Attachment
 from desktop.browser_setup import find_browser
-from desktop.conversations import ConversationEvent, TurnRunning
-from desktop.events import MessageCommitted, TurnFinished, Usage
-from desktop.permissions import MODE_TITLES, Mode
+from desktop.conversations import ConversationEvent, HistoryReplaced, TurnRunning
+from desktop.events import MessageCommitted, TurnFailed, TurnFinished, Usage
+from desktop.permissions import Mode
 from desktop.workspace import Workspace
 from ui import (
     approval_sheet,
+    attachment_views,
     composer,
+    earlier_versions,
     image_viewer,
     markdown_view,
     session_list,
@@ -49,16 +64,21 @@ from ui import (
     thread_view,
     tool_card,
     welcome,
+    window_toolbar,
 )
 from ui.approval_sheet import ApprovalSheet
 from ui.browser_download import BrowserDownloadDialog
-from ui.composer import Composer
+from ui.composer import Composer, local_files
 from ui.session_list import SessionList
 from ui.thread_view import ThreadView
+from ui.tray import LongTurns, Notifier, Tray
+from ui.window_menus import ShortcutsDialog, build_menus
+from ui.window_toolbar import WindowToolbar
 
 log = logging.getLogger(__name__)
 
 APP_NAME = "Deskhand"
+SIDEBAR_SHARE = 0.3  # the most of a narrow window the chat list takes
 # Views of recently visited sessions are kept so that switching back is instant and keeps
 # error cards; views of sessions with a running turn are never dropped.
 MAX_CACHED_VIEWS = 8
@@ -114,6 +134,8 @@ class MainWindow(QMainWindow):
         self._draft: ThreadView | None = None
         self._first_run_checked = False
         self.download_task: asyncio.Future[bool] | None = None
+        self.export_dialog: QFileDialog | None = None
+        self.setAcceptDrops(True)  # files dropped anywhere on the window are attached
 
         self.sessions = SessionList(workspace.store)
         self.sessions.new_chat_requested.connect(self.new_chat)
@@ -125,6 +147,8 @@ class MainWindow(QMainWindow):
         settings_button.clicked.connect(lambda: self.open_settings())
         sidebar = QWidget()
         sidebar.setObjectName("sidebar")
+        sidebar.setMinimumWidth(180)
+        self.sidebar = sidebar
         sidebar_layout = QVBoxLayout(sidebar)
         sidebar_layout.setContentsMargins(0, 0, 0, 10)
         sidebar_layout.addWidget(self.sessions, 1)
@@ -135,7 +159,7 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget()
         self.stack.setObjectName("threadStack")
         theme.FocusRing(self.stack)  # the thread's ring, when it has the keyboard
-        self.composer = Composer()
+        self.composer = Composer(attacher=workspace.conversations)
         self.composer.submitted.connect(self._submit)
         self.composer.stop_requested.connect(self.stop)
         main = QWidget()
@@ -160,21 +184,46 @@ class MainWindow(QMainWindow):
         splitter.setCollapsible(1, False)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([260, 860])
+        self.splitter = splitter
         self.setCentralWidget(splitter)
 
         self.usage_label = QLabel()
         self.usage_label.setObjectName("usageLabel")
         self.statusBar().addWidget(self.usage_label, 1)
-        self._build_menu()
+        self.menu_actions = build_menus(self)
+        self.settings_action = self.menu_actions["open_settings"]
+        self.export_action = self.menu_actions["export_chat"]
+        self.copy_reply_action = self.menu_actions["copy_last_reply"]
+        self.stop_action = self.menu_actions["stop"]
+        self.stop_action.setEnabled(False)
+        self.sidebar_action = self.menu_actions["set_sidebar_visible"]
+        self.shortcuts_dialog: ShortcutsDialog | None = None
+        self.about_box: QMessageBox | None = None
         self._build_toolbar()
         theme.theme().follow(workspace)
         theme.theme().attach(self, STYLE)
+        self.tray = Tray(QApplication.windowIcon(), self)
+        self.tray.new_chat.connect(self._new_chat_from_tray)
+        self.tray.show_window.connect(self.bring_to_front)
+        self.tray.quit.connect(self.close)
+        self.long_turns = LongTurns(
+            Notifier(self.tray),
+            seen=self.isActiveWindow,
+            title_of=self._title_of,
+            reply_of=self._last_reply_of,
+        )
+        self._models_task: asyncio.Future[None] | None = None
+        # What settings fixed is judged against what was in force before (see _settings_changed).
+        self._key_changes = workspace.keys.changes
+        self._model_seen = workspace.settings.model.model
 
         self.approval_sheet: ApprovalSheet | None = None
         self.conversations = workspace.conversations
+        workspace.listeners.append(self._settings_changed)
         self._unsubscribe = [
             workspace.approvals.subscribe(self.show_approval),
             self.conversations.subscribe(self._on_conversation),
+            lambda: workspace.listeners.remove(self._settings_changed),
         ]
 
         for notice in workspace.notices:
@@ -186,33 +235,71 @@ class MainWindow(QMainWindow):
         self.new_chat()
 
     def _build_toolbar(self) -> None:
-        toolbar = QToolBar("Permissions")
-        toolbar.setObjectName("modeToolbar")
-        toolbar.setMovable(False)
-        label = QLabel("Permissions:")
-        label.setObjectName("modeLabel")
-        self.mode_box = QComboBox()
-        self.mode_box.setObjectName("modeBox")
-        self.mode_box.setToolTip(
-            "Ask every time: every action asks.\nAsk for changes: reading runs, anything else asks."
-            "\nAutonomous: only actions that send, delete, pay or run code ask."
-        )
-        for mode, title in MODE_TITLES.items():
-            self.mode_box.addItem(title, mode.value)
+        self.toolbar = WindowToolbar(self)
+        self.mode_box = self.toolbar.mode_box
+        self.mode_run_label = self.toolbar.mode_run_label
+        self.model_picker = self.toolbar.model_picker
         self._show_mode()
-        self.mode_box.currentIndexChanged.connect(self._mode_chosen)
-        toolbar.addWidget(label)
-        toolbar.addWidget(self.mode_box)
-        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, toolbar)
+        self.toolbar.mode_chosen.connect(self._mode_chosen)
+        self.model_picker.set_current(self.workspace.settings.model.model)
+        self.model_picker.model_chosen.connect(self._model_chosen)
+        self.model_picker.models_wanted.connect(self.load_models)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
 
     def _show_mode(self) -> None:
-        self.mode_box.blockSignals(True)
-        self.mode_box.setCurrentIndex(max(self.mode_box.findData(self.workspace.mode.value), 0))
-        self.mode_box.blockSignals(False)
+        self.toolbar.show_mode(
+            self.workspace.mode, run_only=self.workspace.mode_override is not None
+        )
 
-    def _mode_chosen(self, index: int) -> None:
-        self.workspace.set_mode(Mode(self.mode_box.itemData(index)))
+    def _mode_chosen(self, mode: Mode) -> None:
+        self.workspace.set_mode(mode)
+        self._show_mode()
         self.statusBar().showMessage(f"Permissions: {self.mode_box.currentText()}", 3000)
+
+    # -- the model ----------------------------------------------------------------
+
+    def _model_chosen(self, model: str) -> None:
+        if model and model != self.workspace.settings.model.model:
+            self.workspace.set_model(model)
+            self.statusBar().showMessage(f"Model: {model}", 3000)
+
+    def _settings_changed(self, settings: object) -> None:
+        """Any change of settings (this window, the Settings dialog): the picker follows, and
+        errors the change fixed stop reading as current."""
+        if not shiboken6.isValid(self):
+            return
+        model = self.workspace.settings.model.model
+        self.model_picker.set_current(model)
+        if self.current_session_id is None:
+            self._show_usage(model, None)
+        keys = self.workspace.keys
+        fixes: list[tuple[set[str], str]] = []
+        if keys.changes != self._key_changes and keys.get():
+            fixes.append(({"no_key"}, "Your API key is saved. Press Retry to send your message."))
+            fixes.append(({"auth"}, "A new API key is saved. Press Retry to try it."))
+        if model != self._model_seen:
+            fixes.append(
+                ({"model_not_found", "permission"}, f"Now using {model}. Press Retry to try it.")
+            )
+        self._key_changes, self._model_seen = keys.changes, model
+        for view in [*self._views.values(), *([self._draft] if self._draft else [])]:
+            for kinds, note in fixes:
+                view.resolve_errors(kinds, note)
+
+    def load_models(self) -> asyncio.Future[None]:
+        """Fetch the server's models for the picker (once; again after a failure)."""
+        if self._models_task is None or self._models_task.done():
+            self._models_task = asyncio.ensure_future(self._load_models())
+        return self._models_task
+
+    async def _load_models(self) -> None:
+        try:
+            ids = await self.workspace.list_models()
+        except Exception:
+            log.info("the models list could not be fetched", exc_info=True)
+            return
+        if shiboken6.isValid(self) and ids:
+            self.model_picker.set_models(ids)
 
     # -- browser --------------------------------------------------------------------
 
@@ -256,25 +343,59 @@ class MainWindow(QMainWindow):
         if self.approval_sheet is sheet:
             self.approval_sheet = None
 
-    def _build_menu(self) -> None:
-        menu = self.menuBar().addMenu("&File")
-        new_chat = QAction("&New Chat", self)
-        new_chat.setShortcut(QKeySequence.StandardKey.New)
-        new_chat.triggered.connect(self.new_chat)
-        settings = QAction("&Settings…", self)
-        settings.setShortcut(QKeySequence("Ctrl+,"))
-        settings.setMenuRole(QAction.MenuRole.PreferencesRole)
-        settings.triggered.connect(lambda: self.open_settings())
-        quit_action = QAction("&Quit", self)
-        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
-        quit_action.setMenuRole(QAction.MenuRole.QuitRole)
-        quit_action.triggered.connect(self.close)
-        menu.addAction(new_chat)
-        menu.addSeparator()
-        menu.addAction(settings)
-        menu.addSeparator()
-        menu.addAction(quit_action)
-        self.settings_action = settings
+    # -- window commands (see ui/window_menus.py) -----------------------------------
+
+    def attach_files(self) -> None:
+        self.composer.choose_files()
+
+    def set_sidebar_visible(self, visible: bool) -> None:
+        """View → Show Sidebar: the chat list folds away, leaving the whole width to the chat."""
+        self.sidebar.setVisible(visible)
+        if self.sidebar_action.isChecked() != visible:
+            self.sidebar_action.setChecked(visible)
+
+    def focus_search(self) -> None:
+        self.set_sidebar_visible(True)
+        self.sessions.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.sessions.search.selectAll()
+
+    def jump_to_latest(self) -> None:
+        self.thread.jump_to_latest()
+
+    def open_chat_number(self, number: int) -> None:
+        """Ctrl/Cmd+1…9: the chat at that place in the sidebar, top first."""
+        ids = self.sessions.session_ids()
+        if 1 <= number <= len(ids):
+            self.open_session(ids[number - 1])
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        if self.shortcuts_dialog is None:
+            self.shortcuts_dialog = ShortcutsDialog(self)
+        self.shortcuts_dialog.open()
+        return self.shortcuts_dialog
+
+    def show_about(self) -> QMessageBox:
+        box = QMessageBox(self)
+        box.setWindowTitle("About Deskhand")
+        box.setIconPixmap(QApplication.windowIcon().pixmap(64, 64))
+        box.setText(f"<b>Deskhand</b> {__version__}")
+        box.setInformativeText(
+            "A desktop assistant that acts on your computer, with Claude. "
+            "Nothing runs that you would not have approved."
+        )
+        box.setStandardButtons(QMessageBox.StandardButton.Ok)
+        self.about_box = box
+        box.open()
+        return box
+
+    def bring_to_front(self) -> None:
+        self.showNormal()
+        self.raise_()
+        self.activateWindow()
+
+    def _new_chat_from_tray(self) -> None:
+        self.bring_to_front()
+        self.new_chat()
 
     # -- views ----------------------------------------------------------------------
 
@@ -295,6 +416,9 @@ class MainWindow(QMainWindow):
         view.allow_host_requested.connect(
             lambda host, always: self.allow_host(view.session_id, host, always)
         )
+        view.edit_requested.connect(self.edit_message)
+        view.regenerate_requested.connect(self.regenerate)
+        view.continue_requested.connect(self.continue_reply)
         self.stack.addWidget(view)
         return view
 
@@ -302,10 +426,21 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(view)
         self.current_session_id = session_id
         self.sessions.select(session_id)
-        self.composer.set_running(self.conversations.is_running(session_id))
-        session = self.workspace.store.session(session_id) if session_id is not None else None
-        self.setWindowTitle(f"{session.title} — {APP_NAME}" if session else APP_NAME)
+        self._set_running(self.conversations.is_running(session_id))
+        self._update_title()
         self._drop_old_views()
+
+    def _set_running(self, running: bool) -> None:
+        self.composer.set_running(running)
+        self.stop_action.setEnabled(running)  # Esc stops only while there is a reply to stop
+
+    def _update_title(self) -> None:
+        """The window's title is the chat's (as the sidebar and the task switcher show it)."""
+        sid = self.current_session_id
+        session = self.workspace.store.session(sid) if sid is not None else None
+        title = f"{session.title} — {APP_NAME}" if session else APP_NAME
+        if self.windowTitle() != title:
+            self.setWindowTitle(title)
 
     def _drop_old_views(self) -> None:
         idle = [
@@ -340,6 +475,7 @@ class MainWindow(QMainWindow):
             view.load(self.workspace.transcript(session_id))
             view.set_busy(self.conversations.is_running(session_id))
             self._views[session_id] = view
+            self._offer_turn_actions(session_id)
         else:
             self._views.move_to_end(session_id)
         self._show(view, session_id)
@@ -349,10 +485,7 @@ class MainWindow(QMainWindow):
     def rename_session(self, session_id: int, title: str) -> None:
         self.workspace.store.rename_session(session_id, title)
         self.sessions.refresh()
-        if session_id == self.current_session_id and (
-            session := self.workspace.store.session(session_id)
-        ):
-            self.setWindowTitle(f"{session.title} — {APP_NAME}")
+        self._update_title()
 
     def delete_session(self, session_id: int) -> None:
         """Delete a session (the list has already asked); a running reply is stopped first."""
@@ -375,12 +508,14 @@ class MainWindow(QMainWindow):
         return self.conversations.latest
 
     def _submit(self, text: str) -> None:
-        if self.send(text):
+        if self.send(text, self.composer.attachments()):
             self.composer.clear()
 
-    def send(self, text: str) -> bool:
+    def send(self, text: str, attached: list[Attachment] | None = None) -> bool:
         """Send a message in the current session (creating it if needed); False if refused."""
-        if not text.strip() or self.conversations.is_running(self.current_session_id):
+        if (not text.strip() and not attached) or self.conversations.is_running(
+            self.current_session_id
+        ):
             return False  # while a reply runs here, the button is Stop
         if self.current_session_id is None:
             session_id = self.conversations.create_session()
@@ -390,7 +525,7 @@ class MainWindow(QMainWindow):
             self._views[session_id] = view
             self.current_session_id = session_id
         session_id = self.current_session_id
-        self.conversations.send(session_id, text)
+        self.conversations.send(session_id, text, attached or [])
         self._show(self._views[session_id], session_id)
         self.sessions.refresh()
         return True
@@ -402,6 +537,85 @@ class MainWindow(QMainWindow):
     def stop(self) -> None:
         """Stop the reply running in the current session; its partial text stays."""
         self.conversations.stop(self.current_session_id)
+
+    def regenerate(self, session_id: int) -> None:
+        """Answer the last message again (the earlier answer stays as a version)."""
+        self.conversations.regenerate(session_id)
+
+    def edit_message(self, session_id: int, message_id: int, text: str) -> None:
+        """Resend an edited message; what followed it stays as the earlier version."""
+        self.conversations.edit(session_id, message_id, text)
+
+    def continue_reply(self, session_id: int) -> None:
+        self.conversations.continue_reply(session_id)
+
+    def _offer_turn_actions(self, session_id: int) -> None:
+        view = self._views.get(session_id)
+        if view is not None:
+            view.set_turn_actions(
+                regenerate=self.conversations.can_regenerate(session_id),
+                continue_=self.conversations.can_continue(session_id),
+            )
+
+    def copy_last_reply(self) -> bool:
+        """Copy Claude's newest answer in this chat, as Markdown; False when there is none."""
+        text = self.thread.last_reply_text()
+        if not text:
+            self.statusBar().showMessage("There is no reply to copy yet.", 3000)
+            return False
+        thread_items.copy_text(text)
+        self.statusBar().showMessage("Copied the last reply.", 3000)
+        return True
+
+    # -- export -------------------------------------------------------------------
+
+    def export_chat(self) -> None:
+        """Ask where, then write the chat as Markdown with its images beside it."""
+        session_id = self.current_session_id
+        session = self.workspace.store.session(session_id) if session_id is not None else None
+        if session is None:
+            self.statusBar().showMessage("Send a message first: this chat is empty.", 4000)
+            return
+        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+        name = re.sub(r'[\\/:*?"<>|\n]+', " ", session.title).strip() or "Chat"
+        dialog = QFileDialog(self, "Export chat", str(Path(folder) / f"{name}.md"))
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilter("Markdown (*.md)")
+        dialog.setDefaultSuffix("md")
+        dialog.fileSelected.connect(lambda path: self.export_to(session.id, Path(path)))
+        self.export_dialog = dialog
+        dialog.open()
+
+    def export_to(self, session_id: int, target: Path) -> bool:
+        session = self.workspace.store.session(session_id)
+        if session is None:
+            return False
+        try:
+            export.to_markdown(session.title, self.workspace.transcript(session_id), target)
+        except OSError as exc:
+            self.statusBar().showMessage(
+                f"Could not export to {target}: {exc.strerror or 'the folder is not writable'}.",
+                8000,
+            )
+            return False
+        self.statusBar().showMessage(f"Exported to {target}", 6000)
+        return True
+
+    # -- dropped files ----------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if local_files(event.mimeData()) or event.mimeData().hasImage():
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        if files := local_files(event.mimeData()):
+            self.composer.attach_paths(files)
+            event.acceptProposedAction()
+        elif event.mimeData().hasImage():
+            self.composer.editor.image_pasted.emit(event.mimeData().imageData())
+            event.acceptProposedAction()
 
     def is_running(self, session_id: int | None = None) -> bool:
         return self.conversations.is_running(
@@ -416,23 +630,42 @@ class MainWindow(QMainWindow):
         # Hidden threads of running sessions keep rendering, so switching back shows
         # the reply as it stands; sessions without a view only refresh the sidebar.
         view = self._views.get(event.session_id)
+        if isinstance(event, HistoryReplaced):
+            if view is not None:
+                view.reload(self.workspace.transcript(event.session_id))
+            return
         if isinstance(event, TurnRunning):
             if view is not None:
                 if not event.running:
                     view.turn_ended(stopped=event.stopped)
                 view.set_busy(event.running)
             if event.session_id == self.current_session_id:
-                self.composer.set_running(event.running)
-            if not event.running:
+                self._set_running(event.running)
+            if event.running:
+                self.long_turns.started(event.session_id)
+            else:
+                self._offer_turn_actions(event.session_id)
                 self.sessions.refresh()
                 self._drop_old_views()
+                self.long_turns.ended(event.session_id, stopped=event.stopped)
             return
         if view is not None:
             view.handle(event)
+        if isinstance(event, TurnFailed):
+            self.long_turns.failed(event.session_id, event.title)
         if isinstance(event, MessageCommitted):
             self.sessions.refresh()  # titles and order change as messages land
+            self._update_title()
         elif isinstance(event, TurnFinished) and event.session_id == self.current_session_id:
             self._show_usage(event.model, event.usage)
+
+    def _title_of(self, session_id: int) -> str:
+        session = self.workspace.store.session(session_id)
+        return session.title if session else APP_NAME
+
+    def _last_reply_of(self, session_id: int) -> str:
+        view = self._views.get(session_id)
+        return view.last_reply_text() if view is not None else ""
 
     def _show_usage(self, model: str | None, usage: Usage | None) -> None:
         self.usage_label.setText(usage_text(model, usage))
@@ -473,8 +706,7 @@ class MainWindow(QMainWindow):
 
     def _settings_saved(self, *_args: object) -> None:
         self._show_mode()
-        if self.current_session_id is None:
-            self._show_usage(self.workspace.settings.model.model, None)
+        self.model_picker.loaded = False  # a new key or server may offer other models
         self.statusBar().showMessage("Settings saved.", 3000)
 
     def first_run_check(self) -> None:
@@ -493,13 +725,24 @@ class MainWindow(QMainWindow):
         """On quit: stop running replies and wait until their partial text is saved."""
         if self.download_task is not None:
             self.download_task.cancel()
+        if self._models_task is not None:
+            self._models_task.cancel()
         for unsubscribe in self._unsubscribe:
             unsubscribe()
+        self.tray.icon.hide()
         await self.conversations.shutdown()
 
     def focusNextPrevChild(self, next: bool) -> bool:
         """Tab follows the window's reading order, whenever its parts were made."""
         return tab_order.move_focus(self, next) or super().focusNextPrevChild(next)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # In a narrow window the chat keeps most of the width; the list gives some up.
+        widest = max(self.sidebar.minimumWidth(), int(event.size().width() * SIDEBAR_SHARE))
+        sizes = self.splitter.sizes()
+        if self.sidebar.isVisible() and sizes[0] > widest:
+            self.splitter.setSizes([widest, sum(sizes) - widest])
 
     def closeEvent(self, event: QCloseEvent) -> None:
         # Stopping keeps the partial replies in the store, marked as stopped.
@@ -531,6 +774,7 @@ QMainWindow { background: $chrome; }
 #modeLabel { color: $text_muted; }
 """
 
+
 STYLE = "\n".join(
     [
         theme.BASE_STYLE,
@@ -544,6 +788,13 @@ STYLE = "\n".join(
         approval_sheet.STYLE,
         image_viewer.STYLE,
         welcome.STYLE,
+        # Newer surfaces, drawn from the palette's roles so they follow light and dark.
+        window_toolbar.STYLE,
+        session_list.LIST_STYLE,
+        attachment_views.STYLE,
+        earlier_versions.STYLE,
+        thread_items.ACTIONS_STYLE,
+        thread_view.JUMP_STYLE,
     ]
 )
 """The window's style sheet as a template of theme tokens (see ui/theme.py)."""

@@ -7,16 +7,22 @@ costs were most of a frame. `RichTextView` keeps one document laid out at its cu
 width, with the style sheet set once, and still offers what a reader expects of text:
 selecting with the mouse (a double-click takes a word), copying with the keyboard or
 the context menu, and links that can be clicked or copied.
+
+A reply is many of these (one per Markdown block). An ancestor that offers a
+`selection_scope` (ui/text_selection.py) lets one drag select across all of them, and
+one that offers `add_context_actions(menu)` adds its own entries ("Copy Reply").
 """
 
 from __future__ import annotations
 
 import math
 from functools import cache
+from typing import Protocol, runtime_checkable
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
+    QClipboard,
     QContextMenuEvent,
     QFocusEvent,
     QGuiApplication,
@@ -34,6 +40,23 @@ from PySide6.QtWidgets import QMenu, QSizePolicy, QWidget
 
 HINT_WIDTH = 320  # see ui/labels.py: size hints that never depend on the text
 MIN_WIDTH = 40
+
+
+class Scope(Protocol):
+    """A selection shared by the text views of one reply (see ui/text_selection.py)."""
+
+    def begin(self, view: RichTextView, position: int) -> None: ...
+    def extend(self, view: RichTextView, point: QPointF) -> None: ...
+    def has_selection(self) -> bool: ...
+    def copy(self, mode: QClipboard.Mode = QClipboard.Mode.Clipboard) -> None: ...
+    def clear(self) -> None: ...
+
+
+@runtime_checkable
+class ContextActions(Protocol):
+    """An ancestor that adds entries to its text's context menu."""
+
+    def add_context_actions(self, menu: QMenu) -> None: ...
 
 
 class RichTextView(QWidget):
@@ -61,6 +84,7 @@ class RichTextView(QWidget):
         self._selection = QTextCursor(self._document)
         self._selecting = False
         self._pressed_link = ""
+        self.context_menu: QMenu | None = None
         policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)
         policy.setRetainSizeWhenHidden(True)  # counts in layouts before it is shown
@@ -173,19 +197,61 @@ class RichTextView(QWidget):
     def hasSelectedText(self) -> bool:
         return self._selection.hasSelection()
 
+    def selected_html(self) -> str:
+        """The selection as an HTML fragment (what lies between Qt's fragment markers)."""
+        if not self._selection.hasSelection():
+            return ""
+        whole = self._selection.selection().toHtml()
+        start, end = whole.find("<!--StartFragment-->"), whole.find("<!--EndFragment-->")
+        if start < 0 or end < start:
+            return whole
+        fragment = whole[start + len("<!--StartFragment-->") : end]
+        return fragment if self._rich else f"<pre>{fragment}</pre>"
+
+    def end_position(self) -> int:
+        return max(self._document.characterCount() - 1, 0)
+
+    def set_selection(self, anchor: int, position: int) -> None:
+        """Select from `anchor` to `position` (document positions; the scope sets these)."""
+        end = self.end_position()
+        self._selection = QTextCursor(self._document)
+        self._selection.setPosition(min(max(anchor, 0), end))
+        self._selection.setPosition(min(max(position, 0), end), QTextCursor.MoveMode.KeepAnchor)
+        self.update()
+
+    def clear_selection(self) -> None:
+        if self._selection.hasSelection():
+            self._selection.clearSelection()
+            self.update()
+
     def select_all(self) -> None:
+        if (scope := self._scope()) is not None:
+            scope.begin(self, 0)
         self._selection = QTextCursor(self._document)
         self._selection.select(QTextCursor.SelectionType.Document)
         self.update()
 
     def copy(self) -> None:
-        if self._selection.hasSelection() and (clipboard := QGuiApplication.clipboard()):
+        if (scope := self._scope()) is not None:
+            scope.copy()
+        elif self._selection.hasSelection() and (clipboard := QGuiApplication.clipboard()):
             clipboard.setText(self.selectedText())
+
+    def _scope(self) -> Scope | None:
+        parent = self.parentWidget()
+        while parent is not None:
+            scope = getattr(parent, "selection_scope", None)
+            if scope is not None:
+                return scope
+            parent = parent.parentWidget()
+        return None
 
     def link_at(self, position: QPointF) -> str:
         return self._document.documentLayout().anchorAt(position)
 
-    def _position_at(self, point: QPointF) -> int:
+    def position_at(self, point: QPointF) -> int:
+        """The document position nearest to `point` (in this widget's coordinates)."""
+        self._lay_out(self.width())
         position = self._document.documentLayout().hitTest(point, Qt.HitTestAccuracy.FuzzyHit)
         return max(position, 0)
 
@@ -194,15 +260,21 @@ class RichTextView(QWidget):
             super().mousePressEvent(event)
             return
         self._pressed_link = self.link_at(event.position())
+        position = self.position_at(event.position())
         self._selection = QTextCursor(self._document)
-        self._selection.setPosition(self._position_at(event.position()))
+        self._selection.setPosition(position)
         self._selecting = True
+        if (scope := self._scope()) is not None:
+            scope.begin(self, position)
         self.update()
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         if self._selecting:
+            if (scope := self._scope()) is not None:
+                scope.extend(self, event.position())  # it may reach the blocks around this one
+                return
             self._selection.setPosition(
-                self._position_at(event.position()), QTextCursor.MoveMode.KeepAnchor
+                self.position_at(event.position()), QTextCursor.MoveMode.KeepAnchor
             )
             self.update()
             return
@@ -218,10 +290,14 @@ class RichTextView(QWidget):
         self._selecting = False
         link = self._pressed_link
         self._pressed_link = ""
-        if self._selection.hasSelection():
+        scope = self._scope()
+        if self._selection.hasSelection() or (scope is not None and scope.has_selection()):
             clipboard = QGuiApplication.clipboard()
             if clipboard is not None and clipboard.supportsSelection():
-                clipboard.setText(self.selectedText(), clipboard.Mode.Selection)
+                if scope is not None:
+                    scope.copy(QClipboard.Mode.Selection)
+                else:
+                    clipboard.setText(self.selectedText(), QClipboard.Mode.Selection)
         elif link and self.link_at(event.position()) == link:
             self.linkActivated.emit(link)
 
@@ -229,8 +305,10 @@ class RichTextView(QWidget):
         if event.button() != Qt.MouseButton.LeftButton:
             super().mouseDoubleClickEvent(event)
             return
+        if (scope := self._scope()) is not None:
+            scope.clear()
         self._selection = QTextCursor(self._document)
-        self._selection.setPosition(self._position_at(event.position()))
+        self._selection.setPosition(self.position_at(event.position()))
         self._selection.select(QTextCursor.SelectionType.WordUnderCursor)
         self.update()
 
@@ -244,21 +322,37 @@ class RichTextView(QWidget):
 
     def focusOutEvent(self, event: QFocusEvent) -> None:
         # Selecting in another block clears this one, as in any text view; a menu does not.
-        if event.reason() != Qt.FocusReason.PopupFocusReason and self._selection.hasSelection():
-            self._selection.clearSelection()
-            self.update()
+        if event.reason() != Qt.FocusReason.PopupFocusReason:
+            scope = self._scope()
+            if scope is not None and self._selecting is False and scope.has_selection():
+                focused = QGuiApplication.focusObject()
+                if not (isinstance(focused, RichTextView) and focused._scope() is scope):
+                    scope.clear()
+            elif scope is None:
+                self.clear_selection()
         super().focusOutEvent(event)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         menu = QMenu(self)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         copy = menu.addAction("Copy")
-        copy.setEnabled(self._selection.hasSelection())
+        scope = self._scope()
+        copy.setEnabled(
+            self._selection.hasSelection() or (scope is not None and scope.has_selection())
+        )
         copy.triggered.connect(self.copy)
         link = self.link_at(QPointF(event.pos()))
         if link.split(":", 1)[0].lower() in ("http", "https", "mailto"):
             menu.addAction("Copy Link").triggered.connect(lambda: _to_clipboard(link))
         menu.addAction("Select All").triggered.connect(self.select_all)
+        parent = self.parentWidget()
+        while parent is not None:
+            if isinstance(parent, ContextActions):
+                menu.addSeparator()
+                parent.add_context_actions(menu)
+                break
+            parent = parent.parentWidget()
+        self.context_menu = menu
         menu.popup(event.globalPos())
 
 

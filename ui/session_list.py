@@ -1,17 +1,21 @@
-"""The session sidebar: New chat, a search field, and the sessions newest first.
+"""The session sidebar: New chat, a search field, and the sessions newest first, grouped by
+date (Today, Yesterday, Previous 7 days, Older).
 
-Search matches titles and message text (through `Store.sessions(query)`). Rename is an
-inline edit (double-click, F2 or the context menu); delete asks first, in a message box
-opened with `open()` so the event loop keeps running. The list only reports what the
-person asked for; the window carries it out.
+Search matches titles and message text (through `Store.sessions(query)`); a search that
+finds nothing says so. Rename is an inline edit (double-click, F2 or the context menu);
+delete asks first, in a message box opened with `open()` so the event loop keeps
+running. The list only reports what the person asked for; the window carries it out.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent
+from datetime import date, datetime, timedelta
+
+from PySide6.QtCore import QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
@@ -26,6 +30,19 @@ from desktop.store import Store, format_time
 
 SEARCH_DELAY_MS = 150
 SESSION_ID_ROLE = Qt.ItemDataRole.UserRole
+NO_MATCH = "No chats match"
+
+
+def date_group(updated: float, today: date) -> str:
+    """The sidebar heading a chat last active at `updated` goes under."""
+    day = datetime.fromtimestamp(updated).date()
+    if day >= today:
+        return "Today"
+    if day == today - timedelta(days=1):
+        return "Yesterday"
+    if day > today - timedelta(days=7):
+        return "Previous 7 days"
+    return "Older"
 
 
 class _SessionListWidget(QListWidget):
@@ -81,6 +98,11 @@ class SessionList(QWidget):
         self.list.itemChanged.connect(self._item_edited)
         self.list.customContextMenuRequested.connect(self._context_menu)
         self.list.delete_pressed.connect(self._delete_current)
+        self.no_match = QLabel(NO_MATCH)
+        self.no_match.setObjectName("noChatsMatch")
+        self.no_match.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        self.no_match.setWordWrap(True)
+        self.no_match.hide()
         self.menu: QMenu | None = None
         self.confirm_box: QMessageBox | None = None
         self._populating = False
@@ -91,6 +113,7 @@ class SessionList(QWidget):
         layout.setSpacing(8)
         layout.addWidget(self.new_chat_button)
         layout.addWidget(self.search)
+        layout.addWidget(self.no_match)
         layout.addWidget(self.list, 1)
 
     # -- contents -------------------------------------------------------------------
@@ -104,7 +127,14 @@ class SessionList(QWidget):
         self._populating = True
         try:
             self.list.clear()
-            for session in self.store.sessions(self.search.text()):
+            today = date.today()
+            heading = ""
+            sessions = self.store.sessions(self.search.text())
+            for session in sessions:
+                group = date_group(session.updated_at, today)
+                if group != heading:
+                    self.list.addItem(self._heading(group))
+                    heading = group
                 item = QListWidgetItem(session.title)
                 item.setData(SESSION_ID_ROLE, session.id)
                 item.setToolTip(f"{session.title}\nLast activity {format_time(session.updated_at)}")
@@ -112,8 +142,32 @@ class SessionList(QWidget):
                 self.list.addItem(item)
                 if session.id == self._selected:
                     self.list.setCurrentItem(item)
+            searching = bool(self.search.text().strip())
+            self.no_match.setText(f"{NO_MATCH} “{self.search.text().strip()}”")
+            self.no_match.setVisible(searching and not sessions)
         finally:
             self._populating = False
+
+    def _heading(self, text: str) -> QListWidgetItem:
+        item = QListWidgetItem(text)
+        item.setFlags(Qt.ItemFlag.NoItemFlags)  # not selectable: arrow keys pass over it
+        font = item.font()
+        font.setPointSizeF(max(font.pointSizeF() * 0.85, 7.5))
+        font.setBold(True)
+        item.setFont(font)
+        item.setForeground(self.palette().color(QPalette.ColorRole.PlaceholderText))
+        item.setSizeHint(QSize(0, 30))
+        return item
+
+    def headings(self) -> list[str]:
+        return [item.text() for item in self._items() if item.data(SESSION_ID_ROLE) is None]
+
+    def _items(self) -> list[QListWidgetItem]:
+        return [self.list.item(row) for row in range(self.list.count())]
+
+    def session_items(self) -> list[QListWidgetItem]:
+        """The chats in the list, top to bottom (without the date headings)."""
+        return [item for item in self._items() if item.data(SESSION_ID_ROLE) is not None]
 
     def select(self, session_id: int | None) -> None:
         """Highlight a session (None: nothing, as for a new chat) without emitting anything."""
@@ -130,14 +184,13 @@ class SessionList(QWidget):
             self._populating = False
 
     def session_ids(self) -> list[int]:
-        return [int(self.list.item(row).data(SESSION_ID_ROLE)) for row in range(self.list.count())]
+        return [int(item.data(SESSION_ID_ROLE)) for item in self.session_items()]
 
     def titles(self) -> list[str]:
-        return [self.list.item(row).text() for row in range(self.list.count())]
+        return [item.text() for item in self.session_items()]
 
     def _item_for(self, session_id: int | None) -> QListWidgetItem | None:
-        for row in range(self.list.count()):
-            item = self.list.item(row)
+        for item in self.session_items():
             if session_id is not None and item.data(SESSION_ID_ROLE) == session_id:
                 return item
         return None
@@ -145,7 +198,7 @@ class SessionList(QWidget):
     # -- what the person does -------------------------------------------------------
 
     def _current_changed(self, current: QListWidgetItem | None, _previous: object) -> None:
-        if self._populating or current is None:
+        if self._populating or current is None or current.data(SESSION_ID_ROLE) is None:
             return
         session_id = int(current.data(SESSION_ID_ROLE))
         if session_id != self._selected:
@@ -164,7 +217,7 @@ class SessionList(QWidget):
 
     def _context_menu(self, position: QPoint) -> None:
         item = self.list.itemAt(position)
-        if item is None:
+        if item is None or item.data(SESSION_ID_ROLE) is None:
             return
         session_id = int(item.data(SESSION_ID_ROLE))
         menu = QMenu(self)
@@ -175,7 +228,7 @@ class SessionList(QWidget):
 
     def _delete_current(self) -> None:
         item = self.list.currentItem()
-        if item is not None:
+        if item is not None and item.data(SESSION_ID_ROLE) is not None:
             self.confirm_delete(int(item.data(SESSION_ID_ROLE)))
 
     def confirm_delete(self, session_id: int) -> QMessageBox:
@@ -206,6 +259,10 @@ class SessionList(QWidget):
         box.open()
         return box
 
+
+LIST_STYLE = """
+#noChatsMatch { color: palette(placeholder-text); padding: 16px 6px; }
+"""
 
 STYLE = """
 #newChatButton {

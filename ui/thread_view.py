@@ -5,26 +5,29 @@ ui/thread_items.py).
 `ThreadView.handle(event)` renders the agent's events. Text deltas are buffered and
 applied at most once per frame by a 10 ms timer, so a fast stream never causes one
 relayout per token; the column follows the newest text only while the person is
-already at the bottom.
+already at the bottom, and a "Jump to latest" button takes them back down.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QLabel,
     QScrollArea,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop.events import (
     AgentEvent,
+    EarlierVersions,
     MessageCommitted,
     MessageStarted,
     PromptAdded,
+    ReplyContinued,
     TextDelta,
     ToolFinished,
     ToolProgress,
@@ -34,14 +37,17 @@ from desktop.events import (
     TurnStarted,
 )
 from ui import theme
+from ui.earlier_versions import EarlierVersionsView
 from ui.labels import DEFAULT_POINT_SIZE, StableHints
 from ui.markdown_view import ProseBlockView
 from ui.thread_items import (
+    CONTINUED,
     INTERRUPTED,
     STOPPED,
     AssistantMessage,
     ErrorCard,
     NoticeLine,
+    TurnActions,
     UserBubble,
 )
 from ui.tool_card import ToolCard, ToolRun
@@ -62,6 +68,7 @@ PACE_MIN_CHARS = 12
 MAX_COLUMN_WIDTH = 860
 BOTTOM_SLACK_PX = 24
 UNNAMED_CALL = "A tool call"
+JUMP_MARGIN_PX = 14
 EMPTY_HINT = "Ask Claude anything.\nEnter sends, Shift+Enter starts a new line."
 
 
@@ -81,6 +88,9 @@ class ThreadView(QScrollArea):
     settings_requested = Signal()
     history_loaded = Signal()
     allow_host_requested = Signal(str, bool)  # a card's "Allow 127.0.0.1…": (host, always)
+    edit_requested = Signal(int, int, str)  # session, message, new text
+    regenerate_requested = Signal(int)
+    continue_requested = Signal(int)
 
     def __init__(self, session_id: int | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -120,17 +130,29 @@ class ThreadView(QScrollArea):
 
         self._history: list[list[AgentEvent]] = []  # turns not shown yet, oldest first
         self._history_at: int | None = None  # where history widgets go while it renders
+        self._joined_front = 0  # see _add_tool_card
 
         self._live: AssistantMessage | None = None
         self._thinking: QLabel | None = None
         self._stop_shown = False
         self._tool_cards: dict[str, ToolCard] = {}
         self._error_cards: list[ErrorCard] = []
+        self._bubbles: list[UserBubble] = []
+        self._busy = False
+        self.turn_actions: TurnActions | None = None
 
         self._follow = True
         self._scroll_pending = False
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._on_scrolled)
+        # Over the viewport, not in the column: it stays put while the thread scrolls.
+        self.jump_button = QToolButton(self)
+        self.jump_button.setObjectName("jumpToLatest")
+        self.jump_button.setText("↓  Jump to latest")
+        self.jump_button.setToolTip("Scroll down to the reply as it is written")
+        self.jump_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.jump_button.clicked.connect(self.jump_to_latest)
+        self.jump_button.hide()
 
     def _paint(self, colours: theme.Palette) -> None:
         # Colours by palette, not style sheet: a style-sheet background makes the column
@@ -151,6 +173,9 @@ class ThreadView(QScrollArea):
         if self._history_at is not None:  # older history goes above what is already shown
             self._layout.insertWidget(self._history_at, widget)
             self._history_at += 1
+        elif self.turn_actions is not None and widget is not self.turn_actions:
+            # The last turn's actions stay under it, so whatever comes goes above them.
+            self._layout.insertWidget(self._layout.indexOf(self.turn_actions), widget)
         else:
             self._layout.insertWidget(self._layout.count() - 1, widget)
         widget.show()  # now, not on the next turn of the loop (see MarkdownView)
@@ -184,15 +209,68 @@ class ThreadView(QScrollArea):
                     parts.append(item.marker.text())
             elif isinstance(item, QLabel):
                 parts.append(item.text())
+            elif isinstance(item, TurnActions | EarlierVersionsView | UserBubble | NoticeLine):
+                parts.append(item.plain_text())
             elif hasattr(item, "plain_text"):
                 parts.append(item.plain_text())
         return "\n".join(parts)
 
-    def add_user_message(self, text: str) -> UserBubble:
-        bubble = UserBubble(text)
+    def last_reply_text(self) -> str:
+        """Claude's answer to the newest message: all its text, as Markdown."""
+        replies: list[str] = []
+        for item in reversed(self.items()):
+            if isinstance(item, UserBubble):
+                break
+            if isinstance(item, AssistantMessage) and item.body.markdown().strip():
+                replies.append(item.body.markdown().strip())
+        return "\n\n".join(reversed(replies))
+
+    def add_user_message(self, text: str, event: PromptAdded | None = None) -> UserBubble:
+        bubble = self._bubble(text, event)
         self._follow = True  # sending means wanting to see the answer
         self._add(bubble)
         return bubble
+
+    def _bubble(self, text: str, event: PromptAdded | None) -> UserBubble:
+        bubble = UserBubble(
+            text,
+            message_id=event.message_id if event else None,
+            attachments=event.attachments if event else None,
+        )
+        bubble.set_editable(not self._busy)
+        bubble.edit_submitted.connect(self._on_edit_submitted)
+        self._bubbles.append(bubble)
+        return bubble
+
+    def _on_edit_submitted(self, message_id: int, text: str) -> None:
+        if self.session_id is not None and not self._busy:
+            self.edit_requested.emit(self.session_id, message_id, text)
+
+    def bubbles(self) -> list[UserBubble]:
+        return [bubble for bubble in self.items() if isinstance(bubble, UserBubble)]
+
+    # -- the last turn's actions ------------------------------------------------
+
+    def set_turn_actions(self, *, regenerate: bool, continue_: bool) -> None:
+        """Offer Regenerate and Continue under the last turn (the window knows which apply)."""
+        if not regenerate and not continue_:
+            if self.turn_actions is not None:
+                self.turn_actions.hide()
+            return
+        if self.turn_actions is None:
+            self.turn_actions = TurnActions()
+            self.turn_actions.regenerate_clicked.connect(self._on_regenerate)
+            self.turn_actions.continue_clicked.connect(self._on_continue)
+            self._layout.insertWidget(self._layout.count() - 1, self.turn_actions)
+        self.turn_actions.set_actions(regenerate=regenerate, continue_=continue_)
+
+    def _on_regenerate(self) -> None:
+        if self.session_id is not None and not self._busy:
+            self.regenerate_requested.emit(self.session_id)
+
+    def _on_continue(self) -> None:
+        if self.session_id is not None and not self._busy:
+            self.continue_requested.emit(self.session_id)
 
     def add_notice(self, text: str, kind: str = "info") -> NoticeLine:
         line = NoticeLine(text, kind)
@@ -210,10 +288,26 @@ class ThreadView(QScrollArea):
     def error_cards(self) -> list[ErrorCard]:
         return list(self._error_cards)
 
+    def resolve_errors(self, kinds: set[str], note: str) -> int:
+        """Mark the error cards of these kinds as fixed; returns how many changed."""
+        changed = 0
+        for card in self._error_cards:
+            if card.failure.error_kind in kinds and not card.resolved:
+                card.resolve(note)
+                changed += 1
+        return changed
+
     def set_busy(self, busy: bool) -> None:
-        """While a turn runs in this session, Retry would start a second one: disable it."""
+        """While a turn runs in this session, Retry, Edit, Regenerate and Continue would start
+        a second one: they are not offered."""
+        self._busy = busy
         for card in self._error_cards:
             card.set_retry_enabled(not busy)
+        for bubble in self._bubbles:
+            bubble.set_editable(not busy)
+        if busy and self.turn_actions is not None:
+            self.turn_actions.hide()
+        self._update_jump()
 
     def _on_retry_clicked(self) -> None:
         if self.session_id is not None:
@@ -231,9 +325,24 @@ class ThreadView(QScrollArea):
         slices of HISTORY_SLICE_CHARS per turn of the event loop. `history_loaded` fires
         when all is shown.
         """
-        self._history = list(turns)
+        # A turn of many tool steps is shown step by step too, not all in one go.
+        self._history = [piece for turn in turns for piece in _pieces(turn)]
         self._follow = True
         self._load_history(HISTORY_FIRST_CHARS)
+
+    def reload(self, turns: list[list[AgentEvent]]) -> None:
+        """Show the history afresh (after Edit or Regenerate replaced part of it)."""
+        self.flush()
+        for widget in self.items():
+            self._remove(widget)
+        self._live = None
+        self._thinking = None
+        self._stop_shown = False
+        self._tool_cards.clear()
+        self._error_cards.clear()
+        self._bubbles.clear()
+        self.turn_actions = None
+        self.load(turns)
 
     @property
     def loading_history(self) -> bool:
@@ -265,6 +374,7 @@ class ThreadView(QScrollArea):
             self.history_loaded.emit()
 
     def _replay(self, turn: list[AgentEvent]) -> None:
+        self._joined_front = 0  # calls of this piece that joined the run shown below it
         """One stored turn: the live events, with each reply's text laid out whole."""
         text: list[str] = []
         last: AssistantMessage | None = None
@@ -291,7 +401,11 @@ class ThreadView(QScrollArea):
                             STOPPED if event.status == "stopped" else INTERRUPTED, "stopped"
                         )
                 last = None
-            elif isinstance(event, PromptAdded | ToolStarted | ToolFinished):
+            elif isinstance(event, TurnFinished) and event.notice:
+                self.add_notice(event.notice, "warning")
+            elif isinstance(
+                event, PromptAdded | ToolStarted | ToolFinished | ReplyContinued | EarlierVersions
+            ):
                 self._show_event(event)
         flush_text()
 
@@ -312,7 +426,9 @@ class ThreadView(QScrollArea):
         if isinstance(event, TurnStarted | MessageStarted):
             self._live = None
             self._show_thinking()
-        elif isinstance(event, PromptAdded | ToolStarted | ToolFinished):
+        elif isinstance(
+            event, PromptAdded | ToolStarted | ToolFinished | ReplyContinued | EarlierVersions
+        ):
             self._hide_thinking()
             self._show_event(event)
         elif isinstance(event, ToolProgress):
@@ -330,13 +446,21 @@ class ThreadView(QScrollArea):
             self._end_live("failed")
             self.add_error(event)
 
-    def _show_event(self, event: PromptAdded | ToolStarted | ToolFinished) -> None:
-        """What a live turn and a replayed one show alike: prompts and tool cards."""
+    def _show_event(
+        self, event: PromptAdded | ToolStarted | ToolFinished | ReplyContinued | EarlierVersions
+    ) -> None:
+        """What a live turn and a replayed one show alike: prompts, tool cards, versions."""
         if isinstance(event, PromptAdded):
             if self._history_at is None:
-                self.add_user_message(event.text)  # sent now: follow the answer
+                self.add_user_message(event.text, event)  # sent now: follow the answer
             else:
-                self._add(UserBubble(event.text))
+                self._add(self._bubble(event.text, event))
+        elif isinstance(event, ReplyContinued):
+            if self._history_at is None:
+                self._follow = True
+            self.add_notice(CONTINUED, "stopped")
+        elif isinstance(event, EarlierVersions):
+            self._add(EarlierVersionsView(event.versions, self.base_pt, event.current_prompt))
         elif isinstance(event, ToolStarted):
             started = ToolCard(event.label or event.name, event.summary)
             started.allow_requested.connect(self.allow_host_requested)
@@ -364,13 +488,29 @@ class ThreadView(QScrollArea):
         if isinstance(previous, ToolRun):
             previous.add(card)
         elif isinstance(previous, ToolCard):
-            run = ToolRun()
-            self._layout.replaceWidget(previous, run)
-            run.show()
-            run.add(previous)
-            run.add(card)
+            self._fold(previous).add(card)
+        elif self._history_at is not None and isinstance(
+            following := self._widget_at(at), ToolRun | ToolCard
+        ):
+            # Older history goes in above: a call right before a shown run joins its front,
+            # in order, so a reopened run reads as the live one did.
+            run = following if isinstance(following, ToolRun) else self._fold(following)
+            run.add(card, at=self._joined_front)
+            self._joined_front += 1
         else:
             self._add(card)
+
+    def _widget_at(self, index: int) -> QWidget | None:
+        item = self._layout.itemAt(index)
+        return item.widget() if item is not None else None
+
+    def _fold(self, card: ToolCard) -> ToolRun:
+        """A run in the card's place, holding it."""
+        run = ToolRun()
+        self._layout.replaceWidget(card, run)
+        run.show()
+        run.add(card)
+        return run
 
     def turn_ended(self, *, stopped: bool) -> None:
         """The turn's task is over; if it was stopped, say so where it stopped."""
@@ -453,6 +593,36 @@ class ThreadView(QScrollArea):
         self._follow = value >= self.verticalScrollBar().maximum() - BOTTOM_SLACK_PX
         if not self._follow:
             self._scroll_pending = False  # the person scrolled away: leave them there
+        self._update_jump()
+
+    def jump_to_latest(self) -> None:
+        """Back to the newest text, following it again."""
+        self._follow = True
+        self._scroll_to_bottom()
+        self._update_jump()
+
+    def _update_jump(self) -> None:
+        show = self._busy and not self._follow
+        if show != self.jump_button.isVisible():
+            self.jump_button.setVisible(show)
+            if show:
+                self._place_jump()
+                self.jump_button.raise_()
+
+    def _place_jump(self) -> None:
+        self.jump_button.adjustSize()
+        area = self.viewport().geometry()
+        size = self.jump_button.sizeHint()
+        self.jump_button.setGeometry(
+            area.center().x() - size.width() // 2,
+            area.bottom() - size.height() - JUMP_MARGIN_PX,
+            size.width(),
+            size.height(),
+        )
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._place_jump()
 
     def is_at_bottom(self) -> bool:
         bar = self.verticalScrollBar()
@@ -499,6 +669,27 @@ class ThreadView(QScrollArea):
     def _scroll_to_bottom(self) -> None:
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
+
+
+JUMP_STYLE = """
+#jumpToLatest {
+    background: palette(base); color: palette(window-text); border: 1px solid palette(mid);
+    border-radius: 14px; padding: 5px 14px;
+}
+#jumpToLatest:hover { background: palette(alternate-base); }
+"""
+
+
+def _pieces(turn: list[AgentEvent]) -> list[list[AgentEvent]]:
+    """A turn cut where a reply starts after tool results: each piece holds a reply's text,
+    its tool calls and their results, so every card is started and finished in one piece."""
+    pieces: list[list[AgentEvent]] = [[]]
+    for event in turn:
+        after_results = bool(pieces[-1]) and isinstance(pieces[-1][-1], ToolFinished)
+        if after_results and isinstance(event, TextDelta | ToolStarted):
+            pieces.append([])
+        pieces[-1].append(event)
+    return [piece for piece in pieces if piece]
 
 
 def _cost(event: AgentEvent) -> int:

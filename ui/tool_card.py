@@ -358,8 +358,9 @@ class ToolRun(_Expandable):
         self._build(line, body)
         self._set_state("running")
 
-    def add(self, card: ToolCard) -> None:
-        self._steps.addWidget(card)
+    def add(self, card: ToolCard, at: int | None = None) -> None:
+        """Fold `card` in: last, or at step `at` (older history arrives above what is shown)."""
+        self._steps.insertWidget(self._steps.count() if at is None else at, card)
         card.show()  # moved here from the thread, or new: it shows whenever the run is open
         card.setProperty("inRun", True)
         _restyle(card)

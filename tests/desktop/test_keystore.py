@@ -35,12 +35,26 @@ def test_key_goes_to_the_keychain_and_never_to_a_file(
     assert files_containing(tmp_path, "sk-ant-secret") == []
 
 
-def test_without_a_keychain_the_key_is_kept_for_this_run_only(
+def test_without_a_keychain_the_key_is_kept_in_the_private_file_by_default(
     tmp_path: Path, no_api_env: None
 ) -> None:
     assert not keychain_available()
-    store = KeyStore(account="api-key", key_file=tmp_path / "api-key", storage="keychain")
-    assert store.set("sk-ant-secret", "keychain") == "session"
+    key_file = tmp_path / "api-key"
+    store = KeyStore(account="api-key", key_file=key_file, storage="keychain")
+    assert store.set("sk-ant-secret", "keychain") == "file"
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    # The next start finds it: no asking for the key at every launch.
+    assert KeyStore(account="api-key", key_file=key_file, storage="keychain").get() == (
+        "sk-ant-secret"
+    )
+
+
+def test_without_a_keychain_a_key_for_this_run_only_is_never_written(
+    tmp_path: Path, no_api_env: None
+) -> None:
+    assert not keychain_available()
+    store = KeyStore(account="api-key", key_file=tmp_path / "api-key", storage="session")
+    assert store.set("sk-ant-secret", "session") == "session"
     assert store.get() == "sk-ant-secret" and store.source() == "kept for this run only"
     assert files_containing(tmp_path, "sk-ant-secret") == []
     assert (

@@ -89,6 +89,8 @@ def test_linux_bundle_from_a_clean_tree_passes_its_self_test(tmp_path: Path) -> 
     assert os.access(internal / "playwright" / "driver" / "node", os.X_OK)
     assert not (internal / "playwright" / "driver" / "package" / ".local-browsers").exists()
     assert (internal / "assets" / "icons" / "deskhand-256.png").is_file()
+    assert "Exec=Deskhand" in (bundle / "share/applications/deskhand.desktop").read_text()
+    assert (bundle / "share/icons/hicolor/256x256/apps/deskhand.png").is_file()
 
     # Outside the tree, with nothing of it importable: only the bundle runs.
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
@@ -103,6 +105,20 @@ def test_linux_bundle_from_a_clean_tree_passes_its_self_test(tmp_path: Path) -> 
         check=False,
     )
     assert version.stdout.strip() == f"Deskhand {__version__}", version.stderr
+
+    # The person adds the bundle to their own launcher: the entry starts this executable.
+    launcher = subprocess.run(
+        [str(bundle / "Deskhand"), "install-desktop-entry"],
+        cwd=tmp_path,
+        env={**env, "XDG_DATA_HOME": str(tmp_path / "home-share")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert launcher.returncode == 0, launcher.stderr
+    entry = (tmp_path / "home-share/applications/deskhand.desktop").read_text()
+    assert f"Exec={(bundle / 'Deskhand').resolve()}" in entry
 
     started = time.monotonic()
     result = subprocess.run(

@@ -17,7 +17,7 @@ def big_png(path: Path) -> Path:
     return path
 
 
-def test_thumbnail_is_small_and_decoded_only_when_shown(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_thumbnail_is_small_and_decoded_only_when_painted(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = big_png(tmp_path / "shot.png")
     thumb = ImageThumbnail(str(path))
     qtbot.addWidget(thumb)
@@ -25,7 +25,8 @@ def test_thumbnail_is_small_and_decoded_only_when_shown(qtbot, tmp_path: Path) -
     assert thumb.width() <= THUMBNAIL.width() and thumb.height() <= THUMBNAIL.height()
     assert thumb.original_size.width() == 3000
     thumb.show()
-    assert thumb.decoded and thumb.pixmap().width() <= THUMBNAIL.width()
+    qtbot.waitUntil(lambda: thumb.decoded)
+    assert thumb.pixmap().width() <= THUMBNAIL.width()
     with qtbot.waitSignal(thumb.opened) as opened:
         qtbot.mouseClick(thumb, Qt.MouseButton.LeftButton)
     assert opened.args == [str(path)]

@@ -7,7 +7,7 @@ from collections import Counter
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage
-from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton, QWidget
+from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton, QToolButton, QWidget
 
 from desktop.workspace import Workspace
 from ui import theme
@@ -66,7 +66,16 @@ def test_tab_follows_the_reading_order_even_for_a_chat_opened_later(
     window = window_with_a_chat(qtbot, workspace)
     [code] = window.thread.findChildren(CodeBlockView)
     [card] = window.thread.findChildren(ToolCard)
+    # The reply's own buttons (copy, regenerate...), in the order they sit on the reply.
+    actions = [w for w in window.thread.findChildren(QToolButton, "messageAction") if w.isVisible()]
+    actions.sort(
+        key=lambda w: (
+            w.mapTo(window, w.rect().topLeft()).y(),
+            w.mapTo(window, w.rect().topLeft()).x(),
+        )
+    )
     expected = [
+        window.model_picker,  # the toolbar: the mode, then the model
         window.sessions.new_chat_button,
         window.sessions.search,
         window.sessions.list,
@@ -74,6 +83,8 @@ def test_tab_follows_the_reading_order_even_for_a_chat_opened_later(
         window.thread,
         code.copy_button,
         card.line.toggle,
+        *actions,
+        window.composer.attach_button,
         window.composer.editor,
         window.composer.send_button,
         window.mode_box,

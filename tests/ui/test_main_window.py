@@ -24,7 +24,7 @@ from tests.support.model_server import (
 from tests.support.waiting import wait_until
 from ui.main_window import MainWindow, NoticeBanner
 from ui.markdown_view import CodeBlockView, MarkdownView, ProseBlockView
-from ui.thread_items import AssistantMessage, NoticeLine, UserBubble
+from ui.thread_items import AssistantMessage, NoticeLine, TurnActions, UserBubble
 from ui.thread_view import ThreadView
 from ui.tool_card import ToolCard
 
@@ -71,7 +71,7 @@ def type_and_send(qtbot, window: MainWindow, text: str) -> None:  # type: ignore
 
 def click_session(qtbot, window: MainWindow, row: int) -> None:  # type: ignore[no-untyped-def]
     sessions = window.sessions.list
-    rect = sessions.visualItemRect(sessions.item(row))
+    rect = sessions.visualItemRect(window.sessions.session_items()[row])  # under date headings
     qtbot.mouseClick(sessions.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
 
 
@@ -369,6 +369,7 @@ def test_tool_calls_show_as_cards_between_the_replies(qtbot, window, model_serve
         AssistantMessage,
         ToolCard,
         AssistantMessage,
+        TurnActions,  # Regenerate, under the last turn
     ]
     card = items[2]
     assert isinstance(card, ToolCard)
@@ -434,6 +435,7 @@ def test_reopening_renders_tool_cards_and_marks_unfinished_replies(qtbot, window
         AssistantMessage,
         UserBubble,
         AssistantMessage,
+        TurnActions,
     ]
     card = items[2]
     assert isinstance(card, ToolCard)
@@ -511,7 +513,7 @@ def test_rename_and_delete_sessions(qtbot, window, workspace, model_server, aloo
     assert sessions.titles() == ["Second chat", "First chat"]
 
     # Rename: double-click the title (QTest's double-click lacks the first click), type, Enter.
-    rect = sessions.list.visualItemRect(sessions.list.item(1))
+    rect = sessions.list.visualItemRect(sessions.session_items()[1])
     qtbot.mouseClick(sessions.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     qtbot.mouseDClick(sessions.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     editor = sessions.list.findChild(QLineEdit)
@@ -532,7 +534,7 @@ def test_rename_and_delete_sessions(qtbot, window, workspace, model_server, aloo
     assert sessions.titles() == ["Second chat", "Trip planning"]
 
     # ...and Delete (here from the context menu) removes it from the list and the store.
-    rect = sessions.list.visualItemRect(sessions.list.item(0))
+    rect = sessions.list.visualItemRect(sessions.session_items()[0])
     sessions.list.customContextMenuRequested.emit(rect.center())
     assert sessions.menu is not None
     [delete_action] = [a for a in sessions.menu.actions() if a.text().startswith("Delete")]

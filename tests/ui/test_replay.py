@@ -16,6 +16,17 @@ from ui.tool_card import ToolCard, ToolRun
 window = main_window_tests.window
 
 
+def cards_in_order(window: MainWindow) -> list[ToolCard]:
+    """Every call's card, top to bottom, those folded into an "N steps" run included."""
+    found: list[ToolCard] = []
+    for item in window.thread.items():
+        if isinstance(item, ToolCard):
+            found.append(item)
+        elif isinstance(item, ToolRun):
+            found.extend(item.cards())
+    return found
+
+
 def card_texts(window: MainWindow) -> list[tuple[str, str, str, str, str, int]]:
     """What a person reads on each call's card: label, target, status, what it means, the
     tool's own text, thumbnails."""
@@ -28,7 +39,7 @@ def card_texts(window: MainWindow) -> list[tuple[str, str, str, str, str, int]]:
             c.outcome.text(),
             len(c.thumbnails),
         )
-        for c in window.thread.findChildren(ToolCard)
+        for c in cards_in_order(window)
     ]
 
 

@@ -95,7 +95,8 @@ def test_first_run_explains_and_saves_key_and_server_to_a_private_file(  # type:
     texts = visible_texts(dialog)
     assert any("Anthropic API key" in t and "console.anthropic.com" in t for t in texts)
     assert any("No keychain is available on this system" in t for t in texts)
-    assert page.storage.session.isChecked()  # the safe choice is the default
+    # The key is kept across starts by default, in a file only the person can read.
+    assert page.storage.file.isChecked() and not page.storage.session.isChecked()
     # Without a key the list cannot load; the person is told and can still type.
     wait_for_model_list(aloop, page)
     assert page.picker.status.text() == (
@@ -113,7 +114,6 @@ def test_first_run_explains_and_saves_key_and_server_to_a_private_file(  # type:
         model_server.models
     )
     assert any(KEY in value for value in model_server.requests[-1].headers.values())
-    page.storage.file.click()
     with qtbot.waitSignal(dialog.saved):
         dialog.button(SAVE).click()
     assert not dialog.isVisible()
@@ -133,6 +133,7 @@ def test_first_run_key_for_this_run_only_is_never_written(  # type: ignore[no-un
 ) -> None:
     dialog, page = open_dialog(qtbot, fresh_workspace)
     qtbot.keyClicks(page.key_edit, KEY)
+    page.storage.session.click()
     with qtbot.waitSignal(dialog.saved):
         dialog.button(SAVE).click()
 

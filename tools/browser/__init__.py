@@ -9,15 +9,42 @@ Public pieces:
   from `await PlaywrightBrowser.describe(context)`, judged from the element the call will
   really act on (`effect`, `risk`), and the driver holds the call to it (`plan`).
 - `find_browser` / `install_hint`: which browser will run, or the command that installs one.
+
+Each name loads its module when first used: the driver and the pool bring in Playwright and
+the SDK (more than a second), which the window must not wait for just to find a browser.
 """
 
-from tools.browser.config import BrowserConfig
-from tools.browser.driver import PlaywrightBrowser, Progress, progress_scope
-from tools.browser.errors import BrowserError, BrowserNotFound
-from tools.browser.locate import BrowserChoice, find_browser, install_hint
-from tools.browser.pool import BrowserPool
-from tools.browser.risk import browser_action, browser_risk, browser_summary
-from tools.browser.url_policy import UrlPolicy, UrlRefused
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tools.browser.config import BrowserConfig
+    from tools.browser.driver import PlaywrightBrowser, Progress, progress_scope
+    from tools.browser.errors import BrowserError, BrowserNotFound
+    from tools.browser.locate import BrowserChoice, find_browser, install_hint
+    from tools.browser.pool import BrowserPool
+    from tools.browser.risk import browser_action, browser_risk, browser_summary
+    from tools.browser.url_policy import UrlPolicy, UrlRefused
+
+_HOMES = {
+    "BrowserConfig": "config",
+    "PlaywrightBrowser": "driver",
+    "Progress": "driver",
+    "progress_scope": "driver",
+    "BrowserError": "errors",
+    "BrowserNotFound": "errors",
+    "BrowserChoice": "locate",
+    "find_browser": "locate",
+    "install_hint": "locate",
+    "BrowserPool": "pool",
+    "browser_action": "risk",
+    "browser_risk": "risk",
+    "browser_summary": "risk",
+    "UrlPolicy": "url_policy",
+    "UrlRefused": "url_policy",
+}
 
 __all__ = [
     "BrowserChoice",
@@ -36,3 +63,12 @@ __all__ = [
     "install_hint",
     "progress_scope",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'tools.browser' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"tools.browser.{home}"), name)
+    globals()[name] = value  # the next lookup is an ordinary one
+    return value

@@ -24,21 +24,19 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from playwright.async_api import CDPSession, Locator, Page
 from playwright.async_api import Error as PlaywrightError
-from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tools.browser import keys
+from tools.browser.effect_model import Effect, Mode, _effect
 from tools.browser.effect_scripts import FACTS_CALL, FACTS_EVALUATE, FRAME_BOX, SCROLL, TAB_STEP
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Effect", "Inspector", "Mode", "effect_of_locator"]
+__all__ = ["Effect", "Inspector", "Mode", "effect_of_locator"]  # Effect and Mode: see effect_model
 
-Mode = Literal["click", "fill", "enter", "space", "type"]
-Action = Literal["activate", "fill", "type"]
 
 RESOLVE_TIMEOUT = 5.0  # a page too busy to answer within this is an unknown effect
 REF_TIMEOUT = 2.0  # a ref's element that is not there by then is gone (an unknown effect)
@@ -47,61 +45,6 @@ GROUP = "deskhand-effect"  # every remote object made here, released after each 
 FRAME_TAGS = frozenset({"IFRAME", "FRAME"})
 MAX_DEPTH = 8  # frames and shadow roots followed, at most
 _T = TypeVar("_T")
-
-
-class Effect(BaseModel):
-    """The element an action lands on, as far as judging the action goes."""
-
-    model_config = ConfigDict(frozen=True)
-
-    action: Action  # activating it (click, Return, Space), filling it, or typing into it
-    tag: str
-    role: str
-    name: str  # its accessible name (or the nearest thing to it)
-    words: str = ""  # further text on it: its content, title, a button's value
-    input_type: str = ""
-    href: str | None = None
-    form_method: str | None = None  # set when acting on it submits a form
-    form_action: str | None = None
-    submits: bool = False
-    editable: bool = False
-    password: bool = False  # it is a password field, or hands the action on to one
-    activates: bool = False  # a control that does something when activated
-    interactive: bool = False  # a control at all (not just text or a picture)
-    frame_url: str = ""
-    node: int | None = None  # the exact element (CDP backend node id) when found over CDP
-
-    @property
-    def label(self) -> str:
-        """How a person would name it: its name, else its role."""
-        return self.name or self.role or self.tag
-
-    def same_target(self, other: Effect) -> bool:
-        """Whether `other` is the same element, doing the same thing."""
-        return self.model_dump() == other.model_dump()
-
-
-def effect_from_facts(facts: Any, mode: Mode) -> Effect | None:
-    """An effect from a description made elsewhere (the person's own browser, through
-    scripting), judged by the same rules as the driver's own."""
-    return _effect(facts, mode)
-
-
-def _effect(facts: Any, mode: Mode, node: int | None = None) -> Effect | None:
-    if not isinstance(facts, dict):
-        return None
-    activates = bool(facts.get("activates"))
-    if mode == "fill":
-        action: Action = "fill"
-    elif mode == "click" or (mode in ("enter", "space") and (activates or facts.get("submits"))):
-        action = "activate"
-    else:
-        action = "type"
-    try:
-        return Effect.model_validate({**facts, "action": action, "node": node})
-    except ValidationError:
-        log.info("The page described an element in an unexpected shape")
-        return None
 
 
 async def effect_of_locator(

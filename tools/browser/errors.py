@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import TYPE_CHECKING
 
-from anthropic.tools import ToolError
-from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+# The phrases are read by what only needs the words (the cards' plain-language table) before
+# the SDK and Playwright have loaded: they load with the first error built here.
+if TYPE_CHECKING:
+    from anthropic.tools import ToolError
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +118,8 @@ _NET_CODE = re.compile(r"net::(ERR_[A-Z_]+)")
 
 def refusal(phrase: str) -> ToolError:
     """The `ToolError` the model reads for `phrase`."""
+    from anthropic.tools import ToolError
+
     return ToolError(phrase)
 
 
@@ -127,6 +131,10 @@ def net_error_code(exc: BaseException) -> str | None:
 
 def from_playwright(exc: BaseException, *, navigating: bool = False) -> ToolError:
     """The fixed phrase for a Playwright failure: never its text, which can hold URLs and page data."""
+    from anthropic.tools import ToolError
+    from playwright.async_api import Error as PlaywrightError
+    from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+
     if isinstance(exc, ToolError):
         return exc
     if isinstance(exc, PlaywrightTimeoutError):

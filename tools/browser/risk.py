@@ -24,11 +24,13 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from tools.browser.effect import Effect
 from tools.weighty import VERBS, weighty
+
+if TYPE_CHECKING:  # judging needs only its fields; the module that finds it needs Playwright
+    from tools.browser.effect_model import Effect
 
 __all__ = [
     "RISKS",

@@ -95,7 +95,8 @@ class ModelPicker(QWidget):
 
 
 class KeyStorageChoice(QWidget):
-    """Where the key goes when there is no keychain: this run only, or a private file."""
+    """Where the key goes when there is no keychain: a private file (the default), or this
+    run only."""
 
     def __init__(self, key_file: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -111,8 +112,8 @@ class KeyStorageChoice(QWidget):
         warning_row.setContentsMargins(0, 0, 0, 0)
         warning_row.addWidget(icon, 0, Qt.AlignmentFlag.AlignTop)
         warning_row.addWidget(self.warning, 1)
-        self.session = QRadioButton("Keep the key for this run only")
-        self.file = QRadioButton("Save it in a file only you can read")
+        self.file = QRadioButton("Keep it in a file only your user account can read (recommended)")
+        self.session = QRadioButton("Keep it for this run only: you enter it again at each start")
         self.file.setToolTip(key_file)
         path = hint_label(key_file)
         path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -120,16 +121,16 @@ class KeyStorageChoice(QWidget):
             self.style().pixelMetric(QStyle.PixelMetric.PM_ExclusiveIndicatorWidth) + 6, 0, 0, 0
         )
         self._group = QButtonGroup(self)
-        self._group.addButton(self.session)
         self._group.addButton(self.file)
-        self.session.setChecked(True)
+        self._group.addButton(self.session)
+        self.file.setChecked(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
         layout.addLayout(warning_row)
-        layout.addWidget(self.session)
         layout.addWidget(self.file)
         layout.addWidget(path)
+        layout.addWidget(self.session)
 
     def set_warning(self, text: str) -> None:
         self.warning.setText(f"<b>{text}</b> Choose how Deskhand keeps your key:")
@@ -138,7 +139,7 @@ class KeyStorageChoice(QWidget):
         return "file" if self.file.isChecked() else "session"
 
     def set_field_value(self, value: KeyStorage) -> None:
-        (self.file if value == "file" else self.session).setChecked(True)
+        (self.session if value == "session" else self.file).setChecked(True)
 
 
 class ModelPage(SettingsPage):

@@ -1,0 +1,174 @@
+"""The window's menus and keyboard shortcuts, from one table.
+
+Each row is a command: its menu, title, shortcut and the window method it calls. The
+menus, the shortcuts and the Keyboard Shortcuts dialog are all made from it, so they
+cannot disagree. "Ctrl" reads as ⌘ on a Mac (Qt maps it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QMainWindow,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+Key = str | QKeySequence.StandardKey | None
+SWITCH_CHATS = 9
+
+
+@dataclass(frozen=True)
+class Command:
+    menu: str
+    title: str
+    shortcut: Key
+    slot: str  # the window's method
+    role: QAction.MenuRole | None = None
+    checkable: bool = False
+    separator_before: bool = False
+
+
+COMMANDS = [
+    Command("&File", "&New Chat", QKeySequence.StandardKey.New, "new_chat"),
+    Command("&File", "&Export Chat as Markdown…", "Ctrl+Shift+E", "export_chat"),
+    Command(
+        "&File",
+        "&Settings…",
+        "Ctrl+,",
+        "open_settings",
+        role=QAction.MenuRole.PreferencesRole,
+        separator_before=True,
+    ),
+    Command(
+        "&File",
+        "&Quit",
+        QKeySequence.StandardKey.Quit,
+        "close",
+        role=QAction.MenuRole.QuitRole,
+        separator_before=True,
+    ),
+    Command("&Edit", "Copy &Last Reply", "Ctrl+Shift+C", "copy_last_reply"),
+    Command("&Edit", "&Attach Files…", "Ctrl+Shift+A", "attach_files"),
+    Command("&Edit", "&Stop Reply", "Esc", "stop", separator_before=True),
+    Command("&View", "Show &Sidebar", "Ctrl+Shift+S", "set_sidebar_visible", checkable=True),
+    Command("&View", "&Search Chats", "Ctrl+K", "focus_search"),
+    Command("&View", "&Jump to Latest", "Ctrl+End", "jump_to_latest"),
+    Command("&Help", "&Keyboard Shortcuts", "Ctrl+/", "show_shortcuts"),
+    Command("&Help", "&About Deskhand", None, "show_about", role=QAction.MenuRole.AboutRole),
+]
+
+# Keys that belong to a widget rather than to a menu, listed in the shortcuts dialog too.
+OTHER_KEYS = [
+    ("Enter", "Send the message"),
+    ("Shift+Enter", "Start a new line"),
+    (f"Ctrl+1 … Ctrl+{SWITCH_CHATS}", "Open the first nine chats in the sidebar"),
+    ("F2", "Rename the chat selected in the sidebar"),
+    ("Delete", "Delete the chat selected in the sidebar"),
+    ("Ctrl+Return", "Allow once, in an approval sheet"),
+]
+
+
+def _sequence(key: Key) -> QKeySequence:
+    return QKeySequence(key) if key is not None else QKeySequence()
+
+
+def build_menus(window: QMainWindow) -> dict[str, QAction]:
+    """The menu bar and the chat-switching shortcuts; returns the actions by slot name."""
+    actions: dict[str, QAction] = {}
+    menus: dict[str, object] = {}
+    for command in COMMANDS:
+        menu = menus.get(command.menu)
+        if menu is None:
+            menu = menus[command.menu] = window.menuBar().addMenu(command.menu)
+        action = QAction(command.title, window)
+        action.setShortcut(_sequence(command.shortcut))
+        if command.role is not None:
+            action.setMenuRole(command.role)
+        slot: Callable[..., object] = getattr(window, command.slot)
+        if command.checkable:
+            action.setCheckable(True)
+            action.setChecked(True)
+            action.toggled.connect(slot)
+        else:
+            action.triggered.connect(lambda _checked=False, call=slot: call())
+        if command.separator_before:
+            menu.addSeparator()  # type: ignore[attr-defined]
+        menu.addAction(action)  # type: ignore[attr-defined]
+        actions[command.slot] = action
+    for number in range(1, SWITCH_CHATS + 1):
+        switch = QAction(f"Chat {number}", window)
+        switch.setShortcut(QKeySequence(f"Ctrl+{number}"))
+        switch.triggered.connect(lambda _checked=False, n=number: window.open_chat_number(n))  # type: ignore[attr-defined]
+        window.addAction(switch)  # shortcuts of actions in no menu work once added here
+        actions[f"chat_{number}"] = switch
+    return actions
+
+
+def shortcut_rows() -> list[tuple[str, str]]:
+    """Every shortcut, as it reads on this platform, with what it does."""
+    rows = [
+        (
+            _sequence(c.shortcut).toString(QKeySequence.SequenceFormat.NativeText),
+            c.title.replace("&", "").rstrip("…"),
+        )
+        for c in COMMANDS
+        if c.shortcut is not None
+    ]
+    native = [
+        (
+            " … ".join(
+                QKeySequence(part).toString(QKeySequence.SequenceFormat.NativeText)
+                for part in keys.split(" … ")
+            ),
+            what,
+        )
+        for keys, what in OTHER_KEYS
+    ]
+    return rows + native
+
+
+class ShortcutsDialog(QDialog):
+    """Help → Keyboard Shortcuts: a table of every shortcut."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Keyboard Shortcuts")
+        rows = shortcut_rows()
+        self.table = QTableWidget(len(rows), 2)
+        self.table.setObjectName("shortcutsTable")
+        self.table.setHorizontalHeaderLabels(["Keys", "Does"])
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.table.setShowGrid(False)
+        for row, (keys, what) in enumerate(rows):
+            self.table.setItem(row, 0, QTableWidgetItem(keys))
+            self.table.setItem(row, 1, QTableWidgetItem(what))
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table)
+        layout.addWidget(buttons)
+        self.resize(520, 480)
+
+    def rows(self) -> list[tuple[str, str]]:
+        found = []
+        for row in range(self.table.rowCount()):
+            keys, what = self.table.item(row, 0), self.table.item(row, 1)
+            if keys is not None and what is not None:
+                found.append((keys.text(), what.text()))
+        return found
