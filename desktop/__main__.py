@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop import __version__
+from desktop import __version__, apps_cli
 
 if TYPE_CHECKING:
     from desktop.doctor import Check
@@ -76,6 +76,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=argparse.SUPPRESS,
         help="as for deskhand itself (consequential actions always ask)",
     )
+    apps_cli.add_parser(commands)
     commands.add_parser(
         "install-desktop-entry",
         help="Linux: add Deskhand to your app launcher (a .desktop entry and icons in "
@@ -203,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
         return serve_mcp(args)
     if args.command == "install-desktop-entry":
         return install_desktop_entry()
+    if args.command == "apps":
+        return apps_cli.run(args)
     if args.self_test:
         from ui.self_test import run_self_test
 

@@ -61,6 +61,8 @@ def test_the_sheet_names_the_object_before_a_dictionary_command_runs(
 ) -> None:  # type: ignore[no-untyped-def]
     window = finder_window
     model_server.enqueue(
+        tool_reply(ToolUse(name="apps_list", input={})),
+        tool_reply(ToolUse(name="app_dictionary", input={"app": "Finder", "name": "delete"})),
         tool_reply(
             ToolUse(
                 name="app_command",
@@ -83,9 +85,14 @@ def test_the_sheet_names_the_object_before_a_dictionary_command_runs(
     finish_turn(aloop, window)
     assert files_on_desktop(world) == ["notes.txt"]
     # A command the dictionary does not have is refused before anyone is asked.
-    refused = model_server.message_requests[2]["messages"][-1]["content"][0]
+    listed = model_server.message_requests[1]["messages"][-1]["content"][0]
+    assert "Finder" in listed["content"][0]["text"]
+    looked_up = model_server.message_requests[2]["messages"][-1]["content"][0]
+    assert "delete" in looked_up["content"][0]["text"]
+    refused = model_server.message_requests[4]["messages"][-1]["content"][0]
     assert refused["is_error"] and "shred_everything" not in str(world.read().get("log"))
-    assert [a.action for a in workspace_audit(window)] == ["com.apple.finder/delete"]
+    audited = [a.action for a in workspace_audit(window)]
+    assert audited == ["com.apple.finder/delete", "app_dictionary", "apps_list"]  # newest first
 
 
 def workspace_audit(window: MainWindow):  # type: ignore[no-untyped-def]
