@@ -431,10 +431,14 @@ STYLE = """
 #toolNotices { color: $warning; }
 #toolOffer {
     background: $surface; color: $text; border: 1px solid $border; border-radius: 6px;
-    padding: 3px 10px;
+    padding: 3px 22px 3px 10px;
+}
+#toolOffer::menu-indicator {
+    image: url($arrow_down); subcontrol-origin: padding; subcontrol-position: center right;
+    right: 6px;
 }
 #toolOffer:hover { background: $hover; }
-#toolOffer:focus { border: 2px solid $focus; padding: 2px 9px; }
+#toolOffer:focus { border: 2px solid $focus; padding: 2px 21px 2px 9px; }
 #toolToggle { border: none; padding: 0px; background: transparent; }
 #toolToggle:focus { border: 2px solid $focus; border-radius: 4px; }
 """
