@@ -61,11 +61,11 @@ class ChatScreen(ScreenComputer):
             return FIRST_LOOK
         return super().summary(member, dict(input))
 
-    def describe(self, context: BetaComputerConfirmContext) -> tuple[str, str, str]:
+    async def describe(self, context: BetaComputerConfirmContext) -> tuple[str, str, str]:
         if context.member in LOOKS and not self.seen:
             # A change: Ask and Ask-for-changes modes ask; Autonomous lets it look.
             return Risk.CHANGE.value, FIRST_LOOK_REASON, FIRST_LOOK
-        return super().describe(context)
+        return await super().describe(context)
 
     async def screenshot(self, context: Any, input: BetaComputerScreenshotInput) -> Any:
         shot = await super().screenshot(context, input)

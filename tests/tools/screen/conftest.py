@@ -11,6 +11,8 @@ import base64
 import io
 import itertools
 import json
+import shutil
+import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,10 +22,13 @@ from anthropic.tools.computer import BetaComputerConfirmContext
 from anthropic.types.beta import BetaToolUseBlock
 from PIL import Image, ImageChops
 
-from tests.support.x11 import TargetApp, Xvfb, xvfb_missing
+from tests.support.atspi import SessionBus, atspi_missing
+from tests.support.x11 import TargetApp, Xvfb, Zenity, xvfb_missing
 from tools.screen import Rect, ScreenComputer, ScreenEvent
-from tools.screen.elements import Element
+from tools.screen.atspi import Accessibility
+from tools.screen.elements import Element, Inspector
 from tools.screen.geometry import Point
+from tools.screen.worker import ScreenWorker
 
 
 @pytest.fixture(scope="module")
@@ -71,23 +76,23 @@ class Gate:
     async def __call__(self, context: BetaComputerConfirmContext) -> bool:
         self.asked.append(context)
         if self.screen is not None:
-            self.described.append(self.screen.describe(context))
+            self.described.append(await self.screen.describe(context))
         return self.answer
 
 
 class StandInInspector:
-    """Accessibility answers set by the test, standing in for AT-SPI until it is plugged in."""
+    """Accessibility answers set by the test, so a test controls what the gate is told."""
 
     def __init__(self) -> None:
         self.at: Element | None = None
         self.focused: Element | None = None
         self.points: list[Point] = []
 
-    def element_at(self, point: Point) -> Element | None:
+    async def element_at(self, point: Point) -> Element | None:
         self.points.append(point)
         return self.at
 
-    def focused_element(self) -> Element | None:
+    async def focused_element(self) -> Element | None:
         return self.focused
 
 
@@ -135,7 +140,9 @@ class Screen:
     `own` is what the toolset is told are the app's own windows, `events` what it reported for
     the overlay, `inspector` the accessibility answers it gets (none until a test sets them)."""
 
-    def __init__(self, display: str, own_pids: set[int] | None = None) -> None:
+    def __init__(
+        self, display: str, own_pids: set[int] | None = None, inspector: Inspector | None = None
+    ) -> None:
         from tools.screen.x11 import X11Backend
 
         self.gate = Gate()
@@ -146,7 +153,7 @@ class Screen:
             confirm=self.gate,
             backend=lambda: X11Backend(display),
             own_windows=lambda: self.own,
-            inspector=self.inspector,
+            inspector=inspector or self.inspector,
             on_event=self.events.append,
             own_pids=own_pids,
         )
@@ -187,3 +194,88 @@ async def target(anyio_backend: str, xvfb: Xvfb) -> AsyncIterator[TargetApp]:
         yield app
     finally:
         app.close()
+
+
+# --- accessibility: a session bus with AT-SPI, a Qt form and a GTK dialog -----------------------
+
+FORM_RECT = (20, 20, 620, 440)  # where the Qt form (tests/support/see_target.py) sits
+DIALOG_ARGS = [
+    "--forms",
+    "--title",
+    "Sign in",
+    "--text",
+    "Sign in",
+    "--add-entry",
+    "Email",
+    "--add-password",
+    "Secret",
+    "--width",
+    "300",
+]
+
+
+@dataclass
+class Desk:
+    """A 1600×900 X server with a private session bus (AT-SPI on demand), the Qt form at
+    `FORM_RECT` (its widgets' global rects in `widgets`) and a GTK dialog (zenity) beside it."""
+
+    display: str
+    bus: SessionBus
+    form: TargetApp
+    widgets: dict[str, Rect]
+    dialog: Zenity
+    dialog_rect: Rect
+
+
+def _wait_ready(app: TargetApp, limit: float = 20.0) -> dict[str, Any]:
+    deadline = time.monotonic() + limit
+    while not app.of("ready"):
+        if time.monotonic() > deadline:
+            raise AssertionError("the form never reported ready")
+        time.sleep(0.02)
+    return app.of("ready")[0]
+
+
+@pytest.fixture(scope="module")
+def desk() -> Iterator[Desk]:
+    missing = xvfb_missing() or atspi_missing()
+    if missing:
+        pytest.skip(missing)
+    if shutil.which("zenity") is None or shutil.which("xdotool") is None:
+        pytest.skip("zenity and xdotool are not installed (apt-get install zenity xdotool)")
+    with Xvfb(1600, 900) as server, SessionBus(server.display) as bus:
+        form = TargetApp(
+            server.display, FORM_RECT, module="tests.support.see_target", env=bus.app_env()
+        )
+        form.start()
+        dialog = Zenity(server.display, DIALOG_ARGS, env=bus.app_env())
+        try:
+            ready = _wait_ready(form)
+            widgets = {name: Rect(*rect) for name, rect in ready["widgets"].items()}
+            yield Desk(
+                display=server.display,
+                bus=bus,
+                form=form,
+                widgets=widgets,
+                dialog=dialog,
+                dialog_rect=Rect(*dialog.geometry()),
+            )
+        finally:
+            dialog.close()
+            form.close()
+
+
+@pytest.fixture
+async def accessibility(anyio_backend: str, desk: Desk) -> AsyncIterator[Accessibility]:
+    made = Accessibility(session=desk.bus.address)
+    yield made
+    await made.close()
+
+
+@pytest.fixture
+async def worker(anyio_backend: str, desk: Desk) -> AsyncIterator[ScreenWorker]:
+    from tools.screen.x11 import X11Backend
+
+    made = ScreenWorker(lambda: X11Backend(desk.display))
+    yield made
+    await made.close()
