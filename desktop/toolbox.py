@@ -62,6 +62,7 @@ class Toolbox:
         # Offered once `start` found a usable display (and while Settings → Screen allows it).
         self.screen = ScreenControl(enabled=lambda: self._settings().screen.enabled)
         self.screen_source = ToolsetSource(self.screen.family())
+        self.registry.add(self.screen.elements.tool)  # `screen`: see, wait, click by id
         if settings.apps.macos_enabled and macos_available():
             self.osa = OsaEngine(automation=self.automation)
             self.registry.add(MacosTool(self.osa, on_problem=on_problem))

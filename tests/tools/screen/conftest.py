@@ -15,6 +15,7 @@ import shutil
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -279,3 +280,79 @@ async def worker(anyio_backend: str, desk: Desk) -> AsyncIterator[ScreenWorker]:
     made = ScreenWorker(lambda: X11Backend(desk.display))
     yield made
     await made.close()
+
+
+class Looked:
+    """The first-look record the app keeps per chat (shared with the computer tool)."""
+
+    def __init__(self) -> None:
+        self.chats: set[int] = set()
+
+    def seen(self, session_id: int) -> bool:
+        return session_id in self.chats
+
+    def saw(self, session_id: int) -> None:
+        self.chats.add(session_id)
+
+
+class Elements:
+    """The `screen` tool called the way the app's pipeline calls it: described, preflighted,
+    approved (every call the gate saw is in `asked`; `answer` is the gate's verdict), run."""
+
+    def __init__(
+        self,
+        accessibility: Accessibility,
+        worker: ScreenWorker,
+        *,
+        own_pids: set[int] | None = None,
+        session_id: int = 7,
+    ) -> None:
+        from desktop.function_tools import FunctionTools
+        from tools.base import ToolRegistry
+        from tools.screen.see_tool import ScreenTool
+
+        self.looks = Looked()
+        self.tool = ScreenTool(
+            accessibility=lambda: accessibility,
+            worker=lambda: worker,
+            own_pids=own_pids if own_pids is not None else {1},
+            looks=self.looks,
+        )
+        self.source = FunctionTools(ToolRegistry([self.tool]))
+        self.session_id = session_id
+        self.asked: list[Any] = []  # the ToolCalls the gate was asked about
+        self.answer = True
+
+    async def __call__(self, action: str, **input: Any) -> Result:
+        from desktop.permissions import Decision
+        from desktop.tool_calls import CallContext, ToolUse
+
+        use = ToolUse(id=f"toolu_{next(_ids)}", name="screen", input={"action": action, **input})
+        call = self.source.describe(use, self.session_id)
+
+        async def approve(asked: Any) -> Decision:
+            self.asked.append(asked)
+            return Decision(verdict="allow" if self.answer else "deny", by="person")
+
+        ctx = CallContext(
+            session_id=self.session_id, attachments_dir=Path("/nonexistent"), approve=approve
+        )
+        result = await self.source.run(use, call, ctx)
+        texts = [str(c.get("text", "")) for c in result.content if isinstance(c, dict)]
+        images = [
+            Image.open(io.BytesIO(c.data)).convert("RGB")
+            for c in result.content
+            if not isinstance(c, dict)
+        ]
+        block: dict[str, Any] = {"content": [], "is_error": result.is_error}
+        return Result(block, texts, images)
+
+    async def ok(self, action: str, **input: Any) -> Result:
+        result = await self(action, **input)
+        assert not result.is_error, result.text
+        return result
+
+
+@pytest.fixture
+async def elements(accessibility: Accessibility, worker: ScreenWorker) -> Elements:
+    return Elements(accessibility, worker)
