@@ -11,8 +11,6 @@ import base64
 import io
 import itertools
 import json
-import shutil
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,8 +21,8 @@ from anthropic.tools.computer import BetaComputerConfirmContext
 from anthropic.types.beta import BetaToolUseBlock
 from PIL import Image, ImageChops
 
-from tests.support.atspi import SessionBus, atspi_missing
-from tests.support.x11 import TargetApp, Xvfb, Zenity, xvfb_missing
+from tests.support.desk import Desk, running_desk
+from tests.support.x11 import TargetApp, Xvfb, xvfb_missing
 from tools.screen import Rect, ScreenComputer, ScreenEvent
 from tools.screen.atspi import Accessibility
 from tools.screen.elements import Element, Inspector
@@ -199,71 +197,11 @@ async def target(anyio_backend: str, xvfb: Xvfb) -> AsyncIterator[TargetApp]:
 
 # --- accessibility: a session bus with AT-SPI, a Qt form and a GTK dialog -----------------------
 
-FORM_RECT = (20, 20, 620, 440)  # where the Qt form (tests/support/see_target.py) sits
-DIALOG_ARGS = [
-    "--forms",
-    "--title",
-    "Sign in",
-    "--text",
-    "Sign in",
-    "--add-entry",
-    "Email",
-    "--add-password",
-    "Secret",
-    "--width",
-    "300",
-]
-
-
-@dataclass
-class Desk:
-    """A 1600×900 X server with a private session bus (AT-SPI on demand), the Qt form at
-    `FORM_RECT` (its widgets' global rects in `widgets`) and a GTK dialog (zenity) beside it."""
-
-    display: str
-    bus: SessionBus
-    form: TargetApp
-    widgets: dict[str, Rect]
-    dialog: Zenity
-    dialog_rect: Rect
-
-
-def _wait_ready(app: TargetApp, limit: float = 20.0) -> dict[str, Any]:
-    deadline = time.monotonic() + limit
-    while not app.of("ready"):
-        if time.monotonic() > deadline:
-            raise AssertionError("the form never reported ready")
-        time.sleep(0.02)
-    return app.of("ready")[0]
-
 
 @pytest.fixture(scope="module")
 def desk() -> Iterator[Desk]:
-    missing = xvfb_missing() or atspi_missing()
-    if missing:
-        pytest.skip(missing)
-    if shutil.which("zenity") is None or shutil.which("xdotool") is None:
-        pytest.skip("zenity and xdotool are not installed (apt-get install zenity xdotool)")
-    with Xvfb(1600, 900) as server, SessionBus(server.display) as bus:
-        form = TargetApp(
-            server.display, FORM_RECT, module="tests.support.see_target", env=bus.app_env()
-        )
-        form.start()
-        dialog = Zenity(server.display, DIALOG_ARGS, env=bus.app_env())
-        try:
-            ready = _wait_ready(form)
-            widgets = {name: Rect(*rect) for name, rect in ready["widgets"].items()}
-            yield Desk(
-                display=server.display,
-                bus=bus,
-                form=form,
-                widgets=widgets,
-                dialog=dialog,
-                dialog_rect=Rect(*dialog.geometry()),
-            )
-        finally:
-            dialog.close()
-            form.close()
+    with running_desk() as made:
+        yield made
 
 
 @pytest.fixture

@@ -11,8 +11,9 @@ import time
 
 import pytest
 
+from tests.support.desk import Desk
 from tests.support.see_target import SECRET
-from tests.tools.screen.conftest import Desk, Screen
+from tests.tools.screen.conftest import Screen
 from tools.screen import errors
 from tools.screen.atspi import Accessibility, AtspiInspector, accessibility_status
 from tools.screen.geometry import Point, Rect

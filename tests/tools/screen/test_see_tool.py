@@ -14,9 +14,10 @@ import time
 
 import pytest
 
+from tests.support.desk import Desk
 from tests.support.see_target import SECRET
 from tests.support.x11 import gui_env
-from tests.tools.screen.conftest import Desk, Elements
+from tests.tools.screen.conftest import Elements
 from tools.screen import errors
 from tools.screen.atspi import Accessibility
 from tools.screen.geometry import Rect
