@@ -8,6 +8,7 @@ reports them. Tests skip, saying why, when a package is missing.
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import time
 from collections.abc import Iterator
@@ -19,9 +20,10 @@ import pytest
 
 from tests.support.atspi import SessionBus, atspi_missing
 from tests.support.x11 import TargetApp, Xvfb, Zenity, gui_env, xvfb_missing
+from tools.screen.atspi import Accessibility
 from tools.screen.geometry import Rect
 
-__all__ = ["DIALOG_ARGS", "FORM_RECT", "Desk", "running_desk"]
+__all__ = ["DIALOG_ARGS", "FORM_RECT", "Desk", "running_desk", "wait_accessible"]
 
 FORM_RECT = (20, 20, 620, 440)  # where the Qt form (tests/support/see_target.py) sits
 DIALOG_ARGS = [
@@ -63,6 +65,27 @@ def _wait_ready(app: TargetApp, limit: float = 20.0) -> dict[str, Any]:
     return app.of("ready")[0]
 
 
+def wait_accessible(bus: SessionBus, pids: set[int], limit: float = 20.0) -> None:
+    """Until every process of `pids` has its windows on the accessibility bus (apps register
+    a moment after they show their windows)."""
+
+    async def registered() -> bool:
+        accessibility = Accessibility(session=bus.address)
+        try:
+            for app in await accessibility.apps():
+                if app.pid in pids and await accessibility.frames(app):
+                    pids.discard(app.pid)
+            return not pids
+        finally:
+            await accessibility.close()
+
+    deadline = time.monotonic() + limit
+    while not asyncio.run(registered()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never on the accessibility bus: {pids}")
+        time.sleep(0.05)
+
+
 @contextmanager
 def running_desk() -> Iterator[Desk]:
     missing = xvfb_missing() or atspi_missing()
@@ -78,6 +101,7 @@ def running_desk() -> Iterator[Desk]:
         dialog = Zenity(server.display, DIALOG_ARGS, env=bus.app_env())
         try:
             ready = _wait_ready(form)
+            wait_accessible(bus, {form.pid or 0, dialog.pid})
             widgets = {name: Rect(*rect) for name, rect in ready["widgets"].items()}
             yield Desk(
                 display=server.display,

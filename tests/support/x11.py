@@ -255,6 +255,10 @@ class Zenity:
             text=True,
         )
 
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
     def geometry(self) -> tuple[int, int, int, int]:
         done = subprocess.run(
             [

@@ -21,14 +21,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from jeepney import DBusAddress, Message, MessageType, new_method_call
 from pydantic import BaseModel, ConfigDict
 
-from tools.screen.atspi_bus import CALL_LIMIT, BusClient, BusError
+from tools.screen.atspi_bus import CALL_LIMIT, BusClient, BusError, Call
 from tools.screen.atspi_tables import State, has_state, kind_of, role_name
 from tools.screen.elements import Element
 from tools.screen.errors import ScreenError
@@ -217,24 +216,13 @@ class Accessibility:
                 self._apps.clear()
         return self._client
 
-    async def _replies(self, calls: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...] | None]:
+    async def _replies(self, calls: Sequence[Call]) -> list[tuple[Any, ...] | None]:
         """Many calls at once, each `(bus, path, interface, method[, signature, body])`; each
         reply body, or None where that call failed or took too long."""
         if not calls:
             return []
         bus = await self._bus()
-        futures = [bus.send(_message(*call)) for call in calls]
-        done, pending = await asyncio.wait(futures, timeout=self._limit)
-        for future in pending:
-            future.cancel()
-        bodies: list[tuple[Any, ...] | None] = []
-        for future in futures:
-            if future not in done or future.cancelled() or future.exception() is not None:
-                bodies.append(None)
-                continue
-            reply = future.result()
-            bodies.append(None if _is_error(reply) else tuple(reply.body))
-        return bodies
+        return await bus.batch(calls, limit=self._limit)
 
     async def close(self) -> None:
         client, self._client = self._client, None
@@ -349,9 +337,11 @@ class Accessibility:
         limits: Limits = LIMITS,
         *,
         details: bool = True,
+        until: Callable[[Node], bool] | None = None,
     ) -> tuple[list[Node], bool]:
         """The elements under `roots` (the roots included), in reading order, and whether a
-        limit cut the read short.
+        limit cut the read short. With `until`, the read stops at the level where an element
+        first satisfies it (what `wait` looks for is found without reading deeper).
 
         Breadth first, one batch of calls per level: the role, name, states and children of
         this level's elements go together with the bounds, values and labels of the previous
@@ -406,6 +396,9 @@ class Accessibility:
                 )
             level = next_level
             depth += 1
+            if until is not None and any(until(node) for node in [*read, *pending]):
+                read.extend(pending)
+                break
         read.sort(key=lambda node: node.path)
         return _named_by_labels(read), cut
 
@@ -515,18 +508,6 @@ class Accessibility:
 
 
 # --- building calls and reading replies ----------------------------------------------------------
-
-
-def _message(
-    bus: str, path: str, interface: str, method: str, signature: str | None = None, body: Any = ()
-) -> Message:
-    return new_method_call(
-        DBusAddress(path, bus_name=bus, interface=interface), method, signature, body
-    )
-
-
-def _is_error(reply: Message) -> bool:
-    return bool(reply.header.message_type is MessageType.error)
 
 
 def _get(ref: Ref, interface: str, name: str) -> tuple[Any, ...]:

@@ -1,10 +1,10 @@
-"""A D-Bus client for the accessibility bus that sends many calls at once (jeepney underneath).
+"""A D-Bus client for the accessibility bus that sends many calls at once.
 
-Reading an accessible tree is hundreds of small method calls. jeepney's own router sends one
-message per write and waits for the socket to drain each time; here every call made in one turn
-of the event loop is serialised into one buffer and written once, and replies are matched to
-their calls by serial as they arrive. A traversal then costs one round trip per tree level, not
-one per call. jeepney does the rest: the address, authentication, `Hello`, (de)serialisation.
+Reading an accessible tree is hundreds of small method calls. Every call made in one turn of the
+event loop is encoded into one buffer and written once (`dbus_wire` encodes and decodes), and
+replies are matched to their calls by serial as they arrive: a traversal costs one round trip
+per tree level, not one per call. `batch` waits for a whole level with one timer. jeepney finds
+the socket in the address and authenticates; the bus's `Hello` is the first call.
 
 Every call has a time limit: an application that hangs makes its calls fail, not the caller wait.
 """
@@ -15,19 +15,32 @@ import asyncio
 import contextlib
 import itertools
 import logging
+from collections.abc import Sequence
 from typing import Any
 
-from jeepney import DBusAddress, HeaderFields, Message, MessageType, new_method_call
-from jeepney.io.asyncio import open_dbus_connection
+from jeepney.auth import BEGIN, Authenticator
+from jeepney.bus import get_bus
 
+from tools.screen.dbus_wire import (
+    ERROR,
+    METHOD_RETURN,
+    Reply,
+    encode_call,
+    message_size,
+    read_reply,
+)
 from tools.screen.errors import ScreenError
 
 log = logging.getLogger(__name__)
 
-__all__ = ["CALL_LIMIT", "BusClient", "BusError"]
+__all__ = ["CALL_LIMIT", "BusClient", "BusError", "Call"]
 
-CALL_LIMIT = 2.0  # seconds an application may take to answer one call
+CALL_LIMIT = 2.0  # seconds an application may take to answer a call (or a batch of them)
 READ_SIZE = 1 << 16
+DBUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
+
+# (bus name, object path, interface, method[, signature, body])
+Call = tuple[Any, ...]
 
 
 class BusError(ScreenError):
@@ -38,13 +51,31 @@ class BusError(ScreenError):
         self.name = name
 
 
-class BusClient:
-    """One connection to a bus; `await client.call(...)` from any number of tasks at once."""
+class _Batch:
+    """Replies to a batch of calls, and one future that is done when the last arrived."""
 
-    def __init__(self, connection: Any) -> None:
-        self._connection = connection
-        self._serials = itertools.count(1_000)  # jeepney used the first few for Hello
-        self._waiting: dict[int, asyncio.Future[Message]] = {}
+    def __init__(self, size: int, loop: asyncio.AbstractEventLoop) -> None:
+        self.replies: list[Reply | None] = [None] * size
+        self.missing = size
+        self.done: asyncio.Future[None] = loop.create_future()
+        if size == 0:
+            self.done.set_result(None)
+
+    def arrived(self, index: int, reply: Reply | None) -> None:
+        self.replies[index] = reply
+        self.missing -= 1
+        if self.missing <= 0 and not self.done.done():
+            self.done.set_result(None)
+
+
+class BusClient:
+    """One connection to a bus; any number of tasks may call through it at once."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._serials = itertools.count(1)
+        self._waiting: dict[int, tuple[_Batch, int]] = {}
         self._outgoing: list[bytes] = []
         self._flush_scheduled = False
         self._closed = False
@@ -52,33 +83,61 @@ class BusClient:
 
     @classmethod
     async def open(cls, address: str) -> BusClient:
-        """Connect and authenticate to the bus at `address` (a D-Bus address string)."""
+        """Connect, authenticate and say Hello to the bus at `address` (a D-Bus address)."""
         try:
-            connection = await asyncio.wait_for(open_dbus_connection(address), CALL_LIMIT * 2)
-        except (OSError, EOFError, RuntimeError, TimeoutError, ValueError) as exc:
+            async with asyncio.timeout(CALL_LIMIT * 2):
+                reader, writer = await asyncio.open_unix_connection(get_bus(address))
+                authenticator = Authenticator()
+                for request in authenticator:
+                    writer.write(request)
+                    await writer.drain()
+                    answer = await reader.read(1024)
+                    if not answer:
+                        raise EOFError("closed while authenticating")
+                    authenticator.feed(answer)
+                writer.write(BEGIN)
+                client = cls(reader, writer)
+                await client.call(*DBUS, "Hello")
+        except (OSError, EOFError, RuntimeError, TimeoutError, ValueError, KeyError) as exc:
             raise BusError("connect") from exc
-        return cls(connection)
+        return client
 
     @property
     def closed(self) -> bool:
         return self._closed or self._receiver.done()
 
-    def send(self, message: Message) -> asyncio.Future[Message]:
-        """Queue `message` (a method call) for the next write; its reply arrives in the future."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Message] = loop.create_future()
-        if self.closed:
-            future.set_exception(BusError("closed"))
-            return future
+    def _queue(self, call: Call, batch: _Batch, index: int) -> None:
         serial = next(self._serials)
-        self._waiting[serial] = future
-        # A call given up on (its time ran out) stops waiting for its reply.
-        future.add_done_callback(lambda _done: self._waiting.pop(serial, None))
-        self._outgoing.append(message.serialise(serial))
+        self._waiting[serial] = (batch, index)
+        self._outgoing.append(encode_call(serial, *call))
         if not self._flush_scheduled:
             self._flush_scheduled = True
-            loop.call_soon(self._flush)
-        return future
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    async def batch(
+        self, calls: Sequence[Call], *, limit: float = CALL_LIMIT
+    ) -> list[tuple[Any, ...] | None]:
+        """Many calls at once: each reply's body, or None where that call failed or did not
+        answer within `limit` (for the whole batch)."""
+        batch = _Batch(len(calls), asyncio.get_running_loop())
+        if self.closed:
+            raise BusError("closed")
+        for index, call in enumerate(calls):
+            self._queue(call, batch, index)
+        try:
+            await asyncio.wait_for(asyncio.shield(batch.done), limit)
+        except TimeoutError:
+            log.info(
+                "%d of %d accessibility calls did not answer in time", batch.missing, len(calls)
+            )
+        finally:
+            if batch.missing:  # stop waiting for the ones that did not answer
+                for serial in [s for s, (b, _) in self._waiting.items() if b is batch]:
+                    del self._waiting[serial]
+        return [
+            reply.body if reply is not None and reply.kind == METHOD_RETURN else None
+            for reply in batch.replies
+        ]
 
     async def call(
         self,
@@ -86,31 +145,32 @@ class BusClient:
         path: str,
         interface: str,
         method: str,
-        signature: str | None = None,
+        signature: str = "",
         body: tuple[Any, ...] = (),
         *,
         limit: float = CALL_LIMIT,
     ) -> tuple[Any, ...]:
         """The body of the reply to one method call; raises `BusError`."""
-        address = DBusAddress(path, bus_name=bus_name, interface=interface)
-        future = self.send(new_method_call(address, method, signature, body))
+        batch = _Batch(1, asyncio.get_running_loop())
+        if self.closed:
+            raise BusError("closed")
+        self._queue((bus_name, path, interface, method, signature, body), batch, 0)
         try:
-            reply = await asyncio.wait_for(future, limit)
+            await asyncio.wait_for(asyncio.shield(batch.done), limit)
         except TimeoutError as exc:
+            self._waiting = {s: w for s, w in self._waiting.items() if w[0] is not batch}
             raise BusError("timeout") from exc
-        if reply.header.message_type is MessageType.error:
-            raise BusError(str(reply.header.fields.get(HeaderFields.error_name, "")))
-        return tuple(reply.body)
+        reply = batch.replies[0]
+        if reply is None:
+            raise BusError("closed")
+        if reply.kind == ERROR:
+            raise BusError(reply.error)
+        return reply.body
 
     async def get(self, bus_name: str, path: str, interface: str, name: str) -> Any:
         """One property's value."""
         (variant,) = await self.call(
-            bus_name,
-            path,
-            "org.freedesktop.DBus.Properties",
-            "Get",
-            "ss",
-            (interface, name),
+            bus_name, path, "org.freedesktop.DBus.Properties", "Get", "ss", (interface, name)
         )
         return variant[1]
 
@@ -120,40 +180,44 @@ class BusClient:
             return
         data, self._outgoing = b"".join(self._outgoing), []
         try:
-            self._connection.writer.write(data)
+            self._writer.write(data)
         except (OSError, RuntimeError):
             log.warning("the accessibility bus connection broke while writing", exc_info=True)
             self._fail_all()
 
     async def _receive(self) -> None:
-        reader, parser = self._connection.reader, self._connection.parser
+        buffer = b""
         try:
             while True:
-                data = await reader.read(READ_SIZE)
+                data = await self._reader.read(READ_SIZE)
                 if not data:
                     return
-                parser.add_data(data)
-                while (message := parser.get_next_message()) is not None:
-                    self._dispatch(message)
-        except (OSError, ValueError):
+                buffer = buffer + data if buffer else data
+                start = 0
+                while (size := message_size(buffer[start : start + 16])) is not None:
+                    if len(buffer) - start < size:
+                        break
+                    self._dispatch(read_reply(buffer[start : start + size]))
+                    start += size
+                buffer = buffer[start:]
+        except (OSError, ValueError, IndexError, UnicodeDecodeError):
             log.warning("the accessibility bus connection broke", exc_info=True)
         finally:
             self._fail_all()
 
-    def _dispatch(self, message: Message) -> None:
-        if message.header.message_type not in (MessageType.method_return, MessageType.error):
+    def _dispatch(self, reply: Reply) -> None:
+        if reply.kind not in (METHOD_RETURN, ERROR) or reply.reply_serial is None:
             return  # signals: nothing here listens to them
-        serial = message.header.fields.get(HeaderFields.reply_serial)
-        future = self._waiting.pop(serial, None) if serial is not None else None
-        if future is not None and not future.done():
-            future.set_result(message)
+        waiting = self._waiting.pop(reply.reply_serial, None)
+        if waiting is not None:
+            batch, index = waiting
+            batch.arrived(index, reply)
 
     def _fail_all(self) -> None:
         self._closed = True
         waiting, self._waiting = self._waiting, {}
-        for future in waiting.values():
-            if not future.done():
-                future.set_exception(BusError("closed"))
+        for batch, index in waiting.values():
+            batch.arrived(index, None)
 
     async def close(self) -> None:
         self._closed = True
@@ -162,5 +226,5 @@ class BusClient:
             await self._receiver
         self._fail_all()
         with contextlib.suppress(Exception):
-            self._connection.writer.close()
-            await self._connection.writer.wait_closed()
+            self._writer.close()
+            await self._writer.wait_closed()
