@@ -70,16 +70,16 @@ class Timing:
     def line(self, label: str, peekaboo: float | None = None) -> str:
         wall = statistics.median(self.wall) * 1000
         cpu = statistics.median(self.cpu) * 1000
-        versus = f"   Peekaboo {peekaboo:4.0f} ms ({peekaboo / wall:4.1f}× ours)" if peekaboo else ""
+        versus = (
+            f"   Peekaboo {peekaboo:4.0f} ms ({peekaboo / wall:4.1f}× ours)" if peekaboo else ""
+        )
         return f"  {label:<38}{wall:7.1f} ms   CPU {cpu:6.1f} ms{versus}"
 
 
 async def bench(display: str, bus: SessionBus, form: TargetApp, runs: int) -> None:
     accessibility = Accessibility(session=bus.address)
     worker = ScreenWorker(lambda: X11Backend(display))
-    tool = ScreenTool(
-        accessibility=lambda: accessibility, worker=lambda: worker, own_pids={1}
-    )
+    tool = ScreenTool(accessibility=lambda: accessibility, worker=lambda: worker, own_pids={1})
     context = RunContext(session_id=1, attachments_dir=Path("/nonexistent"))
 
     async def call(**given: Any) -> Any:

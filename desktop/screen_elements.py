@@ -3,9 +3,10 @@
 Started with the screen (`ScreenControl.start`), behind the window: where the screen can be used
 on Linux and the accessibility bus answers, it connects (lazily, on first use) and offers
 
-- `inspector`: what a screen click or keystroke affects, for the computer toolset's gate; without
-  it every such call counts as consequential;
-- `tool`: the `screen` function tool (see, wait, click by id…), offered while the screen is.
+- the `Inspector` of the computer toolset's gate (this object: it answers what a screen click or
+  keystroke affects once AT-SPI is there, and "unknown" before, so such calls are consequential);
+- `tool`: the `screen` function tool (see, wait, click by id…), offered while the screen is and
+  other apps' elements can be read.
 
 One connection and one backend thread serve every chat. Nothing here imports Qt.
 """
@@ -23,7 +24,8 @@ from tools.screen.atspi import (
     AtspiInspector,
     accessibility_status,
 )
-from tools.screen.geometry import Rect
+from tools.screen.elements import Element
+from tools.screen.geometry import Point, Rect
 from tools.screen.see_tool import Looks, ScreenTool
 from tools.screen.worker import ScreenWorker
 
@@ -49,7 +51,7 @@ class ScreenElements:
         self.tool = ScreenTool(
             accessibility=lambda: self.accessibility,
             worker=lambda: self.worker,
-            available=available,
+            available=lambda: available() and self.accessibility is not None,
             own_windows=own_windows,
             looks=looks,
         )
@@ -69,6 +71,14 @@ class ScreenElements:
         if self.status.available:
             self.accessibility = Accessibility()
             self.inspector = AtspiInspector(self.accessibility, self.worker)
+
+    async def element_at(self, point: Point) -> Element | None:
+        inspector = self.inspector
+        return await inspector.element_at(point) if inspector is not None else None
+
+    async def focused_element(self) -> Element | None:
+        inspector = self.inspector
+        return await inspector.focused_element() if inspector is not None else None
 
     def forget(self, session_id: int) -> None:
         """A chat ended: its snapshots go."""

@@ -120,7 +120,7 @@ class ScreenControl:
                 confirm=confirm,
                 own_windows=lambda: self.own_windows(),
                 on_event=lambda event: self._report(session_id, event),
-                inspector=self.elements.inspector,
+                inspector=self.elements,  # AT-SPI once `start` found it
             )
             chat.seen = session_id in self._looked
             self._chats[session_id] = chat

@@ -56,7 +56,10 @@ __all__ = ["UI_SESSION", "UiServer", "peer_uid"]
 
 UI_SESSION = -1  # the chat id of actions from the command line (audit rows, snapshots)
 REQUEST_LIMIT = 10.0  # seconds a client has to send its request line
-NOT_OFFERED = "The screen cannot be used by Deskhand now; `deskhand doctor` says why."
+NOT_OFFERED = (
+    "Deskhand cannot read the screen's elements now: the screen is off in Settings, or this "
+    "computer's accessibility service does not answer (`deskhand doctor` says which)."
+)
 NEEDS_WINDOW = "This action needs your approval, and Deskhand's window is not open to ask you."
 NEVER = "Refused: Settings → Permissions sets “{label}” to Never."
 

@@ -14,9 +14,9 @@ import time
 
 import pytest
 
-from tests.support.desk import Desk
+from tests.support.desk import Desk, wait_accessible
 from tests.support.see_target import SECRET
-from tests.support.x11 import gui_env
+from tests.support.x11 import Zenity, gui_env
 from tests.tools.screen.conftest import Elements
 from tools.screen import errors
 from tools.screen.atspi import Accessibility
@@ -258,3 +258,24 @@ async def test_no_match_or_several_list_the_candidates(elements: Elements) -> No
     assert '"See target"' in several.text and '"Sign in"' in several.text
     beyond = await elements("see", app="zenity", window_index=3)
     assert beyond.is_error and "has no window #3" in beyond.text
+
+
+async def test_a_gtk_entry_filled_and_its_ok_pressed_by_id(desk: Desk, elements: Elements) -> None:
+    dialog = Zenity(
+        desk.display,
+        ["--entry", "--title", "Rename", "--text", "New name", "--width", "320"],
+        env=desk.bus.app_env(),
+    )
+    try:
+        await asyncio.to_thread(wait_accessible, desk.bus, {dialog.pid})
+        text = (await elements.ok("see", title="Rename")).text
+        # The label "New name" names the field beside it too (its accessible relation).
+        assert '\nT1 text field "New name"' in text and 'X1 label "New name"' in text
+        ok = elements_of(text)["OK"]
+        assert ok["role"] == "button"
+        await elements.ok("set_value", id="T1", value="Grüße, Ωmega")
+        await elements.ok("click", id=ok["id"])
+        status, printed = await dialog.finished()
+        assert (status, printed) == (0, "Grüße, Ωmega\n")
+    finally:
+        dialog.close()
