@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -502,10 +502,6 @@ class Accessibility:
         (reply,) = await self._replies([(*ref, COMPONENT, "ScrollTo", "u", (SCROLL_ANYWHERE,))])
         return bool(reply and reply[0])
 
-    async def grab_focus(self, ref: Ref) -> bool:
-        (reply,) = await self._replies([(*ref, COMPONENT, "GrabFocus")])
-        return bool(reply and reply[0])
-
 
 # --- building calls and reading replies ----------------------------------------------------------
 
@@ -767,7 +763,3 @@ class AtspiInspector:
             return None
         app, node = found
         return node.element(app.name)
-
-
-def nodes_by_ref(nodes: Iterable[Node]) -> dict[Ref, Node]:
-    return {node.ref: node for node in nodes}

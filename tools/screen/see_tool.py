@@ -46,7 +46,7 @@ from tools.base import (
 )
 from tools.screen import errors
 from tools.screen.annotate import annotate
-from tools.screen.atspi import LIMITS, SCROLLERS, Accessibility, Limits, Node
+from tools.screen.atspi import LIMITS, SCROLLERS, VALUE_ROLES, Accessibility, Limits, Node
 from tools.screen.atspi_tables import KIND_NAMES
 from tools.screen.backend import ScreenBackend
 from tools.screen.displays import describe_displays
@@ -604,6 +604,10 @@ class ScreenTool(FunctionTool[ScreenCall]):
             or window is None
             or window.pid != item.pid
         ):
+            return ToolResult.failure(errors.NOT_SCROLLED)
+        # The wheel acts on what is under the pointer: never on a control it would change.
+        under = await accessibility.element_at(point, window)
+        if under is None or under[1].role in VALUE_ROLES or under[1].role == "combo box":
             return ToolResult.failure(errors.NOT_SCROLLED)
         node = item.node
         for _ in range(SCROLL_NOTCHES):
