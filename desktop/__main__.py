@@ -1,5 +1,6 @@
 """Command line: `deskhand` (or `python -m desktop`) opens the window; `deskhand doctor` checks
-the setup; `deskhand mcp` serves this machine's tools to MCP clients over stdio."""
+the setup; `deskhand mcp` serves this machine's tools to MCP clients over stdio; `deskhand ui …`
+sends one screen action to the running app."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop import __version__, apps_cli
+from desktop.ui_cli import add_ui_parser, run_ui
 
 if TYPE_CHECKING:
     from desktop.doctor import Check
@@ -53,6 +55,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     commands.add_parser(
         "doctor", help="check the setup and print a table; exits non-zero if a required check fails"
     )
+    add_ui_parser(commands)
     mcp = commands.add_parser(
         "mcp",
         help="serve this machine's tools (browser, Mac apps) to MCP clients over stdio",
@@ -206,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
         return install_desktop_entry()
     if args.command == "apps":
         return apps_cli.run(args)
+    if args.command == "ui":
+        return run_ui(args)
     if args.self_test:
         from ui.self_test import run_self_test
 

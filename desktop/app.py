@@ -39,6 +39,7 @@ from desktop.paths import DataPaths
 from desktop.permissions import Mode
 from desktop.playwright_env import configure_playwright
 from desktop.stream_worker import shared_worker
+from desktop.ui_socket import UiServer
 from desktop.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -216,11 +217,14 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     await after_first_paint(window, then=streams.start)
     # Tool sources start behind the window (an MCP server may take seconds to answer).
     starting = asyncio.ensure_future(_close("tool sources", workspace.toolbox.start))
+    commands = UiServer(workspace)  # `deskhand ui …` from the person's terminal
+    await _close("command-line socket", commands.start)
     if args.send:
         window.send(args.send)
     freeze_startup_objects()
     await quitting.wait()
     starting.cancel()
+    await _close("command-line socket", commands.close)
     window.close()  # gone from the screen at once; stopping its replies saves what they wrote
     await _close("window", window.shutdown)
     await _close("tools", workspace.close)

@@ -45,7 +45,9 @@ class FunctionTools:
 
     def describe(self, use: ToolUse, session_id: int) -> ToolCall:
         tool = self._tool(use)
-        return self._call(tool, tool.validate(use.arguments), use, session_id)
+        return self._call(
+            tool, tool.bind(tool.validate(use.arguments), session_id), use, session_id
+        )
 
     @staticmethod
     def _call(tool: FunctionTool[Any], parsed: Any, use: ToolUse, session_id: int) -> ToolCall:
@@ -66,7 +68,7 @@ class FunctionTools:
 
     async def run(self, use: ToolUse, call: ToolCall, ctx: CallContext) -> CallResult:
         tool = self._tool(use)
-        parsed = tool.validate(use.arguments)
+        parsed = tool.bind(tool.validate(use.arguments), ctx.session_id)
         if (refusal := await tool.preflight(parsed)) is not None:
             return CallResult.of(refusal)  # nothing to ask about: it could not run as written
         parsed = await tool.prepare(parsed)

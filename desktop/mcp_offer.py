@@ -113,6 +113,8 @@ def _toolset_tools(source: ToolsetSource) -> list[Offered]:
 def _function_tools(source: FunctionTools) -> list[Offered]:
     offered = []
     for tool in source.registry:
+        if not tool.offered():
+            continue
         risks = [action.risk for action in tool.actions()] or [Risk.CONSEQUENTIAL]
         offered.append(
             Offered(

@@ -3,7 +3,9 @@
 What this adds to the driver (`tools/screen`): the first look at the screen in a chat is a
 question of its own ("Let Claude see your screen in this chat?"), asked in Ask and Ask-for-
 changes modes; Deskhand's own windows are never acted on (the window reports where they are);
-and what the driver does is reported as plain events for the visualizer.
+and what the driver does is reported as plain events for the visualizer. Where other apps'
+elements can be read (`screen_elements.py`: AT-SPI on Linux), the gate judges clicks and keys by
+the element they affect, and the `screen` tool (see, wait, click by id) shares the first look.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 from anthropic.tools.computer import BetaComputerConfirmContext
 from anthropic.types.beta import BetaComputerScreenshotInput
 
+from desktop.screen_elements import ScreenElements
 from desktop.toolsets import Confirm, ToolsetFamily
 from tools.base import ActionInfo, Risk
 from tools.screen import (
@@ -61,11 +64,11 @@ class ChatScreen(ScreenComputer):
             return FIRST_LOOK
         return super().summary(member, dict(input))
 
-    def describe(self, context: BetaComputerConfirmContext) -> tuple[str, str, str]:
+    async def describe(self, context: BetaComputerConfirmContext) -> tuple[str, str, str]:
         if context.member in LOOKS and not self.seen:
             # A change: Ask and Ask-for-changes modes ask; Autonomous lets it look.
             return Risk.CHANGE.value, FIRST_LOOK_REASON, FIRST_LOOK
-        return super().describe(context)
+        return await super().describe(context)
 
     async def screenshot(self, context: Any, input: BetaComputerScreenshotInput) -> Any:
         shot = await super().screenshot(context, input)
@@ -93,6 +96,11 @@ class ScreenControl:
         self.listeners: list[Callable[[int, ScreenEvent], None]] = []
         self._chats: dict[int, ChatScreen] = {}
         self._probe: ScreenComputer | None = None  # reads the display list for the context
+        self._looked: set[int] = set()  # chats where the `screen` tool had its first look
+        # Other apps' elements (AT-SPI): the gate's inspector and the `screen` tool.
+        self.elements = ScreenElements(
+            available=lambda: self.available, own_windows=lambda: self.own_windows(), looks=self
+        )
 
     @property
     def available(self) -> bool:
@@ -102,6 +110,8 @@ class ScreenControl:
         """Look whether the screen can be used here (it blocks, so in a thread)."""
         if self._enabled():
             self.status = await asyncio.to_thread(screen_status)
+            if self.status.available:
+                await self.elements.start()
 
     def for_session(self, session_id: int, confirm: Confirm) -> ChatScreen:
         chat = self._chats.get(session_id)
@@ -110,9 +120,21 @@ class ScreenControl:
                 confirm=confirm,
                 own_windows=lambda: self.own_windows(),
                 on_event=lambda event: self._report(session_id, event),
+                inspector=self.elements,  # AT-SPI once `start` found it
             )
+            chat.seen = session_id in self._looked
             self._chats[session_id] = chat
         return chat
+
+    def seen(self, session_id: int) -> bool:
+        """Whether Claude may already look at the screen in this chat (by either tool)."""
+        chat = self._chats.get(session_id)
+        return session_id in self._looked or (chat is not None and chat.seen)
+
+    def saw(self, session_id: int) -> None:
+        self._looked.add(session_id)
+        if (chat := self._chats.get(session_id)) is not None:
+            chat.seen = True
 
     def _report(self, session_id: int, event: ScreenEvent) -> None:
         for listener in list(self.listeners):
@@ -131,6 +153,8 @@ class ScreenControl:
             return None
 
     async def close_session(self, session_id: int) -> None:
+        self._looked.discard(session_id)
+        self.elements.forget(session_id)
         chat = self._chats.pop(session_id, None)
         if chat is not None:
             await chat.close()
@@ -141,6 +165,7 @@ class ScreenControl:
         if self._probe is not None:
             await self._probe.close()
             self._probe = None
+        await self.elements.close()
 
     def family(self) -> ToolsetFamily:
         return ToolsetFamily(

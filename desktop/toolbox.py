@@ -132,6 +132,7 @@ class Toolbox:
 
             self._screen = ScreenControl(enabled=lambda: self._settings().screen.enabled)
             self._screen_source = ToolsetSource(self._screen.family())
+            self.registry.add(self._screen.elements.tool)  # `screen`: see, wait, click by id
         return self._screen
 
     @property

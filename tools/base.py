@@ -112,6 +112,15 @@ class FunctionTool(Generic[InputT]):
         """What the call acts on, shown to the approver: a page URL or an app name."""
         return None
 
+    def bind(self, call: InputT, session_id: int) -> InputT:
+        """The call with the chat it is made in, for a tool that keeps something per chat (the
+        screen's snapshots); called right after `validate`. No effects."""
+        return call
+
+    def offered(self) -> bool:
+        """Whether the tool is offered to the model now (the screen only where it can be used)."""
+        return True
+
     async def preflight(self, call: InputT) -> ToolResult | None:
         """A refusal to send back before anyone is asked (a name the app does not have), or
         None. Runs after a Never rule has had its say; no effects."""
@@ -213,4 +222,4 @@ class ToolRegistry:
         return name in self._tools
 
     def api_tools(self) -> list[dict[str, Any]]:
-        return [tool.api_schema() for tool in self._tools.values()]
+        return [tool.api_schema() for tool in self._tools.values() if tool.offered()]

@@ -3,9 +3,13 @@
 - `Xvfb(width, height, *options)`: starts `Xvfb` on a display number it picks itself
   (`-displayfd`, so parallel runs never collide); `display` is its name (":5"). `xvfb_missing()` says why tests
   must skip when it is not installed.
-- `TargetApp(display, ...)`: the PySide6 window of `screen_target.py` as a subprocess; its JSON
-  lines arrive in `events`, and `await app.next(...)` waits for one.
+- `TargetApp(display, ...)`: the PySide6 window of `screen_target.py` (or of another module, such
+  as `see_target.py`) as a subprocess; its JSON lines arrive in `events`, `await app.next(...)`
+  waits for one, and `send(line)` writes a command to its stdin.
 - `Zenity(display, args)`: a GTK dialog (zenity), its window's geometry read with `xdotool`.
+
+`env` adds to (or, with None, removes from) an app's environment: the accessibility tests give
+the apps their session bus and turn accessibility on.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ def xvfb_missing() -> str | None:
     return None
 
 
-def gui_env(display: str) -> dict[str, str]:
+def gui_env(display: str, extra: dict[str, str | None] | None = None) -> dict[str, str]:
     """The environment of an app shown on `display`: X11 only, no desktop scaling."""
     env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "QT_SCALE_FACTOR")}
     env.update(
@@ -45,6 +49,11 @@ def gui_env(display: str) -> dict[str, str]:
         NO_AT_BRIDGE="1",  # GTK: no accessibility bus to wait for
         GDK_BACKEND="x11",
     )
+    for key, value in (extra or {}).items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
     return env
 
 
@@ -117,21 +126,29 @@ class TargetApp:
         display: str,
         rect: tuple[int, int, int, int] = (100, 100, 800, 500),
         marker: tuple[int, int] | None = None,
+        *,
+        module: str = "tests.support.screen_target",
+        args: tuple[str, ...] = (),
+        env: dict[str, str | None] | None = None,
     ) -> None:
         self.display = display
         self.rect = rect
         self.marker = marker
+        self.module = module
+        self.args = args
+        self.env = env
         self.events: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._process: subprocess.Popen[str] | None = None
         self._reader: threading.Thread | None = None
 
     def start(self) -> None:
-        args = [str(v) for v in (*self.rect, *(self.marker or ()))]
+        args = [str(v) for v in (*self.rect, *(self.marker or ()), *self.args)]
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.screen_target", *args],
+            [sys.executable, "-m", self.module, *args],
             cwd=ROOT,
-            env=gui_env(self.display),
+            env=gui_env(self.display, self.env),
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
@@ -152,6 +169,12 @@ class TargetApp:
                 continue
             with self._lock:
                 self.events.append(event)
+
+    def send(self, line: str) -> None:
+        """One command line to the app's stdin."""
+        assert self._process is not None and self._process.stdin is not None
+        self._process.stdin.write(line + "\n")
+        self._process.stdin.flush()
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         with self._lock:
@@ -202,6 +225,8 @@ class TargetApp:
 
     def close(self) -> None:
         if self._process is not None:
+            if self._process.stdin is not None:
+                self._process.stdin.close()
             self._process.terminate()
             try:
                 self._process.wait(timeout=10)
@@ -218,15 +243,21 @@ class TargetApp:
 class Zenity:
     """A zenity (GTK) dialog on `display`; `geometry()` is its window's global rectangle."""
 
-    def __init__(self, display: str, args: list[str]) -> None:
+    def __init__(
+        self, display: str, args: list[str], env: dict[str, str | None] | None = None
+    ) -> None:
         self.display = display
         self._process = subprocess.Popen(
             ["zenity", *args],
-            env=gui_env(display),
+            env=gui_env(display, env),
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
         )
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
 
     def geometry(self) -> tuple[int, int, int, int]:
         done = subprocess.run(

@@ -8,7 +8,10 @@ Public pieces:
   (for Settings and `deskhand doctor`; blocks, so call it in a thread).
 - `Display` and `describe_displays`: the displays in their documented order.
 - `ScreenEvent`: what the driver is about to do, for the app's overlay.
-- `Element` / `Inspector`: the accessibility seam the gate reads.
+- `Element` / `Inspector`: the accessibility seam the gate reads; `atspi.AtspiInspector` answers
+  it on Linux (AT-SPI over D-Bus: `atspi.py`, `atspi_bus.py`, `dbus_wire.py`).
+- `see_tool.ScreenTool`: the `screen` function tool (windows, see with ids, wait, click /
+  set_value / scroll_to by id), with `targets.py` (which window) and `snapshot.py` (the ids).
 - `screen_risk` / `screen_summary`: the gate's risk level and the approval sheet's line (pure).
 """
 

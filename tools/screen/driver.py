@@ -6,7 +6,7 @@ implements the 17 members on a backend from `backend.py`):
     screen = ScreenComputer(
         confirm=gate_confirm,            # the app's gate; required while type/key/hold_key are on
         own_windows=window_rects,        # () -> rectangles of Deskhand's own windows, global
-        inspector=None,                  # accessibility (AT-SPI / AX) once there is one
+        inspector=inspector,             # accessibility: atspi.AtspiInspector on Linux
         on_event=overlay.show,           # plain `ScreenEvent`s to draw
     )
     tools = [screen.to_dict(), ...]      # or pass `screen` itself in tools=[...]
@@ -14,7 +14,7 @@ implements the 17 members on a backend from `backend.py`):
     context_text = await screen.displays_text()   # the displays, for the model's context
     await screen.close()
 
-`describe(context)` gives the gate (risk, reason, summary) for the call `confirm` is asked
+`await describe(context)` gives the gate (risk, reason, summary) for the call `confirm` is asked
 about, judged by the element it affects (see `risk.py`). Before the app's `confirm` is even asked,
 the driver refuses, with a `ToolError` the model reads, a call that would land on one of the
 app's own windows or type into a secure field, so the person is never asked about those; the
@@ -37,7 +37,15 @@ import inspect
 import logging
 import os
 import unicodedata
-from collections.abc import AsyncIterator, Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Collection,
+    Iterable,
+    Iterator,
+    Sequence,
+)
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 from typing import Any, TypeVar, cast
@@ -125,6 +133,7 @@ DRAG_STEP_PAUSE = 0.01
 CLICK_GAP = 0.04  # seconds between the clicks of a double or triple click
 FOCUS_MATCH = 0.75  # overlap at which the focused window counts as one of the app's own
 FOCUS_SETTLE = 0.05  # seconds for an app to move its focus after a tab or line break
+INSPECT_LIMIT = 1.5  # seconds accessibility may take to say what a call affects
 
 _progress: ContextVar[Progress | None] = ContextVar("deskhand_screen_progress", default=None)
 
@@ -217,10 +226,10 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         display = self._current(self._displays) if self._displays else None
         return display.index if display is not None else self._chosen
 
-    def describe(self, context: BetaComputerConfirmContext) -> tuple[str, str, str]:
+    async def describe(self, context: BetaComputerConfirmContext) -> tuple[str, str, str]:
         """(risk, reason, summary) for the call `confirm` is asked about."""
         params = context.input.to_dict()
-        element, display = self._affected(context.member, params)
+        element, display = await self._affected(context.member, params)
         risk, reason = screen_risk(
             context.member, params, element=element, button_held=bool(self._held)
         )
@@ -272,7 +281,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
 
     async def _checked_confirm(self, context: BetaComputerConfirmContext) -> bool:
         """Refuse what no answer could allow, then ask the app's gate."""
-        self._refuse_early(context.member, context.input.to_dict())
+        await self._refuse_early(context.member, context.input.to_dict())
         assert self._app_confirm is not None
         answer = self._app_confirm(context)
         if inspect.isawaitable(answer):
@@ -420,17 +429,22 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         if self._is_own(await self._run(backend.focused_window)):
             raise refusal(errors.OWN_WINDOW_FOCUSED)
 
-    def _inspect(self, ask: Callable[[], Element | None]) -> Element | None:
+    async def _inspect(self, ask: Awaitable[Element | None]) -> Element | None:
+        """An inspector's answer, or None (unknown) when it fails or takes too long."""
         try:
-            return ask()
+            async with asyncio.timeout(INSPECT_LIMIT):
+                return await ask
+        except TimeoutError:
+            log.warning("The accessibility inspector took too long")
+            return None
         except Exception:
             log.exception("The accessibility inspector failed")
             return None
 
-    def _check_secure(self) -> None:
+    async def _check_secure(self) -> None:
         if self._inspector is None:
             return
-        focused = self._inspect(self._inspector.focused_element)
+        focused = await self._inspect(self._inspector.focused_element())
         if focused is not None and focused.secure:
             raise refusal(errors.SECURE_FIELD)
 
@@ -448,12 +462,14 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         point = Point(int(coordinate[0]), int(coordinate[1]))
         return (frame.to_global(point) if frame.holds(point) else None), index
 
-    def _affected(self, member: str, params: dict[str, Any]) -> tuple[Element | None, int | None]:
+    async def _affected(
+        self, member: str, params: dict[str, Any]
+    ) -> tuple[Element | None, int | None]:
         """The element a call affects, if accessibility can tell, and the display it acts on."""
         if member in KEYBOARD_MEMBERS:
             element = None
             if self._inspector is not None:
-                element = self._inspect(self._inspector.focused_element)
+                element = await self._inspect(self._inspector.focused_element())
             return element, None
         if member not in POINTER_MEMBERS:
             return None, self.current_display
@@ -462,10 +478,9 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         point, index = self._known_point(params)
         if point is None or self._inspector is None:
             return None, index
-        inspector = self._inspector
-        return self._inspect(lambda: inspector.element_at(point)), index
+        return await self._inspect(self._inspector.element_at(point)), index
 
-    def _refuse_early(self, member: str, params: dict[str, Any]) -> None:
+    async def _refuse_early(self, member: str, params: dict[str, Any]) -> None:
         if member in POINTER_MEMBERS:
             points = [self._known_point(params)[0]]
             if member == "left_click_drag":
@@ -474,12 +489,12 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
                 if point is not None:
                     self._check_point(point)
         elif member == "type":
-            self._check_secure()
+            await self._check_secure()
         elif member in ("key", "hold_key"):
             with contextlib.suppress(UnknownKey):
                 chords = parse_sequence(str(params.get("text", "")))
                 if any(is_text_entry(chord) for chord in chords):
-                    self._check_secure()
+                    await self._check_secure()
 
     def _emit(self, event: ScreenEvent) -> None:
         if self.on_event is None:
@@ -706,7 +721,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
 
     async def type(self, context: BetaToolsetCallContext, input: BetaComputerTypeInput) -> None:
         text = _typeable(input.text)
-        self._check_secure()
+        await self._check_secure()
         backend = await self._ready()
         await self._prepare_keyboard(backend)
         await self._check_focus(backend)
@@ -717,7 +732,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
                 # A line break or tab may move the focus (to a password field, say): give the
                 # app a moment to move it, then look again.
                 await asyncio.sleep(FOCUS_SETTLE)
-                self._check_secure()
+                await self._check_secure()
             await self._check_focus(backend)
             await self._run(backend.type_char, char)
             previous = char
@@ -728,7 +743,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         if not 1 <= repeat <= MAX_REPEAT:
             raise refusal(errors.REPEAT)
         if any(is_text_entry(chord) for chord in chords):
-            self._check_secure()
+            await self._check_secure()
         backend = await self._ready()
         await self._prepare_keyboard(backend)
         self._emit(ScreenEvent(kind="key", display=self.current_display, text=input.text))
@@ -745,7 +760,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
             raise refusal(errors.DURATION)
         chord = parse_chord(input.text.strip())
         if is_text_entry(chord):
-            self._check_secure()
+            await self._check_secure()
         backend = await self._ready()
         await self._prepare_keyboard(backend)
         await self._check_focus(backend)

@@ -7,8 +7,9 @@ may have written the names), so they are shown quoted and never followed.
 
 Until an inspector is plugged in (`ScreenComputer(inspector=...)`) both answers are None: the
 effect of a click or of typing cannot be established, and the gate treats it as consequential.
-The driver calls an inspector on the event loop's thread, before every call it describes and
-before typing, so its answers must be quick (for example from a tree it keeps up to date).
+The driver awaits an inspector on the event loop before every call it describes and before
+typing, within a time limit (an application that does not answer counts as unknown), so its
+answers must come from other processes without blocking the loop (`atspi.py` asks over D-Bus).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from tools.screen.geometry import Point
+from tools.screen.geometry import Point, Rect
 
 __all__ = ["Element", "Inspector"]
 
@@ -31,13 +32,15 @@ class Element(BaseModel):
     name: str = ""  # its accessible name or label (screen content: untrusted)
     app: str = ""  # the application it belongs to
     secure: bool = False  # a password or other secure text field: nothing is typed into it
+    bounds: Rect | None = None  # where it is, in global logical units, when known
+    enabled: bool = True
 
 
 class Inspector(Protocol):
-    def element_at(self, point: Point) -> Element | None:
+    async def element_at(self, point: Point) -> Element | None:
         """The element under a global point, or None when it cannot be told."""
         ...
 
-    def focused_element(self) -> Element | None:
+    async def focused_element(self) -> Element | None:
         """The element with the keyboard focus, or None when it cannot be told."""
         ...

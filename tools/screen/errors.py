@@ -77,3 +77,41 @@ UNEXPECTED = "The screen action failed unexpectedly."
 def refusal(phrase: str) -> ToolError:
     """The `ToolError` the model reads for `phrase`."""
     return ToolError(phrase)
+
+
+# --- the element tool (`screen`: see, wait, click by id) ---------------------------------------
+
+NO_ACCESSIBILITY = (
+    "Other apps' elements cannot be read on this computer now (the accessibility service does "
+    "not answer). Use the computer tool's screenshots instead; the person can see why in "
+    "Settings."
+)
+NO_WINDOW_LIST = "The windows cannot be listed on this computer."
+NO_SNAPSHOT = (
+    "There is no recent snapshot with that id (snapshots expire after 10 minutes). Use the "
+    "see action again, then act on an id it lists."
+)
+NO_SUCH_ID = "That snapshot has no element with that id. Use an id it lists, or see again."
+STALE = (
+    "The window changed since that snapshot (it moved, closed, or the element is gone). "
+    "Use the see action again, then act on an id it lists."
+)
+OWN_ELEMENT = (
+    "Refused: that element is in Deskhand's own window, and Deskhand never controls itself."
+)
+SECURE_VALUE = (
+    "Refused: that is a password field. Deskhand never types or fills in passwords; ask the "
+    "person to enter it themselves."
+)
+NEEDS_ID = "This action needs the id of an element from a snapshot (for example B1 or T2)."
+NEEDS_VALUE = "set_value needs the value to put in the field."
+NEEDS_WHAT = "wait needs a role or a label (or both) to wait for."
+NOT_EDITABLE = "That element does not take text. Use set_value on a text field."
+DISABLED = "That element is disabled, so it cannot be used now."
+NOT_PRESSED = (
+    "That element has no action of its own and is not on screen to be clicked. "
+    "Use scroll_to first, or see again."
+)
+NOT_SET = "The field did not take the text. Click it and type with the computer tool instead."
+NOT_SCROLLED = "That element could not be scrolled into view."
+NO_APP_ELEMENTS = "This window's app shares no accessibility information; use a screenshot."

@@ -26,6 +26,7 @@ from tools.screen.displays import Display
 from tools.screen.errors import BackendError
 from tools.screen.geometry import Point, Rect
 from tools.screen.scaling import resize
+from tools.screen.windows import Window
 from tools.screen.x11_keyboard import Keyboard
 
 __all__ = ["X11Backend", "status"]
@@ -95,6 +96,17 @@ class X11Backend:
         self._keyboard = Keyboard(self._x)
         self._mss: mss.MSS | None = None
         self._wm_pid = self._x.intern_atom("_NET_WM_PID")
+        self._atoms = {
+            name: self._x.intern_atom(name)
+            for name in (
+                "_NET_CLIENT_LIST_STACKING",
+                "_NET_ACTIVE_WINDOW",
+                "_NET_WM_NAME",
+                "_NET_WM_STATE",
+                "_NET_WM_STATE_HIDDEN",
+                "UTF8_STRING",
+            )
+        }
 
     # --- displays and pixels -------------------------------------------------------------------
 
@@ -185,6 +197,85 @@ class X11Backend:
             return WindowInfo(rect=rect, pid=self._pid(top))
         except (xerror.XError, AttributeError):
             return None  # the window went away while we looked
+
+    # --- windows -------------------------------------------------------------------------------
+
+    def windows(self) -> list[Window]:
+        """The visible top-level windows, front to back.
+
+        With a window manager, its client list in stacking order (`_NET_CLIENT_LIST_STACKING`);
+        without one, the root window's mapped children, which X stacks bottom to top. Windows
+        that vanish while they are looked at are left out.
+        """
+        stacking = self._root.get_full_property(
+            self._atoms["_NET_CLIENT_LIST_STACKING"], X.AnyPropertyType
+        )
+        if stacking is not None and len(stacking.value):
+            candidates = [self._x.create_resource_object("window", w) for w in stacking.value]
+        else:
+            candidates = list(self._root.query_tree().children)
+        focused = self._focused_top_level()
+        found: list[Window] = []
+        for candidate in reversed(candidates):
+            try:
+                window = self._describe_window(candidate, focused)
+            except (xerror.XError, AttributeError):
+                continue
+            if window is not None:
+                found.append(window)
+        return found
+
+    def _focused_top_level(self) -> int | None:
+        active = self._root.get_full_property(self._atoms["_NET_ACTIVE_WINDOW"], X.AnyPropertyType)
+        if active is not None and len(active.value) and active.value[0]:
+            return int(active.value[0])
+        try:
+            focus = self._x.get_input_focus().focus
+            if isinstance(focus, int) or focus == self._root:
+                return None
+            return int(self._top_level(focus).id)
+        except (xerror.XError, AttributeError):
+            return None
+
+    def _describe_window(self, window: Any, focused: int | None) -> Window | None:
+        attributes = window.get_attributes()
+        if attributes.map_state != X.IsViewable or attributes.override_redirect:
+            return None
+        client = window if window.get_wm_class() is not None else self._client_inside(window)
+        if client is None:
+            return None  # an app's helper window: no class, no title
+        state = client.get_full_property(self._atoms["_NET_WM_STATE"], X.AnyPropertyType)
+        if state is not None and self._atoms["_NET_WM_STATE_HIDDEN"] in state.value:
+            return None  # minimised
+        geometry = window.get_geometry()
+        origin = self._root.translate_coords(window, 0, 0)
+        instance, app = client.get_wm_class() or ("", "")
+        return Window(
+            id=int(client.id),
+            title=self._title(client),
+            app=str(app or instance),
+            instance=str(instance),
+            pid=self._pid(client),
+            rect=Rect(origin.x, origin.y, geometry.width, geometry.height),
+            focused=focused in (int(client.id), int(window.id)),
+        )
+
+    def _client_inside(self, frame: Any) -> Any | None:
+        """The application's window inside a window manager's frame, if there is one."""
+        for child in frame.query_tree().children:
+            if child.get_wm_class() is not None:
+                return child
+        return None
+
+    def _title(self, window: Any) -> str:
+        name = window.get_full_property(self._atoms["_NET_WM_NAME"], self._atoms["UTF8_STRING"])
+        if name is not None and name.value:
+            value = name.value
+            return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+        legacy = window.get_wm_name()
+        if isinstance(legacy, bytes):
+            return legacy.decode("latin-1")
+        return str(legacy or "")
 
     def _top_level(self, window: Any) -> Any:
         while True:

@@ -13,6 +13,7 @@ import itertools
 import json
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,10 +21,13 @@ from anthropic.tools.computer import BetaComputerConfirmContext
 from anthropic.types.beta import BetaToolUseBlock
 from PIL import Image, ImageChops
 
+from tests.support.desk import Desk, running_desk
 from tests.support.x11 import TargetApp, Xvfb, xvfb_missing
 from tools.screen import Rect, ScreenComputer, ScreenEvent
-from tools.screen.elements import Element
+from tools.screen.atspi import Accessibility
+from tools.screen.elements import Element, Inspector
 from tools.screen.geometry import Point
+from tools.screen.worker import ScreenWorker
 
 
 @pytest.fixture(scope="module")
@@ -71,23 +75,23 @@ class Gate:
     async def __call__(self, context: BetaComputerConfirmContext) -> bool:
         self.asked.append(context)
         if self.screen is not None:
-            self.described.append(self.screen.describe(context))
+            self.described.append(await self.screen.describe(context))
         return self.answer
 
 
 class StandInInspector:
-    """Accessibility answers set by the test, standing in for AT-SPI until it is plugged in."""
+    """Accessibility answers set by the test, so a test controls what the gate is told."""
 
     def __init__(self) -> None:
         self.at: Element | None = None
         self.focused: Element | None = None
         self.points: list[Point] = []
 
-    def element_at(self, point: Point) -> Element | None:
+    async def element_at(self, point: Point) -> Element | None:
         self.points.append(point)
         return self.at
 
-    def focused_element(self) -> Element | None:
+    async def focused_element(self) -> Element | None:
         return self.focused
 
 
@@ -135,7 +139,9 @@ class Screen:
     `own` is what the toolset is told are the app's own windows, `events` what it reported for
     the overlay, `inspector` the accessibility answers it gets (none until a test sets them)."""
 
-    def __init__(self, display: str, own_pids: set[int] | None = None) -> None:
+    def __init__(
+        self, display: str, own_pids: set[int] | None = None, inspector: Inspector | None = None
+    ) -> None:
         from tools.screen.x11 import X11Backend
 
         self.gate = Gate()
@@ -146,7 +152,7 @@ class Screen:
             confirm=self.gate,
             backend=lambda: X11Backend(display),
             own_windows=lambda: self.own,
-            inspector=self.inspector,
+            inspector=inspector or self.inspector,
             on_event=self.events.append,
             own_pids=own_pids,
         )
@@ -187,3 +193,104 @@ async def target(anyio_backend: str, xvfb: Xvfb) -> AsyncIterator[TargetApp]:
         yield app
     finally:
         app.close()
+
+
+# --- accessibility: a session bus with AT-SPI, a Qt form and a GTK dialog -----------------------
+
+
+@pytest.fixture(scope="module")
+def desk() -> Iterator[Desk]:
+    with running_desk() as made:
+        yield made
+
+
+@pytest.fixture
+async def accessibility(anyio_backend: str, desk: Desk) -> AsyncIterator[Accessibility]:
+    made = Accessibility(session=desk.bus.address)
+    yield made
+    await made.close()
+
+
+@pytest.fixture
+async def worker(anyio_backend: str, desk: Desk) -> AsyncIterator[ScreenWorker]:
+    from tools.screen.x11 import X11Backend
+
+    made = ScreenWorker(lambda: X11Backend(desk.display))
+    yield made
+    await made.close()
+
+
+class Looked:
+    """The first-look record the app keeps per chat (shared with the computer tool)."""
+
+    def __init__(self) -> None:
+        self.chats: set[int] = set()
+
+    def seen(self, session_id: int) -> bool:
+        return session_id in self.chats
+
+    def saw(self, session_id: int) -> None:
+        self.chats.add(session_id)
+
+
+class Elements:
+    """The `screen` tool called the way the app's pipeline calls it: described, preflighted,
+    approved (every call the gate saw is in `asked`; `answer` is the gate's verdict), run."""
+
+    def __init__(
+        self,
+        accessibility: Accessibility,
+        worker: ScreenWorker,
+        *,
+        own_pids: set[int] | None = None,
+        session_id: int = 7,
+    ) -> None:
+        from desktop.function_tools import FunctionTools
+        from tools.base import ToolRegistry
+        from tools.screen.see_tool import ScreenTool
+
+        self.looks = Looked()
+        self.tool = ScreenTool(
+            accessibility=lambda: accessibility,
+            worker=lambda: worker,
+            own_pids=own_pids if own_pids is not None else {1},
+            looks=self.looks,
+        )
+        self.source = FunctionTools(ToolRegistry([self.tool]))
+        self.session_id = session_id
+        self.asked: list[Any] = []  # the ToolCalls the gate was asked about
+        self.answer = True
+
+    async def __call__(self, action: str, **input: Any) -> Result:
+        from desktop.permissions import Decision
+        from desktop.tool_calls import CallContext, ToolUse
+
+        use = ToolUse(id=f"toolu_{next(_ids)}", name="screen", input={"action": action, **input})
+        call = self.source.describe(use, self.session_id)
+
+        async def approve(asked: Any) -> Decision:
+            self.asked.append(asked)
+            return Decision(verdict="allow" if self.answer else "deny", by="person")
+
+        ctx = CallContext(
+            session_id=self.session_id, attachments_dir=Path("/nonexistent"), approve=approve
+        )
+        result = await self.source.run(use, call, ctx)
+        texts = [str(c.get("text", "")) for c in result.content if isinstance(c, dict)]
+        images = [
+            Image.open(io.BytesIO(c.data)).convert("RGB")
+            for c in result.content
+            if not isinstance(c, dict)
+        ]
+        block: dict[str, Any] = {"content": [], "is_error": result.is_error}
+        return Result(block, texts, images)
+
+    async def ok(self, action: str, **input: Any) -> Result:
+        result = await self(action, **input)
+        assert not result.is_error, result.text
+        return result
+
+
+@pytest.fixture
+async def elements(accessibility: Accessibility, worker: ScreenWorker) -> Elements:
+    return Elements(accessibility, worker)

@@ -2,8 +2,8 @@
 what the gate denies; and how the gate reads a call (risk judged by the element it affects).
 
 The Qt test window stands for Deskhand's own window when a test lists its rectangle (or its
-process) as the app's own. Accessibility answers come from a stand-in inspector until the
-AT-SPI one is plugged in: what is tested is what the driver does with them.
+process) as the app's own. Accessibility answers come from a stand-in inspector: what is tested
+here is what the driver does with them (tests/tools/screen/test_atspi.py has the real one).
 """
 
 from __future__ import annotations
@@ -123,10 +123,10 @@ async def test_typing_stops_if_a_tab_lands_in_a_password_field(
     class Focus:
         """The canvas stands for a password field: secure once the app reports it focused."""
 
-        def element_at(self, point: object) -> None:
+        async def element_at(self, point: object) -> None:
             return None
 
-        def focused_element(self) -> Element:
+        async def focused_element(self) -> Element:
             moves = target.of("focus")
             secure = bool(moves) and moves[-1]["widget"] == "canvas"
             return Element(role="password text" if secure else "text", secure=secure)

@@ -1,0 +1,94 @@
+"""Other apps' elements for the screen: the AT-SPI inspector the gate reads, and the `screen` tool.
+
+Started with the screen (`ScreenControl.start`), behind the window: where the screen can be used
+on Linux and the accessibility bus answers, it connects (lazily, on first use) and offers
+
+- the `Inspector` of the computer toolset's gate (this object: it answers what a screen click or
+  keystroke affects once AT-SPI is there, and "unknown" before, so such calls are consequential);
+- `tool`: the `screen` function tool (see, wait, click by id…), offered while the screen is and
+  other apps' elements can be read.
+
+One connection and one backend thread serve every chat. Nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import Callable, Iterable
+
+from tools.screen.atspi import (
+    Accessibility,
+    AccessibilityStatus,
+    AtspiInspector,
+    accessibility_status,
+)
+from tools.screen.elements import Element
+from tools.screen.geometry import Point, Rect
+from tools.screen.see_tool import Looks, ScreenTool
+from tools.screen.worker import ScreenWorker
+
+__all__ = ["ScreenElements"]
+
+log = logging.getLogger(__name__)
+
+STATUS_LIMIT = 10.0  # seconds the accessibility bus may take to start and answer
+
+
+class ScreenElements:
+    def __init__(
+        self,
+        *,
+        available: Callable[[], bool],
+        own_windows: Callable[[], Iterable[Rect | tuple[int, int, int, int]]],
+        looks: Looks | None = None,
+    ) -> None:
+        self.status: AccessibilityStatus | None = None  # known once `start` has looked
+        self.accessibility: Accessibility | None = None
+        self.worker: ScreenWorker | None = None
+        self.inspector: AtspiInspector | None = None
+        self.tool = ScreenTool(
+            accessibility=lambda: self.accessibility,
+            worker=lambda: self.worker,
+            available=lambda: available() and self.accessibility is not None,
+            own_windows=own_windows,
+            looks=looks,
+        )
+
+    async def start(self) -> None:
+        """The screen can be used: open what reads it, and look for the accessibility bus."""
+        if self.worker is None:
+            self.worker = ScreenWorker()
+        if not sys.platform.startswith("linux"):
+            return
+        try:
+            async with asyncio.timeout(STATUS_LIMIT):
+                self.status = await accessibility_status()
+        except TimeoutError:
+            log.warning("the accessibility bus did not answer in time")
+            return
+        if self.status.available:
+            self.accessibility = Accessibility()
+            self.inspector = AtspiInspector(self.accessibility, self.worker)
+
+    async def element_at(self, point: Point) -> Element | None:
+        inspector = self.inspector
+        return await inspector.element_at(point) if inspector is not None else None
+
+    async def focused_element(self) -> Element | None:
+        inspector = self.inspector
+        return await inspector.focused_element() if inspector is not None else None
+
+    def forget(self, session_id: int) -> None:
+        """A chat ended: its snapshots go."""
+        self.tool.snapshots.forget(session_id)
+
+    async def close(self) -> None:
+        self.inspector = None
+        accessibility, self.accessibility = self.accessibility, None
+        if accessibility is not None:
+            await accessibility.close()
+        worker, self.worker = self.worker, None
+        if worker is not None:
+            await worker.close()

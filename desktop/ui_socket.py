@@ -1,0 +1,272 @@
+"""The running app's end of `deskhand ui`: a local socket that takes one screen action per connection.
+
+Only the person's own processes get in: the socket sits in a folder of the data dir that only
+their user can open, is itself mode 0600, the peer's user id is checked on every connection, and
+each request must carry this run's token (`ui_protocol.py`: the token file is 0600 too). An
+action then takes the same path as Claude's: the `screen` tool's source describes it, a Never
+rule refuses it, the gate decides, asks in the window when it must (the command is told it is
+waiting), and audits it. A command that gives up (its timeout, Ctrl+C) stops the action.
+
+Calls from the command line are the person's own, under the chat id `UI_SESSION`: their
+snapshots are kept apart from every chat's, and they need no "first look" question.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import hmac
+import logging
+import os
+import socket
+import struct
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
+
+from desktop.permissions import NO_APPROVER, Decision, ToolCall, decide, never_rule
+from desktop.tool_calls import CallContext, CallResult, ToolUse
+from desktop.ui_protocol import (
+    MAX_LINE,
+    Event,
+    Image,
+    Reply,
+    Request,
+    Result,
+    ServerInfo,
+    folder,
+    info_path,
+    new_token,
+    socket_path,
+    write_private,
+)
+from tools.base import BAD_INPUT, TOOL_FAILED, InvalidInput, ToolImage
+
+if TYPE_CHECKING:
+    from desktop.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+__all__ = ["UI_SESSION", "UiServer", "peer_uid"]
+
+UI_SESSION = -1  # the chat id of actions from the command line (audit rows, snapshots)
+REQUEST_LIMIT = 10.0  # seconds a client has to send its request line
+NOT_OFFERED = (
+    "Deskhand cannot read the screen's elements now: the screen is off in Settings, or this "
+    "computer's accessibility service does not answer (`deskhand doctor` says which)."
+)
+NEEDS_WINDOW = "This action needs your approval, and Deskhand's window is not open to ask you."
+NEVER = "Refused: Settings → Permissions sets “{label}” to Never."
+
+
+def peer_uid(sock: socket.socket) -> int | None:
+    """The user id of the process at the other end of a Unix socket, or None if unknown."""
+    try:
+        if hasattr(socket, "SO_PEERCRED"):  # Linux: struct ucred {pid, uid, gid}
+            raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+            return int(struct.unpack("3i", raw)[1])
+        if sys.platform == "darwin":  # LOCAL_PEERCRED: struct xucred {version, uid, …}
+            raw = sock.getsockopt(0, 0x001, struct.calcsize("2I") + 2 + 16 * 4)
+            return int(struct.unpack_from("2I", raw)[1])
+    except OSError:
+        return None
+    return None
+
+
+class UiServer:
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        self._server: asyncio.Server | None = None
+        self._socket: Path | None = None
+        self._token = new_token()
+        self._running: set[asyncio.Task[None]] = set()
+
+    @property
+    def serving(self) -> bool:
+        return self._server is not None
+
+    async def start(self) -> None:
+        """Listen, unless another Deskhand on this data dir already does."""
+        root = self.workspace.paths.root
+        private = folder(root)
+        private.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(private, 0o700)
+        if await _other_app_answers(info_path(root)):
+            log.warning("another Deskhand serves the command line for %s", root)
+            return
+        path = socket_path(root)
+        path.unlink(missing_ok=True)  # left by a run that crashed
+        self._server = await asyncio.start_unix_server(self._accept, path=str(path), limit=MAX_LINE)
+        os.chmod(path, 0o600)
+        self._socket = path
+        info = ServerInfo(socket=str(path), token=self._token, pid=os.getpid())
+        write_private(info_path(root), info.model_dump_json())
+        # The person asks from their own terminal: no "may Claude look" question for it.
+        self.workspace.toolbox.screen.saw(UI_SESSION)
+
+    async def close(self) -> None:
+        server, self._server = self._server, None
+        if server is None:
+            return
+        server.close()
+        for task in list(self._running):
+            task.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(server.wait_closed(), 5)
+        info = info_path(self.workspace.paths.root)
+        written = await asyncio.to_thread(_read_info, info)
+        if written is not None and written.pid == os.getpid():
+            info.unlink(missing_ok=True)
+        if self._socket is not None:
+            self._socket.unlink(missing_ok=True)
+            if self._socket.parent != folder(self.workspace.paths.root):
+                with contextlib.suppress(OSError):
+                    self._socket.parent.rmdir()  # the private folder of a too-long path
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._running.add(task)
+        try:
+            await self._serve(reader, writer)
+        except (ConnectionError, asyncio.IncompleteReadError, TimeoutError):
+            pass  # the command went away
+        finally:
+            if task is not None:
+                self._running.discard(task)
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        sock = writer.get_extra_info("socket")
+        if sock is None or peer_uid(sock) != os.getuid():
+            log.warning("refused a command-line connection from another user")
+            return
+        line = await asyncio.wait_for(reader.readline(), REQUEST_LIMIT)
+        try:
+            request = Request.model_validate_json(line)
+        except ValidationError:
+            await _send(
+                writer, Reply(result=Result(ok=False, error="The request was not understood."))
+            )
+            return
+        if not hmac.compare_digest(request.token.encode(), self._token.encode()):
+            await _send(writer, Reply(result=Result(ok=False, error="Wrong token.")))
+            return
+        result = await self._run(request, reader, writer)
+        if result is not None:
+            await _send(writer, Reply(result=result))
+
+    async def _run(
+        self, request: Request, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> Result | None:
+        """The action through the pipeline; None when the command gave up first."""
+        ws = self.workspace
+        source = ws.toolbox.functions
+        use = ToolUse(id=f"ui_{uuid.uuid4().hex[:20]}", name=request.tool, input=request.input)
+        tool = source.registry.get(request.tool)
+        if tool is None or not tool.offered():
+            return Result(ok=False, error=NOT_OFFERED)
+        try:
+            call = source.describe(use, UI_SESSION)
+        except InvalidInput:
+            return Result(ok=False, error=BAD_INPUT)
+        gate = ws.gate
+        if never_rule(call, gate.settings().rules) is not None:
+            gate.record(call, Decision(verdict="deny", by="rule", reason="set to Never"))
+            return Result(ok=False, error=NEVER.format(label=call.label))
+        verdicts: list[tuple[Decision, int, float]] = []
+
+        async def approve(asked: ToolCall) -> Decision:
+            asking = decide(asked, gate.settings()).verdict == "ask"
+            if asking:
+                await _send(writer, Reply(event=Event(event="asking", summary=asked.summary)))
+            decision, audit_id = await gate.check(asked)
+            if asking:
+                await _send(writer, Reply(event=Event(event="answered")))
+            verdicts.append((decision, audit_id, time.monotonic()))
+            return decision
+
+        ctx = CallContext(
+            session_id=UI_SESSION, attachments_dir=ws.paths.attachments, approve=approve
+        )
+        running = asyncio.ensure_future(source.run(use, call, ctx))
+        hung_up = asyncio.ensure_future(reader.read(1))  # the command closes to give up
+        try:
+            await asyncio.wait({running, hung_up}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not running.done():
+                ctx.cancelled.set()
+                running.cancel()
+                with contextlib.suppress(BaseException):
+                    await running
+            hung_up.cancel()
+        if running.cancelled():
+            return None
+        try:
+            result = running.result()
+        except Exception:
+            log.exception("a command-line action failed")
+            result = CallResult.failure(TOOL_FAILED)
+        if verdicts:
+            decision, audit_id, started = verdicts[-1]
+            if decision.verdict == "allow":
+                gate.finished(audit_id, ok=not result.is_error, started=started)
+            elif decision.by == "mode" and decision.reason == NO_APPROVER:
+                return Result(ok=False, error=NEEDS_WINDOW)
+            elif decision.by == "rule":
+                return Result(ok=False, error=NEVER.format(label=call.label))
+            elif decision.by == "person":
+                because = f" ({decision.reason})" if decision.reason else ""
+                return Result(ok=False, error=f"You said no in Deskhand's window{because}.")
+        return await _result(result)
+
+
+async def _result(result: CallResult) -> Result:
+    images = [
+        Image(
+            media_type=item.media_type,
+            width=item.width,
+            height=item.height,
+            data=base64.b64encode(item.data).decode("ascii"),
+        )
+        for item in result.content
+        if isinstance(item, ToolImage)
+    ]
+    text = result.text()
+    if result.is_error:
+        return Result(ok=False, text=text, error=text.splitlines()[0] if text else "Failed.")
+    return Result(ok=True, text=text, images=images)
+
+
+async def _send(writer: asyncio.StreamWriter, reply: Reply) -> None:
+    writer.write(reply.model_dump_json(exclude_none=True).encode() + b"\n")
+    await writer.drain()
+
+
+def _read_info(info: Path) -> ServerInfo | None:
+    try:
+        return ServerInfo.model_validate_json(info.read_text())
+    except (OSError, ValidationError):
+        return None
+
+
+async def _other_app_answers(info: Path) -> bool:
+    """Whether a Deskhand that wrote `info` is still listening (not this process)."""
+    other = await asyncio.to_thread(_read_info, info)
+    if other is None or other.pid == os.getpid():
+        return False
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_unix_connection(other.socket), 2)
+    except (OSError, TimeoutError):
+        return False
+    writer.close()
+    with contextlib.suppress(Exception):
+        await writer.wait_closed()
+    return True

@@ -1,0 +1,104 @@
+"""The screen as the app sets it up: where AT-SPI answers, every chat's computer toolset is judged by
+the real element, and the `screen` tool is offered and shares the chat's first look.
+
+On the desk of tests/support/desk.py (a Qt form and a GTK dialog on a private session bus), with
+the app's own `ScreenControl` reading DISPLAY and the session bus from the environment as it does
+when started from a desktop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from anthropic.tools.computer import BetaComputerConfirmContext
+from anthropic.types.beta import BetaToolUseBlock
+
+from desktop.screen_toolset import ScreenControl
+from tests.support.desk import Desk, running_desk
+from tools.screen.geometry import Point, Rect
+from tools.screen.scaling import ImageFrame
+
+SCREEN = ImageFrame.for_region(0, Rect(0, 0, 1600, 900))
+
+
+@pytest.fixture(scope="module")
+def desk() -> Iterator[Desk]:
+    with running_desk() as made:
+        yield made
+
+
+@pytest.fixture
+def on_desk(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> Desk:
+    monkeypatch.setenv("DISPLAY", desk.display)
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", desk.bus.address)
+    monkeypatch.delenv("AT_SPI_BUS_ADDRESS", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    return desk
+
+
+def shot_point(rect: Rect) -> list[int]:
+    return list(SCREEN.to_image(Point(rect.x + rect.width // 2, rect.y + rect.height // 2)))
+
+
+def test_every_chats_screen_is_judged_by_the_element_and_the_screen_tool_is_offered(
+    on_desk: Desk,
+) -> None:
+    async def go() -> list[tuple[str, str, str]]:
+        control = ScreenControl(enabled=lambda: True)
+        await control.start()
+        described: list[tuple[str, str, str]] = []
+        try:
+            assert control.elements.status is not None and control.elements.status.available
+            assert control.elements.tool.offered()
+
+            async def confirm(context: BetaComputerConfirmContext) -> bool:
+                described.append(await chat.describe(context))
+                return context.member == "screenshot"
+
+            chat = control.for_session(1, confirm)
+            uses: list[dict[str, Any]] = [
+                {"name": "screenshot", "input": {}},
+                {"name": "left_click", "input": {"coordinate": shot_point(on_desk.widgets["Delete"])}},
+                {"name": "left_click", "input": {"coordinate": shot_point(on_desk.widgets["Save"])}},
+            ]  # fmt: skip
+            for number, use in enumerate(uses):
+                block = BetaToolUseBlock(
+                    type="tool_use", id=f"toolu_{number}", toolset_name="computer", **use
+                )
+                await chat.tool_result(block)
+            # The first look was the computer tool's: the `screen` tool does not ask again.
+            assert control.seen(1) and not control.seen(2)
+            control.saw(2)
+            assert control.for_session(2, confirm).seen
+        finally:
+            await control.close()
+        return described
+
+    first_look, delete, save = asyncio.run(go())
+    assert first_look[2] == "Let Claude see your screen in this chat?"
+    assert delete[0] == "consequential"
+    assert "'Delete' (push button, see_target.py)" in delete[2]
+    assert save[0] == "change" and "'Save' (push button, see_target.py)" in save[2]
+    assert not on_desk.form.of("clicked")  # both were denied
+
+
+def test_without_an_accessibility_bus_clicks_ask_and_the_tool_is_not_offered(
+    on_desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")
+
+    async def go() -> tuple[bool, bool]:
+        control = ScreenControl(enabled=lambda: True)
+        await control.start()
+        try:
+            assert control.available  # the screen itself works
+            point = Point(on_desk.widgets["Save"].x + 5, on_desk.widgets["Save"].y + 5)
+            return control.elements.tool.offered(), await control.elements.element_at(point) is None
+        finally:
+            await control.close()
+
+    offered, unknown = asyncio.run(go())
+    assert not offered and unknown

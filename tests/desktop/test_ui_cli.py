@@ -1,0 +1,216 @@
+"""`deskhand ui` against the real running app: one action per command over the app's local socket,
+through its gate, on a desk with a Qt form and a GTK dialog (tests/support/desk.py).
+
+The app runs as `python -m desktop` (window offscreen, screen on the desk's X server, AT-SPI on
+the desk's session bus) in Autonomous mode, so changes run and only consequential actions ask.
+Each command is a process of its own, as a person's terminal would start it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from tests.support.desk import Desk, running_desk
+from tests.support.see_target import SECRET
+
+ROOT = Path(__file__).resolve().parents[2]
+START_LIMIT = 90.0
+
+pytestmark = pytest.mark.slow
+
+
+@dataclass
+class Ran:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def json(self) -> dict[str, object]:
+        return json.loads(self.out)
+
+
+def ui(data_dir: Path, *args: str, env: dict[str, str] | None = None) -> Ran:
+    done = subprocess.run(
+        [sys.executable, "-m", "desktop", "ui", "--data-dir", str(data_dir), *args],
+        cwd=ROOT,
+        env={**(env or os.environ), "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return Ran(done.returncode, done.stdout, done.stderr)
+
+
+@dataclass
+class App:
+    data_dir: Path
+    desk: Desk
+    process: subprocess.Popen[str]
+
+    def ui(self, *args: str) -> Ran:
+        return ui(self.data_dir, *args, env=self.desk.env())
+
+
+@pytest.fixture(scope="module")
+def desk() -> Iterator[Desk]:
+    with running_desk() as made:
+        yield made
+
+
+@pytest.fixture(scope="module")
+def app(desk: Desk, tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
+    data_dir = tmp_path_factory.mktemp("ui") / "data"
+    data_dir.mkdir()
+    settings = {"permissions": {"rules": {"screen.scroll_to": "never"}}}
+    (data_dir / "settings.json").write_text(json.dumps(settings))
+    env = {
+        **desk.env(),
+        "PYTHONPATH": str(ROOT),
+        "QT_QPA_PLATFORM": "offscreen",  # the window; the screen it acts on is the desk's
+        "ANTHROPIC_API_KEY": "sk-test-key",
+        "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",  # no model call is made here
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "desktop", "--data-dir", str(data_dir), "--permission-mode",
+         "autonomous"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    app = App(data_dir, desk, process)
+    try:
+        deadline = time.monotonic() + START_LIMIT
+        while app.ui("screens").code != 0:  # serving, and the screen started
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            assert time.monotonic() < deadline, "the app never served the command line"
+            time.sleep(0.3)
+        yield app
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stderr is not None:
+            process.stderr.close()
+
+
+def test_without_the_app_it_says_so(tmp_path: Path) -> None:
+    ran = ui(tmp_path / "nothing", "windows")
+    assert ran.code == 3 and ran.out == ""
+    assert (
+        ran.err
+        == "deskhand ui windows: Deskhand is not running. Start it (deskhand), then try again.\n"
+    )
+    as_json = ui(tmp_path / "nothing", "--json", "see")
+    assert as_json.code == 3
+    assert as_json.json == {
+        "ok": False,
+        "command": "see",
+        "error": "Deskhand is not running. Start it (deskhand), then try again.",
+        "text": "",
+    }
+
+
+def test_the_socket_and_its_token_are_the_owners_only(app: App) -> None:
+    folder = app.data_dir / "ui"
+    info = json.loads((folder / "ui.json").read_text())
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE((folder / "ui.json").stat().st_mode) == 0o600
+    assert stat.S_IMODE(Path(info["socket"]).stat().st_mode) == 0o600
+    assert info["pid"] == app.process.pid
+    with socket.socket(socket.AF_UNIX) as raw:  # the right user, the wrong token
+        raw.settimeout(10)
+        raw.connect(info["socket"])
+        raw.sendall(
+            json.dumps({"token": "0" * 32, "input": {"action": "windows"}}).encode() + b"\n"
+        )
+        reply = json.loads(raw.makefile().readline())
+    assert reply == {"result": {"ok": False, "text": "", "images": [], "error": "Wrong token."}}
+
+
+def test_windows_and_screens_in_text_and_json(app: App) -> None:
+    text = app.ui("windows")
+    assert text.code == 0 and text.err == ""
+    assert text.out.startswith("Windows, front to back")
+    assert '"See target" — see_target.py #0' in text.out and '"Sign in"' in text.out
+    as_json = app.ui("--json", "screens")
+    assert as_json.json == {
+        "ok": True,
+        "command": "screens",
+        "text": as_json.json["text"],
+        "images": [],
+    }
+    assert "display 0: 1600×900 at (0, 0), primary" in str(as_json.json["text"])
+
+
+def test_see_then_click_by_id_round_trips_through_the_app(app: App, desk: Desk) -> None:
+    seen = app.ui("see", "--app", "see_target.py")
+    assert seen.code == 0, seen.err
+    assert 'B1 button "Save"' in seen.out and "T2 password field" in seen.out
+    assert SECRET not in seen.out
+    clicked = app.ui("--json", "click", "B1")
+    assert clicked.json["ok"] is True
+    assert clicked.json["text"] == "Pressed B1 'Save' (button, see_target.py)."
+    deadline = time.monotonic() + 10
+    while not [e for e in desk.form.of("clicked") if e["name"] == "Save"]:
+        assert time.monotonic() < deadline, "the form never reported the click"
+        time.sleep(0.02)
+    typed = app.ui("type", "T1", "Grace")
+    assert (
+        typed.code == 0 and typed.out == "Set T1 'Name' (text field, see_target.py) to 'Grace'.\n"
+    )
+
+
+def test_refusals_exit_non_zero_with_one_line(app: App, desk: Desk) -> None:
+    assert app.ui("see", "--app", "see_target.py").code == 0
+    secret = app.ui("type", "T2", "hunter2")
+    assert secret.code == 1 and secret.out == ""
+    assert secret.err.startswith("deskhand ui type: Refused: that is a password field.")
+    assert secret.err.count("\n") == 1
+    never = app.ui("scroll", "X40")  # Settings → Permissions says Never
+    assert never.code == 1
+    assert never.err == (
+        "deskhand ui scroll: Refused: Settings → Permissions sets “Screen elements: scroll to” "
+        "to Never.\n"
+    )
+    nothing = app.ui("see", "--app", "no-such-app")
+    assert nothing.code == 1
+    assert nothing.err.startswith("deskhand ui see: No open window belongs to an app named")
+    assert '"See target"' in nothing.out  # the candidates
+    assert not [e for e in desk.form.of("text") if e["name"] == "Password"]
+
+
+def test_screenshot_writes_a_png_and_prints_its_path(app: App, tmp_path: Path) -> None:
+    out = tmp_path / "form.png"
+    shot = app.ui("screenshot", "--app", "see_target.py", "--out", str(out))
+    assert shot.code == 0 and shot.out == f"{out}\n"
+    assert Image.open(out).size == (620, 440)
+    as_json = app.ui("--json", "screenshot", "--title", "Sign in", "--out", str(out))
+    [image] = as_json.json["images"]  # type: ignore[misc]
+    assert image["path"] == str(out) and image["media_type"] == "image/png"
+    assert (image["width"], image["height"]) == Image.open(out).size
+
+
+def test_wait_fails_at_its_own_timeout(app: App) -> None:
+    started = time.monotonic()
+    waited = app.ui("wait", "--app", "see_target.py", "--label", "Never there", "--for", "1")
+    assert waited.code == 1 and "did not appear" in waited.err
+    assert time.monotonic() - started < 8
