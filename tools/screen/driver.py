@@ -8,6 +8,8 @@ implements the 17 members on a backend from `backend.py`):
         own_windows=window_rects,        # () -> rectangles of Deskhand's own windows, global
         inspector=None,                  # accessibility (AT-SPI / AX) once there is one
         on_event=overlay.show,           # plain `ScreenEvent`s to draw
+        before_capture=overlay.hide,     # the overlay out of the way of the pixels
+        after_capture=overlay.unhide,
     )
     tools = [screen.to_dict(), ...]      # or pass `screen` itself in tools=[...]
     result = await screen.tool_result(use)   # use.toolset_name == "computer"
@@ -37,7 +39,15 @@ import inspect
 import logging
 import os
 import unicodedata
-from collections.abc import AsyncIterator, Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Collection,
+    Iterable,
+    Iterator,
+    Sequence,
+)
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 from typing import Any, TypeVar, cast
@@ -75,6 +85,7 @@ from anthropic.types.beta import (
     BetaComputerWaitInput,
     BetaComputerZoomInput,
 )
+from PIL import Image
 
 from tools.screen import errors
 from tools.screen.backend import (
@@ -109,11 +120,12 @@ from tools.screen.scaling import ZOOM_UPSCALE, ImageFrame, encode_image, fit_siz
 
 log = logging.getLogger(__name__)
 
-__all__ = ["OwnWindows", "Progress", "ScreenComputer", "progress_scope"]
+__all__ = ["CaptureHook", "OwnWindows", "Progress", "ScreenComputer", "progress_scope"]
 
 T = TypeVar("T")
 Progress = Callable[[str], None]
 OwnWindows = Callable[[], Iterable[Rect | tuple[int, int, int, int]]]
+CaptureHook = Callable[[], Awaitable[None] | None]
 BackendFactory = Callable[[], ScreenBackend]
 
 MAX_DURATION = 30
@@ -161,6 +173,8 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         own_pids: Collection[int] | None = None,
         inspector: Inspector | None = None,
         on_event: ScreenEventSink | None = None,
+        before_capture: CaptureHook | None = None,
+        after_capture: CaptureHook | None = None,
         progress: Progress | None = None,
         display: int | None = None,
         configs: BetaComputerToolsetConfigsParam | None = None,
@@ -178,6 +192,10 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         - `own_pids`: processes whose windows are the app's own (this process by default).
         - `inspector`: accessibility answers for the gate (see `elements.py`).
         - `on_event`: called with a `ScreenEvent` as each action starts (see `events.py`).
+        - `before_capture` / `after_capture`: called on the event loop's thread around every
+          capture (screenshot, zoom), so the app can take its overlay out of the pixels;
+          `before_capture` may be async, and the capture waits for it. `after_capture` runs
+          however the capture ends.
         - `progress`: called with one line ("Screen: click at (640, 360)") as each call starts.
         - `display`: the index of the display screenshots show (the primary one by default).
         """
@@ -187,6 +205,8 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         self._own_pids = frozenset(own_pids if own_pids is not None else (os.getpid(),))
         self._inspector = inspector
         self.on_event = on_event
+        self.before_capture = before_capture
+        self.after_capture = after_capture
         self.progress = progress
         self._chosen = display
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deskhand-screen")
@@ -481,6 +501,26 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
                 if any(is_text_entry(chord) for chord in chords):
                     self._check_secure()
 
+    async def _hook(self, hook: CaptureHook | None, name: str) -> None:
+        if hook is None:
+            return
+        try:
+            done = hook()
+            if inspect.isawaitable(done):
+                await done
+        except Exception:  # the pixels matter more than the overlay: capture all the same
+            log.exception("The screen's %s callback failed", name)
+
+    async def _capture(
+        self, backend: ScreenBackend, region: Rect, size: tuple[int, int]
+    ) -> Image.Image:
+        """The pixels of `region`, with the app's overlay taken out of the way while they are read."""
+        try:
+            await self._hook(self.before_capture, "before-capture")
+            return await self._run(backend.capture, region, size)
+        finally:
+            await self._hook(self.after_capture, "after-capture")
+
     def _emit(self, event: ScreenEvent) -> None:
         if self.on_event is None:
             return
@@ -563,7 +603,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         if display is None:
             raise refusal(errors.DISPLAY_CHANGED)
         frame = ImageFrame.for_region(display.index, display.frame)
-        image = await self._run(backend.capture, display.frame, frame.size)
+        image = await self._capture(backend, display.frame, frame.size)
         data, media_type = await asyncio.to_thread(encode_image, image)
         self._frames[display.index] = frame
         # After the capture, so an overlay the app draws for it is not in the image.
@@ -583,7 +623,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         # At the display's own resolution, then enlarged: small text gains real detail.
         pixels = (round(region.width * display.scale), round(region.height * display.scale))
         size = fit_size(*pixels, upscale=ZOOM_UPSCALE)
-        image = await self._run(backend.capture, region, size)
+        image = await self._capture(backend, region, size)
         data, media_type = await asyncio.to_thread(encode_image, image)
         self._emit(ScreenEvent(kind="zoom", display=frame.display, region=region))
         return BetaScreenshotResult(data=data, media_type=cast(Any, media_type))
