@@ -41,6 +41,8 @@ from ui import composer, markdown_view, session_list, thread_items, thread_view,
 from ui.approval_sheet import ApprovalSheet
 from ui.browser_download import BrowserDownloadDialog
 from ui.composer import Composer
+from ui.own_windows import own_window_rects
+from ui.screen_overlay import ScreenVisualizer
 from ui.session_list import SessionList
 from ui.thread_view import ThreadView
 
@@ -161,6 +163,9 @@ class MainWindow(QMainWindow):
             workspace.approvals.subscribe(self.show_approval),
             self.conversations.subscribe(self._on_conversation),
         ]
+        # Screen control never acts on these windows; the visualizer shows what it does.
+        workspace.toolbox.screen.own_windows = own_window_rects
+        self.visualizer = ScreenVisualizer(workspace, self)
 
         for notice in workspace.notices:
             self.banners.addWidget(NoticeBanner(notice))
@@ -480,6 +485,7 @@ class MainWindow(QMainWindow):
             self.download_task.cancel()
         for unsubscribe in self._unsubscribe:
             unsubscribe()
+        self.visualizer.close()
         await self.conversations.shutdown()
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -13,7 +13,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["RELAUNCH_NOTE", "PermissionKey", "ScreenPermission", "mac_permissions", "request"]
+__all__ = [
+    "RELAUNCH_NOTE",
+    "PermissionKey",
+    "ScreenPermission",
+    "mac_permissions",
+    "permission",
+    "request",
+]
 
 PermissionKey = Literal["screen_recording", "accessibility"]
 
@@ -50,6 +57,12 @@ _ABOUT: dict[PermissionKey, tuple[str, str, str]] = {
         _PANE + "Privacy_Accessibility",
     ),
 }
+
+
+def permission(key: PermissionKey, granted: bool) -> ScreenPermission:
+    """A permission with its words, title and pane, and the status given."""
+    title, why, url = _ABOUT[key]
+    return ScreenPermission(key=key, title=title, granted=granted, why=why, settings_url=url)
 
 
 def mac_permissions() -> list[ScreenPermission]:
