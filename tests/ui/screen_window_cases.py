@@ -53,13 +53,17 @@ def sheet_open(window: MainWindow) -> bool:
 
 
 def answer_sheet(qtbot, aloop, window: MainWindow, expect: str) -> str:  # type: ignore[no-untyped-def]
-    """Wait for the approval sheet, check what it says, allow once; returns its summary."""
+    """Wait for the approval sheet, check what it says, allow once; returns its summary.
+
+    Then Deskhand's window takes the keyboard focus, as a window manager gives it to the app
+    the person just clicked in (this X server has none, so the test does it)."""
     settle(aloop, lambda: sheet_open(window), f"the sheet for {expect}", timeout=20)
     sheet = window.approval_sheet
     assert sheet is not None
     summary = sheet.summary.text()
     assert expect in summary, summary
     qtbot.mouseClick(sheet.allow_once, Qt.MouseButton.LeftButton)
+    window.activateWindow()
     settle(aloop, lambda: not sheet_open(window), "the sheet to close")
     return summary
 
@@ -188,7 +192,8 @@ def test_look_click_type_and_return_with_the_sheet_where_it_must_be(
     aloop.run_until_complete(target.next(lambda e: e["event"] == "clicked", what="a click"))
 
     # The second screenshot is a read: no sheet. The field is clicked (that asks), then
-    # typing and Return ask each, and arrive exactly.
+    # typing and Return ask each, and arrive exactly: after each answer the keyboard focus is
+    # given back to the app's window, away from Deskhand's.
     answer_sheet(qtbot, aloop, window, "Click")
     answer_sheet(qtbot, aloop, window, "Type")
     aloop.run_until_complete(target.text(TYPED))

@@ -137,6 +137,7 @@ DRAG_STEP_PAUSE = 0.01
 CLICK_GAP = 0.04  # seconds between the clicks of a double or triple click
 FOCUS_MATCH = 0.75  # overlap at which the focused window counts as one of the app's own
 FOCUS_SETTLE = 0.05  # seconds for an app to move its focus after a tab or line break
+FOCUS_RETURN_TRIES = 3  # after a question, how often the focus is given back if taken again
 
 _progress: ContextVar[Progress | None] = ContextVar("deskhand_screen_progress", default=None)
 
@@ -291,13 +292,44 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
     # --- the SDK's hooks -----------------------------------------------------------------------
 
     async def _checked_confirm(self, context: BetaComputerConfirmContext) -> bool:
-        """Refuse what no answer could allow, then ask the app's gate."""
+        """Refuse what no answer could allow, then ask the app's gate.
+
+        Answering may move the keyboard focus to the app's own window (the person clicked
+        Allow there): for keys, the window that had the focus when the call came gets it back.
+        """
         self._refuse_early(context.member, context.input.to_dict())
+        keys_went_to = await self._focus_before(context.member)
         assert self._app_confirm is not None
         answer = self._app_confirm(context)
         if inspect.isawaitable(answer):
             answer = await answer
+        if answer is True and keys_went_to is not None:
+            await self._return_focus(keys_went_to)
         return answer is True
+
+    async def _focus_before(self, member: str) -> WindowInfo | None:
+        """For a keyboard call: the window keys go to now, unless it is one of the app's own."""
+        if member not in KEYBOARD_MEMBERS:
+            return None
+        try:
+            backend = await self._ready()
+            window = await self._run(backend.focused_window)
+        except Exception:  # the call itself will fail, and say why
+            return None
+        return None if window is None or self._is_own(window) else window
+
+    async def _return_focus(self, window: WindowInfo) -> None:
+        """If the app's own window took the focus while the person answered, give it back.
+        The app may activate its window a moment after its question closes: look again."""
+        backend = self._backend
+        if backend is None:
+            return
+        for _ in range(FOCUS_RETURN_TRIES):
+            await asyncio.sleep(FOCUS_SETTLE)
+            if not self._is_own(await self._run(backend.focused_window)):
+                return
+            log.info("Giving the keyboard focus back to the window the keys are meant for")
+            await self._run(backend.activate, window)
 
     async def execute(
         self,

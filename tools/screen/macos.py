@@ -246,6 +246,16 @@ class MacBackend:
             return WindowInfo(rect=rect, pid=int(pid) if pid is not None else None)
         return None
 
+    def activate(self, window: WindowInfo) -> None:
+        """Bring the window's app to the front: its front window takes the keys again."""
+        if window.pid is None:
+            return
+        from AppKit import NSApplicationActivateIgnoringOtherApps, NSRunningApplication
+
+        app = NSRunningApplication.runningApplicationWithProcessIdentifier_(window.pid)
+        if app is not None:
+            app.activateWithOptions_(NSApplicationActivateIgnoringOtherApps)
+
     def close(self) -> None:
         for button in list(self._held):
             self.button(button, False)
