@@ -162,10 +162,10 @@ class ScreenControl:
         return self._enabled() and self.status is not None and self.status.available
 
     async def start(self) -> None:
-        """Look whether the screen can be used here (it blocks, so in a thread)."""
+        """Look whether the screen can be used here (it blocks, so in a thread). Even while
+        Settings has it off: looking touches nothing, and turning it on then works at once."""
         self.permissions = await asyncio.to_thread(mac_permissions)
-        if self._enabled():
-            self.status = await asyncio.to_thread(screen_status)
+        self.status = await asyncio.to_thread(screen_status)
 
     def for_session(self, session_id: int, confirm: Confirm) -> ChatScreen:
         chat = self._chats.get(session_id)
@@ -198,6 +198,11 @@ class ScreenControl:
             return [], []
         self.status = lost
         return [f"Screen control is not available: {lost.reason} {lost.fix}".strip()], []
+
+    def _person_answered(self, session_id: int) -> None:
+        chat = self._chats.get(session_id)
+        if chat is not None:
+            chat.person_answered()
 
     def _before_capture(self) -> Any:
         return self.before_capture() if self.before_capture is not None else None
@@ -248,4 +253,5 @@ class ScreenControl:
             available=lambda: self.available,
             start=self.start,
             after_call=self._after_call,
+            person_answered=self._person_answered,
         )

@@ -459,7 +459,8 @@ class ScreenVisualizer(QObject):
         self.controlling: set[int] = set()  # chats whose turn is using the screen
         self.overlays: list[ScreenOverlay] = []
         self.pills: list[StopPill] = []
-        self.capturing = False
+        self.captures = 0  # captures under way (chats capture on their own threads)
+        self._clear_at = 0.0  # when the screen below is whole again after the last hiding
         self.last_point: QPoint | None = None  # where the pointer was last sent
         self._closed = False
         self.screen_control.listeners.append(self.show_event)
@@ -544,7 +545,7 @@ class ScreenVisualizer(QObject):
             self.pills.append(pill)
 
     def _show(self) -> None:
-        if self.capturing or not self.active:
+        if self.captures or not self.active:
             return
         self._build()
         for overlay in self.overlays:
@@ -589,15 +590,17 @@ class ScreenVisualizer(QObject):
 
     async def hide_for_capture(self) -> None:
         """Before the driver reads pixels: out of the picture, and wait until it is."""
-        self.capturing = True
-        if not self.visible():
-            return
-        for window in self.windows():
-            window.hide()
-        await asyncio.sleep(CAPTURE_SETTLE)
+        self.captures += 1
+        now = time.monotonic()
+        if self.visible():
+            for window in self.windows():
+                window.hide()
+            self._clear_at = now + CAPTURE_SETTLE
+        if self._clear_at > now:  # hidden a moment ago, maybe for another chat's capture
+            await asyncio.sleep(self._clear_at - now)
 
     def show_after_capture(self) -> None:
-        self.capturing = False
+        self.captures = max(0, self.captures - 1)
         if shiboken6.isValid(self):
             self._show()
 

@@ -172,3 +172,24 @@ def test_events_reach_the_listeners_with_their_chat(
         (session.id, "move"),
     ]
     assert seen[1][1].points[0] == (640, 400)
+
+
+def test_turning_the_screen_on_offers_it_without_a_restart(screen_workspace: Workspace) -> None:
+    ws = screen_workspace
+    settings = ws.settings.model_copy(deep=True)
+    settings.screen.enabled = False
+    ws.apply_settings(settings)
+
+    async def go() -> None:
+        try:
+            await ws.toolbox.screen_source.start()
+            assert ws.toolbox.screen_source.api_tools() == []  # off: not offered
+            on = ws.settings.model_copy(deep=True)
+            on.screen.enabled = True
+            ws.apply_settings(on)
+            [entry] = ws.toolbox.screen_source.api_tools()
+            assert "computer" in entry["type"]
+        finally:
+            await ws.toolbox.close()
+
+    asyncio.run(go())

@@ -13,7 +13,7 @@ import io
 import json
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,17 +55,32 @@ def sheet_open(window: MainWindow) -> bool:
 def answer_sheet(qtbot, aloop, window: MainWindow, expect: str) -> str:  # type: ignore[no-untyped-def]
     """Wait for the approval sheet, check what it says, allow once; returns its summary.
 
-    Then Deskhand's window takes the keyboard focus, as a window manager gives it to the app
-    the person just clicked in (this X server has none, so the test does it)."""
+    The person's click on the sheet gives Deskhand the keyboard focus, and Deskhand's window
+    keeps it when the sheet closes, as a window manager would do it (this X server has none,
+    so the test does it)."""
     settle(aloop, lambda: sheet_open(window), f"the sheet for {expect}", timeout=20)
     sheet = window.approval_sheet
     assert sheet is not None
     summary = sheet.summary.text()
     assert expect in summary, summary
+    sheet.activateWindow()
+    settle(aloop, lambda: focus_pid() == os.getpid(), "Deskhand to have the keyboard focus")
     qtbot.mouseClick(sheet.allow_once, Qt.MouseButton.LeftButton)
     window.activateWindow()
     settle(aloop, lambda: not sheet_open(window), "the sheet to close")
     return summary
+
+
+def focus_pid() -> int | None:
+    """The process whose window has the X keyboard focus, as xdotool reads it."""
+    done = subprocess.run(
+        ["xdotool", "getwindowfocus", "getwindowpid"],
+        env=gui_env(os.environ["DISPLAY"]),
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    return int(done.stdout) if done.stdout.strip().isdigit() else None
 
 
 def root_pixels() -> Image.Image:
@@ -103,6 +118,15 @@ def result_texts(request: dict[str, Any]) -> list[str]:
         else:
             texts += [part["text"] for part in content if part.get("type") == "text"]
     return texts
+
+
+def arrived(aloop, waiting: Coroutine[Any, Any, Any], model_server: ScriptedModelServer) -> None:  # type: ignore[no-untyped-def]
+    """Wait for what the target app reports; if it never comes, say what the model was told."""
+    try:
+        aloop.run_until_complete(waiting)
+    except AssertionError as exc:
+        told = [result_texts(r) for r in model_server.message_requests[1:]]
+        raise AssertionError(f"{exc}\nthe tool results so far: {told}") from exc
 
 
 def xdotool_click(x: int, y: int) -> None:
@@ -196,11 +220,12 @@ def test_look_click_type_and_return_with_the_sheet_where_it_must_be(
     # given back to the app's window, away from Deskhand's.
     answer_sheet(qtbot, aloop, window, "Click")
     answer_sheet(qtbot, aloop, window, "Type")
-    aloop.run_until_complete(target.text(TYPED))
+    arrived(aloop, target.text(TYPED), model_server)
     answer_sheet(qtbot, aloop, window, "Return")
-    aloop.run_until_complete(
-        target.next(lambda e: e["event"] == "submitted" and e["text"] == TYPED, what="Return")
+    submitted = target.next(
+        lambda e: e["event"] == "submitted" and e["text"] == TYPED, what="Return"
     )
+    arrived(aloop, submitted, model_server)
 
     # The click aimed at Deskhand's own window is refused before anyone is asked.
     finish_turn(aloop, window)

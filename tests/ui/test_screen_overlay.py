@@ -211,6 +211,14 @@ def test_hidden_while_pixels_are_captured(
     visualizer.show_after_capture()
     assert visualizer.visible()
 
+    # Two chats capturing at once: it comes back only when both are done.
+    aloop.run_until_complete(visualizer.hide_for_capture())
+    aloop.run_until_complete(visualizer.hide_for_capture())
+    visualizer.show_after_capture()
+    assert not visualizer.visible()
+    visualizer.show_after_capture()
+    assert visualizer.visible()
+
 
 def test_the_visualizer_is_a_setting(qtbot, window: MainWindow, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
     assert workspace.settings.screen.visualizer  # on by default

@@ -17,10 +17,13 @@ implements the 17 members on a backend from `backend.py`):
     await screen.close()
 
 `describe(context)` gives the gate (risk, reason, summary) for the call `confirm` is asked
-about, judged by the element it affects (see `risk.py`). Before the app's `confirm` is even asked,
-the driver refuses, with a `ToolError` the model reads, a call that would land on one of the
-app's own windows or type into a secure field, so the person is never asked about those; the
-same checks run again when the call executes, with the screen as it is then.
+about, judged by the element it affects (see `risk.py`). When the app's `confirm` put the
+question to the person it calls `person_answered()`: the driver then lets the focus that the
+question took settle, and gives keys back their window, before it acts. Before the app's
+`confirm` is even asked, the driver refuses, with a `ToolError` the model reads, a call that
+would land on one of the app's own windows or type into a secure field, so the person is never
+asked about those; the same checks run again when the call executes, with the screen as it is
+then.
 
 Coordinates the model sends are pixels of the latest screenshot of the current display (the
 primary one until `select_display`); they are mapped exactly to global logical points
@@ -137,7 +140,10 @@ DRAG_STEP_PAUSE = 0.01
 CLICK_GAP = 0.04  # seconds between the clicks of a double or triple click
 FOCUS_MATCH = 0.75  # overlap at which the focused window counts as one of the app's own
 FOCUS_SETTLE = 0.05  # seconds for an app to move its focus after a tab or line break
-FOCUS_RETURN_TRIES = 3  # after a question, how often the focus is given back if taken again
+# After the person answered a question: the focus is watched until it has stayed put for a
+# while, within a limit.
+FOCUS_QUIET = 0.15
+FOCUS_LIMIT = 1.5
 
 _progress: ContextVar[Progress | None] = ContextVar("deskhand_screen_progress", default=None)
 
@@ -216,6 +222,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         self._frames: dict[int, ImageFrame] = {}
         self._pointer: Point | None = None  # where our last action left the pointer
         self._held: set[MouseButton] = set()  # buttons left_mouse_down pressed
+        self._asked = False  # the app asked the person about the call being confirmed
         super().__init__(
             configs=configs,
             confirm=self._checked_confirm if confirm is not None else None,
@@ -294,18 +301,28 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
     async def _checked_confirm(self, context: BetaComputerConfirmContext) -> bool:
         """Refuse what no answer could allow, then ask the app's gate.
 
-        Answering may move the keyboard focus to the app's own window (the person clicked
-        Allow there): for keys, the window that had the focus when the call came gets it back.
+        Answering moves the keyboard focus: the person clicks in the app's question, and the
+        app (or the window manager) gives the focus to the app's window a moment after the
+        question closes. So after an answer, input waits until the focus stays put, and keys
+        get back the window that had the focus when the call came.
         """
         self._refuse_early(context.member, context.input.to_dict())
         keys_went_to = await self._focus_before(context.member)
         assert self._app_confirm is not None
+        self._asked = False
         answer = self._app_confirm(context)
         if inspect.isawaitable(answer):
             answer = await answer
-        if answer is True and keys_went_to is not None:
-            await self._return_focus(keys_went_to)
+        asked, self._asked = self._asked, False
+        is_input = context.member in KEYBOARD_MEMBERS or context.member in POINTER_MEMBERS
+        if answer is True and is_input and (asked or keys_went_to is not None):
+            await self._settle_focus(keys_went_to, asked=asked)
         return answer is True
+
+    def person_answered(self) -> None:
+        """Called by the app, inside its `confirm`, when it asked the person about the call
+        (its question, in its own window, has had the keyboard focus)."""
+        self._asked = True
 
     async def _focus_before(self, member: str) -> WindowInfo | None:
         """For a keyboard call: the window keys go to now, unless it is one of the app's own."""
@@ -318,18 +335,30 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
             return None
         return None if window is None or self._is_own(window) else window
 
-    async def _return_focus(self, window: WindowInfo) -> None:
-        """If the app's own window took the focus while the person answered, give it back.
-        The app may activate its window a moment after its question closes: look again."""
+    async def _settle_focus(self, keys_went_to: WindowInfo | None, *, asked: bool) -> None:
+        """After an answer: wait until the focus has stayed put for `FOCUS_QUIET` (at most
+        `FOCUS_LIMIT`), giving it back to `keys_went_to` whenever the app's own window has it.
+        If it cannot be given back, keys are refused as usual when they would go to the app."""
         backend = self._backend
         if backend is None:
             return
-        for _ in range(FOCUS_RETURN_TRIES):
-            await asyncio.sleep(FOCUS_SETTLE)
-            if not self._is_own(await self._run(backend.focused_window)):
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (FOCUS_LIMIT if asked else 0.0)
+        seen: WindowInfo | None = None
+        quiet_since = loop.time()
+        while True:
+            focus = await self._run(backend.focused_window)
+            if keys_went_to is not None and self._is_own(focus):
+                log.info("Giving the keyboard focus back to the window the keys are meant for")
+                await self._run(backend.activate, keys_went_to)
+                seen, quiet_since = None, loop.time()
+            elif focus != seen:
+                seen, quiet_since = focus, loop.time()
+            elif loop.time() - quiet_since >= FOCUS_QUIET:
                 return
-            log.info("Giving the keyboard focus back to the window the keys are meant for")
-            await self._run(backend.activate, window)
+            if not asked or loop.time() >= deadline:
+                return
+            await asyncio.sleep(FOCUS_SETTLE)
 
     async def execute(
         self,

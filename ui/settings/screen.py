@@ -9,7 +9,7 @@ Settings. macOS applies a grant only after Deskhand restarts, and the page says 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QFont
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -54,7 +54,7 @@ class PermissionCard(QFrame):
         layout.addWidget(self.title)
         layout.addWidget(self.status)
         layout.addWidget(self.why)
-        layout.addWidget(self.open_button)
+        layout.addWidget(self.open_button, 0, Qt.AlignmentFlag.AlignLeft)
 
     def open_pane(self) -> None:
         """List Deskhand in the pane (macOS adds an app there once it asks), then open it."""
@@ -71,13 +71,18 @@ class ScreenPage(FormPage):
         super().__init__(form, parent)
         control = workspace.toolbox.screen
         self.usable, line = status_line(control.status, enabled=workspace.settings.screen.enabled)
-        self.status = hint_label(line)
+        self.status = QLabel(line)  # what to do, when something is missing: not faded help text
         self.status.setObjectName("screenStatus")
+        self.status.setWordWrap(True)
         self.layout_.addWidget(self.status)
         self.layout_.addWidget(form)
         self.cards = [PermissionCard(permission) for permission in control.permissions]
         if self.cards:
-            self.layout_.addWidget(QLabel("macOS permissions"))
+            heading = QLabel("macOS permissions")
+            font = heading.font()
+            font.setWeight(QFont.Weight.DemiBold)
+            heading.setFont(font)
+            self.layout_.addWidget(heading)
             for card in self.cards:
                 self.layout_.addWidget(card)
             self.relaunch_note = hint_label(RELAUNCH_NOTE)

@@ -118,6 +118,7 @@ async def test_keys_go_where_they_were_meant_after_the_person_answers_in_an_own_
                 # The person clicks in the app's own window to answer: it takes the focus.
                 await asyncio.to_thread(click_at, xvfb.display, 1100, 300)
                 await own.next(lambda e: e["event"] == "press", what="the answer")
+                screen.toolset.person_answered()  # as the app says it when it asked
 
         screen.gate.while_asked = answer_in_own_window
         await screen.ok("type", text="hello")
