@@ -178,11 +178,24 @@ class ScreenOverlay(QWidget):
         self._timer = QTimer(self)
         self._timer.setInterval(FRAME_MS)
         self._timer.timeout.connect(self._tick)
+        screen.geometryChanged.connect(self.fit_to_screen)
         self.fit_to_screen()
 
-    def fit_to_screen(self) -> None:
+    def fit_to_screen(self, *_args: object) -> None:
         self.setGeometry(self.display.geometry())
         self._reshape()
+
+    def covers(self, mark: Mark) -> bool:
+        """Whether any of `mark` falls on this display (marks are in global coordinates)."""
+        area = self.geometry()
+        if mark.kind == "flash":
+            return area.intersects(mark.rect)
+        if mark.kind == "drag" and len(mark.points) == 2:
+            start, end = mark.points
+            return area.intersects(QRect(start, end).normalized().adjusted(-1, -1, 1, 1))
+        if mark.points:
+            return any(area.contains(point) for point in mark.points)
+        return self.display == QGuiApplication.primaryScreen()  # a bubble with no anchor
 
     # -- what it draws ---------------------------------------------------------------
 
@@ -407,6 +420,7 @@ class StopPill(QWidget):
         self.stop_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys stay where they were
         self.stop_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.stop_button.clicked.connect(on_stop)
+        self._screen: QScreen | None = None
         row = QHBoxLayout(self)
         row.setContentsMargins(16, 6, 6, 6)
         row.setSpacing(12)
@@ -427,16 +441,26 @@ class StopPill(QWidget):
             """
         )
         self.adjustSize()
+        self._replace()
         self.update()
 
     def place(self, screen: QScreen) -> None:
         """At the top of `screen`, in the middle, clear of menu bars and panels."""
+        if self._screen is not screen:
+            if self._screen is not None:
+                self._screen.availableGeometryChanged.disconnect(self._replace)
+            self._screen = screen
+            screen.availableGeometryChanged.connect(self._replace)
         self.adjustSize()
         area = screen.availableGeometry()
         self.move(area.center().x() - self.width() // 2, area.top() + 14)
         path = QPainterPath()
         path.addRoundedRect(QRectF(self.rect()), self.height() / 2, self.height() / 2)
         self.setMask(_fill_region(path))
+
+    def _replace(self, *_args: object) -> None:
+        if self._screen is not None:
+            self.place(self._screen)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         scheme = Scheme.current()
@@ -492,7 +516,8 @@ class ScreenVisualizer(QObject):
         self._show()
         for mark in self.marks_for(event):
             for overlay in self.overlays:
-                overlay.add(mark)
+                if overlay.covers(mark):
+                    overlay.add(mark)
 
     def marks_for(self, event: ScreenEvent) -> list[Mark]:
         points = tuple(QPoint(p.x, p.y) for p in event.points)

@@ -260,9 +260,15 @@ def test_a_mark_is_drawn_where_it_falls_on_each_display(qtbot) -> None:  # type:
     qtbot.addWidget(left)
     left.setGeometry(QRect(-400, 0, 400, 300))  # a display left of the primary one
     mark = Mark("drag", (QPoint(-200, 100), QPoint(200, 100)))
+    assert left.covers(mark)
     left.add(mark)
     assert left.mask().contains(QPoint(300, 100))  # -100 global is 300 on this display
     assert not left.mask().contains(QPoint(100, 250))
+    # What falls on another display only is not drawn here (a bubble would cling to the edge).
+    assert left.covers(Mark("ripple", (QPoint(-100, 100),)))
+    assert not left.covers(Mark("ripple", (QPoint(100, 100),)))
+    assert not left.covers(Mark("bubble", (QPoint(100, 100),), text="typed"))
+    assert not left.covers(Mark("flash", rect=QRect(0, 0, 800, 600)))
 
 
 def test_the_visualizer_lets_go_when_the_window_closes(qtbot, aloop, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
