@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from desktop import errors
 from desktop.playwright_env import is_frozen
+from desktop.screen_toolset import BACKEND_TITLES, screen_report, status_line
 from desktop.workspace import Workspace
 from tools.browser.locate import find_browser, install_hint
 from tools.macos import macos_status
@@ -147,6 +148,26 @@ async def mac_tools(_: Workspace) -> Check:
     return Check(
         name="Mac tools", status="ok" if available else "warn", detail=line, required=False
     )
+
+
+@register
+async def screen_control(ws: Workspace) -> Check:
+    name = "Screen control"
+    if not ws.settings.screen.enabled:
+        return Check(name=name, status="ok", detail="off (Settings → Screen)", required=False)
+    status, displays = await asyncio.to_thread(screen_report)
+    usable, line = status_line(status)
+    if not usable:
+        return Check(name=name, status="warn", detail=line, required=False)
+    where = BACKEND_TITLES.get(status.backend, status.backend)
+    if status.backend == "x11":
+        where += f" {os.environ.get('DISPLAY', '')}".rstrip()
+    sizes = ", ".join(f"{d.frame.width}×{d.frame.height}" for d in displays)
+    count = f"{len(displays)} display{'s' if len(displays) != 1 else ''}"
+    detail = f"{where}; {count}" + (f" ({sizes})" if sizes else "")
+    if status.reason:
+        detail += f"; {status.reason}"
+    return Check(name=name, status="ok", detail=detail, required=False)
 
 
 async def run_checks(ws: Workspace, extra: list[Check] | None = None) -> list[Check]:

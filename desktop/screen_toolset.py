@@ -3,15 +3,21 @@
 What this adds to the driver (`tools/screen`): the first look at the screen in a chat is a
 question of its own ("Let Claude see your screen in this chat?"), asked in Ask and Ask-for-
 changes modes; Deskhand's own windows are never acted on (the window reports where they are);
-and what the driver does is reported as plain events for the visualizer. Where other apps'
-elements can be read (`screen_elements.py`: AT-SPI on Linux), the gate judges clicks and keys by
-the element they affect, and the `screen` tool (see, wait, click by id) shares the first look.
+and what the driver does is reported as plain events for the visualizer, which the window
+hides while pixels are read (`before_capture` / `after_capture`); a screen that became unusable
+(a permission taken back, the display gone) is said on the call's card and stops being offered.
+Where other apps' elements can be read (`screen_elements.py`: AT-SPI on Linux), the gate judges
+clicks and keys by the element they affect, and the `screen` tool (see, wait, click by id)
+shares the first look.
+
+The ui layer reaches the screen's pieces (events, status, macOS permissions) only through here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -19,20 +25,36 @@ from anthropic.tools.computer import BetaComputerConfirmContext
 from anthropic.types.beta import BetaComputerScreenshotInput
 
 from desktop.screen_elements import ScreenElements
+from desktop.screen_hooks import ScreenHooks
 from desktop.toolsets import Confirm, ToolsetFamily
 from tools.base import ActionInfo, Risk
 from tools.screen import (
-    OwnWindows,
+    Display,
+    ScreenBackend,
     ScreenComputer,
     ScreenEvent,
     ScreenStatus,
+    ScreenUnavailable,
     progress_scope,
     screen_risk,
     screen_status,
 )
+from tools.screen.backend import open_backend
+from tools.screen.displays import number_displays
+from tools.screen.permissions import RELAUNCH_NOTE, ScreenPermission, mac_permissions
+from tools.screen.permissions import request as request_permission
 from tools.screen.risk import KEYBOARD_MEMBERS, POINTER_MEMBERS, READ_MEMBERS
 
-__all__ = ["ScreenControl", "ScreenEvent", "ScreenStatus"]
+__all__ = [
+    "RELAUNCH_NOTE",
+    "ScreenControl",
+    "ScreenEvent",
+    "ScreenPermission",
+    "ScreenStatus",
+    "request_permission",
+    "screen_report",
+    "status_line",
+]
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +65,38 @@ NOT_EXECUTED = "Not executed: an earlier computer action in this turn failed."
 FIRST_LOOK = "Let Claude see your screen in this chat?"
 FIRST_LOOK_REASON = "The first look at your screen in this chat"
 LOOKS = frozenset({"screenshot", "zoom"})
+BACKEND_TITLES = {"x11": "X11", "macos": "macOS"}
+
+
+def status_line(status: ScreenStatus | None, *, enabled: bool = True) -> tuple[bool, str]:
+    """(usable, one line for a person) about the screen: available where, or why not and what
+    to do. For Settings → Screen and `deskhand doctor`."""
+    if not enabled:
+        return False, "Off: Claude does not see or use the screen (turn Screen on below)."
+    if status is None:
+        return False, "Not checked yet: Deskhand looks when it starts."
+    if not status.available:
+        return False, f"{status.reason} {status.fix}".strip()
+    where = BACKEND_TITLES.get(status.backend, status.backend)
+    display = os.environ.get("DISPLAY") if status.backend == "x11" else None
+    line = f"Available: {where}" + (f" display {display}" if display else "") + "."
+    return True, f"{line} {status.reason}".strip()
+
+
+def screen_report() -> tuple[ScreenStatus, list[Display]]:
+    """The status and, where the screen is usable, its displays in their documented order.
+    Blocks (it connects to the display): for `deskhand doctor`, or in a thread."""
+    status = screen_status()
+    if not status.available:
+        return status, []
+    try:
+        backend = open_backend()
+    except ScreenUnavailable as exc:
+        return exc.status, []
+    try:
+        return status, number_displays(backend.displays())
+    finally:
+        backend.close()
 
 
 class ChatScreen(ScreenComputer):
@@ -76,6 +130,10 @@ class ChatScreen(ScreenComputer):
         return shot
 
 
+async def _never(_context: Any) -> bool:
+    return False
+
+
 def screen_members() -> list[ActionInfo]:
     """Every member with its usual risk, for Settings → Permissions."""
     members = sorted(READ_MEMBERS | KEYBOARD_MEMBERS | POINTER_MEMBERS)
@@ -89,38 +147,46 @@ def screen_members() -> list[ActionInfo]:
 class ScreenControl:
     """The screen toolset for each chat, whether this computer offers it, and its events."""
 
-    def __init__(self, *, enabled: Callable[[], bool]) -> None:
+    def __init__(self, *, enabled: Callable[[], bool], hooks: ScreenHooks | None = None) -> None:
         self._enabled = enabled
+        self.hooks = hooks or ScreenHooks()  # the window's: own windows, events, captures
         self.status: ScreenStatus | None = None  # known once `start` has looked
-        self.own_windows: OwnWindows = list  # the window sets this: where Deskhand's windows are
-        self.listeners: list[Callable[[int, ScreenEvent], None]] = []
+        self.permissions: list[ScreenPermission] = []  # macOS's, as of launch; none elsewhere
+        # The window's visualizer: hidden before each capture (awaited), shown again after.
         self._chats: dict[int, ChatScreen] = {}
         self._probe: ScreenComputer | None = None  # reads the display list for the context
         self._looked: set[int] = set()  # chats where the `screen` tool had its first look
         # Other apps' elements (AT-SPI): the gate's inspector and the `screen` tool.
         self.elements = ScreenElements(
-            available=lambda: self.available, own_windows=lambda: self.own_windows(), looks=self
+            available=lambda: self.available,
+            own_windows=lambda: self.hooks.own_windows(),
+            looks=self,
         )
+        self._lost: dict[int, ScreenStatus] = {}  # per chat: why the screen became unusable
 
     @property
     def available(self) -> bool:
         return self._enabled() and self.status is not None and self.status.available
 
     async def start(self) -> None:
-        """Look whether the screen can be used here (it blocks, so in a thread)."""
-        if self._enabled():
-            self.status = await asyncio.to_thread(screen_status)
-            if self.status.available:
-                await self.elements.start()
+        """Look whether the screen can be used here (it blocks, so in a thread). Even while
+        Settings has it off: looking touches nothing, and turning it on then works at once."""
+        self.permissions = await asyncio.to_thread(mac_permissions)
+        self.status = await asyncio.to_thread(screen_status)
+        if self.status.available and self._enabled():
+            await self.elements.start()
 
     def for_session(self, session_id: int, confirm: Confirm) -> ChatScreen:
         chat = self._chats.get(session_id)
         if chat is None or chat.confirm_hook is not confirm or chat.is_closed:
             chat = ChatScreen(
                 confirm=confirm,
-                own_windows=lambda: self.own_windows(),
+                backend=lambda: self._open_backend(session_id),
+                own_windows=lambda: self.hooks.own_windows(),
                 on_event=lambda event: self._report(session_id, event),
                 inspector=self.elements,  # AT-SPI once `start` found it
+                before_capture=self._before_capture,
+                after_capture=self._after_capture,
             )
             chat.seen = session_id in self._looked
             self._chats[session_id] = chat
@@ -136,8 +202,39 @@ class ScreenControl:
         if (chat := self._chats.get(session_id)) is not None:
             chat.seen = True
 
+    def _open_backend(self, session_id: int) -> ScreenBackend:
+        """The driver's backend; if the screen became unusable, the reason is kept for the card
+        (this runs on the driver's worker thread; `after_call` reads it on the loop)."""
+        try:
+            return open_backend()
+        except ScreenUnavailable as exc:
+            self._lost[session_id] = exc.status
+            raise
+
+    def _after_call(self, session_id: int) -> tuple[list[str], list[str]]:
+        """The card's notice when the call found the screen unusable; from then on the toolset
+        is not offered (the model was told not to retry), until Deskhand looks again."""
+        lost = self._lost.pop(session_id, None)
+        if lost is None:
+            return [], []
+        self.status = lost
+        return [f"Screen control is not available: {lost.reason} {lost.fix}".strip()], []
+
+    def _person_answered(self, session_id: int) -> None:
+        chat = self._chats.get(session_id)
+        if chat is not None:
+            chat.person_answered()
+
+    def _before_capture(self) -> Any:
+        hook = self.hooks.before_capture
+        return hook() if hook is not None else None
+
+    def _after_capture(self) -> Any:
+        hook = self.hooks.after_capture
+        return hook() if hook is not None else None
+
     def _report(self, session_id: int, event: ScreenEvent) -> None:
-        for listener in list(self.listeners):
+        for listener in list(self.hooks.listeners):
             listener(session_id, event)
 
     async def displays_text(self) -> str | None:
@@ -145,7 +242,10 @@ class ScreenControl:
         if not self.available:
             return None
         if self._probe is None:
-            self._probe = ScreenComputer(own_windows=lambda: self.own_windows())
+            # It only lists displays; the SDK wants a confirm all the same (keys are members).
+            self._probe = ScreenComputer(
+                confirm=_never, own_windows=lambda: self.hooks.own_windows()
+            )
         try:
             return await self._probe.displays_text()
         except Exception:  # the display went away: the turn goes on without the list
@@ -180,4 +280,6 @@ class ScreenControl:
             target=lambda _member, _input, _page: "Your screen",
             available=lambda: self.available,
             start=self.start,
+            after_call=self._after_call,
+            person_answered=self._person_answered,
         )

@@ -19,6 +19,7 @@ from desktop.browser_toolset import browser_config, browser_family
 from desktop.function_tools import FunctionTools
 from desktop.mcp_source import McpSource
 from desktop.paths import DataPaths
+from desktop.screen_hooks import ScreenHooks
 from desktop.settings import Settings
 from desktop.tool_calls import ActionGroup, ToolSource
 from desktop.toolsets import ToolsetSource
@@ -67,6 +68,7 @@ class Toolbox:
         self._browser: ToolsetSource | None = None
         self._browser_built = False
         self._screen: ScreenControl | None = None
+        self.screen_hooks = ScreenHooks()  # the window wires itself here before the screen loads
         self._screen_source: ToolsetSource | None = None
         if settings.apps.macos_enabled and macos_available():
             self.osa = OsaEngine(automation=self.automation)
@@ -130,7 +132,9 @@ class Toolbox:
         if self._screen is None:
             from desktop.screen_toolset import ScreenControl
 
-            self._screen = ScreenControl(enabled=lambda: self._settings().screen.enabled)
+            self._screen = ScreenControl(
+                enabled=lambda: self._settings().screen.enabled, hooks=self.screen_hooks
+            )
             self._screen_source = ToolsetSource(self._screen.family())
             self.registry.add(self._screen.elements.tool)  # `screen`: see, wait, click by id
         return self._screen

@@ -67,6 +67,9 @@ class ToolsetFamily:
     available: Callable[[], bool] = lambda: True
     # After each call: what the person should know (notices) and hosts they may let through.
     after_call: Callable[[int], tuple[list[str], list[str]]] = lambda _session: ([], [])
+    # The person answered a question about a call of this chat's toolset, before it acts
+    # (the screen then waits for the focus the question took to settle).
+    person_answered: Callable[[int], None] = lambda _session: None
 
 
 class ToolsetSource:
@@ -162,6 +165,8 @@ class ToolsetSource:
             from anthropic.tools import ToolError  # the toolset that asks has loaded the SDK
 
             raise ToolError(denial_text(decision))
+        if decision.by == "person":
+            self.family.person_answered(session_id)
         return True
 
     def action_groups(self) -> list[ActionGroup]:

@@ -69,6 +69,8 @@ from ui import (
 from ui.approval_sheet import ApprovalSheet
 from ui.browser_download import BrowserDownloadDialog
 from ui.composer import Composer, local_files
+from ui.own_windows import own_window_rects
+from ui.screen_overlay import ScreenVisualizer
 from ui.session_list import SessionList
 from ui.thread_view import ThreadView
 from ui.tray import LongTurns, Notifier, Tray
@@ -225,6 +227,9 @@ class MainWindow(QMainWindow):
             self.conversations.subscribe(self._on_conversation),
             lambda: workspace.listeners.remove(self._settings_changed),
         ]
+        # Screen control never acts on these windows; the visualizer shows what it does.
+        workspace.toolbox.screen_hooks.own_windows = own_window_rects
+        self.visualizer = ScreenVisualizer(workspace, self)
 
         for notice in workspace.notices:
             self.banners.addWidget(NoticeBanner(notice))
@@ -730,6 +735,7 @@ class MainWindow(QMainWindow):
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self.tray.icon.hide()
+        self.visualizer.close()
         await self.conversations.shutdown()
 
     def focusNextPrevChild(self, next: bool) -> bool:

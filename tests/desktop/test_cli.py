@@ -14,6 +14,7 @@ from desktop.doctor import use_offscreen_without_display
 from desktop.paths import DataPaths
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer
+from tests.support.x11 import Xvfb, xvfb_missing
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -79,6 +80,27 @@ def test_doctor_runs_without_a_display_and_says_so(
     display = lines["Display"]
     assert "warn" in display and "none (offscreen); the window needs a desktop session" in display
     assert "ok" in lines["API reachable"]  # the other checks ran as usual
+    screen = lines["Screen control"]
+    assert "warn" in screen and "No graphical display was found" in screen
+    assert "Start Deskhand from a desktop session." in screen
+
+
+@pytest.mark.skipif(xvfb_missing() is not None, reason="needs Xvfb")
+def test_doctor_names_the_screen_it_can_control(
+    data_dir: Path, api_env: ScriptedModelServer
+) -> None:
+    with Xvfb(1280, 800) as server:
+        result = deskhand(
+            "--data-dir",
+            str(data_dir),
+            "doctor",
+            env={"DISPLAY": server.display},
+            unset=("WAYLAND_DISPLAY", "XDG_SESSION_TYPE"),
+        )
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = {line.split("  ")[0].strip(): line for line in result.stdout.splitlines()}
+    screen = lines["Screen control"]
+    assert "ok" in screen and f"X11 {server.display}; 1 display (1280×800)" in screen
 
 
 @pytest.mark.parametrize(

@@ -27,6 +27,7 @@ REQUIRED_PLIST_KEYS = {
     "NSHighResolutionCapable": bool,
     "LSApplicationCategoryType": str,
     "NSAppleEventsUsageDescription": str,
+    "NSScreenCaptureUsageDescription": str,
 }
 ENTITLEMENTS = {
     "com.apple.security.automation.apple-events",
@@ -47,6 +48,8 @@ def test_info_plist_template_is_a_valid_plist_with_every_key_macos_needs() -> No
     # Without a usage string macOS refuses Apple Events (-1743) and never asks the person.
     usage = plist["NSAppleEventsUsageDescription"]
     assert len(usage) > 40 and "approv" in usage
+    screen = plist["NSScreenCaptureUsageDescription"]
+    assert "screen" in screen and "approv" in screen
 
 
 def test_the_bundle_plist_carries_the_package_version() -> None:

@@ -197,6 +197,11 @@ def browser_use(name: str, **input: Any) -> ToolUse:
     return ToolUse(name=name, input=dict(input), extra={"toolset_name": "browser"})
 
 
+def computer_use(name: str, **input: Any) -> ToolUse:
+    """A call of a computer (screen) toolset member, as the model sends it."""
+    return ToolUse(name=name, input=dict(input), extra={"toolset_name": "computer"})
+
+
 def tool_reply(*uses: ToolUse, text: str = "", **kw: Any) -> Reply:
     """A reply with ``stop_reason="tool_use"``, an optional leading text block, then `uses`."""
     kw.setdefault("stop_reason", "tool_use")

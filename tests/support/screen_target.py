@@ -14,6 +14,7 @@ Lines (every one has "event" and "t", the monotonic clock when it happened; poin
     {"event": "ready", "button": [x, y, w, h], "field": [...], "canvas": [...], "window": [...]}
     {"event": "clicked"}                                  the button was clicked
     {"event": "text", "text": "..."}                      the line edit's text changed
+    {"event": "submitted", "text": "..."}                 Return was pressed in the line edit
     {"event": "press" | "release", "x", "y", "button": "left", "modifiers": ["ctrl", ...],
      "double": bool}
     {"event": "move", "x", "y", "buttons": ["left"]}      a move with a button held (a drag)
@@ -140,6 +141,7 @@ def main(argv: list[str]) -> None:
     field = QLineEdit(window)
     field.setGeometry(160, 20, 360, 36)
     field.textChanged.connect(lambda text: report("text", text=text))
+    field.returnPressed.connect(lambda: report("submitted", text=field.text()))
     canvas = Canvas(window, marker)
     canvas.setGeometry(0, 70, width, height - 70)
 

@@ -45,6 +45,7 @@ class WindowInfo(BaseModel):
 
     rect: Rect
     pid: int | None = None
+    handle: int | None = None  # the window system's id for it (an X window), to focus it again
 
 
 class ScreenBackend(Protocol):
@@ -87,6 +88,11 @@ class ScreenBackend(Protocol):
 
     def focused_window(self) -> WindowInfo | None:
         """The window keys would go to now, or None when that cannot be told."""
+        ...
+
+    def activate(self, window: WindowInfo) -> None:
+        """Give the keyboard focus back to a window `focused_window` reported (raising it), as
+        far as the window system lets an app do that."""
         ...
 
     def close(self) -> None: ...

@@ -8,6 +8,8 @@ implements the 17 members on a backend from `backend.py`):
         own_windows=window_rects,        # () -> rectangles of Deskhand's own windows, global
         inspector=inspector,             # accessibility: atspi.AtspiInspector on Linux
         on_event=overlay.show,           # plain `ScreenEvent`s to draw
+        before_capture=overlay.hide,     # the overlay out of the way of the pixels
+        after_capture=overlay.unhide,
     )
     tools = [screen.to_dict(), ...]      # or pass `screen` itself in tools=[...]
     result = await screen.tool_result(use)   # use.toolset_name == "computer"
@@ -15,10 +17,13 @@ implements the 17 members on a backend from `backend.py`):
     await screen.close()
 
 `await describe(context)` gives the gate (risk, reason, summary) for the call `confirm` is asked
-about, judged by the element it affects (see `risk.py`). Before the app's `confirm` is even asked,
-the driver refuses, with a `ToolError` the model reads, a call that would land on one of the
-app's own windows or type into a secure field, so the person is never asked about those; the
-same checks run again when the call executes, with the screen as it is then.
+about, judged by the element it affects (see `risk.py`). When the app's `confirm` put the
+question to the person it calls `person_answered()`: the driver then lets the focus that the
+question took settle, and gives keys back their window, before it acts. Before the app's
+`confirm` is even asked, the driver refuses, with a `ToolError` the model reads, a call that
+would land on one of the app's own windows or type into a secure field, so the person is never
+asked about those; the same checks run again when the call executes, with the screen as it is
+then.
 
 Coordinates the model sends are pixels of the latest screenshot of the current display (the
 primary one until `select_display`); they are mapped exactly to global logical points
@@ -83,6 +88,7 @@ from anthropic.types.beta import (
     BetaComputerWaitInput,
     BetaComputerZoomInput,
 )
+from PIL import Image
 
 from tools.screen import errors
 from tools.screen.backend import (
@@ -117,11 +123,12 @@ from tools.screen.scaling import ZOOM_UPSCALE, ImageFrame, encode_image, fit_siz
 
 log = logging.getLogger(__name__)
 
-__all__ = ["OwnWindows", "Progress", "ScreenComputer", "progress_scope"]
+__all__ = ["CaptureHook", "OwnWindows", "Progress", "ScreenComputer", "progress_scope"]
 
 T = TypeVar("T")
 Progress = Callable[[str], None]
 OwnWindows = Callable[[], Iterable[Rect | tuple[int, int, int, int]]]
+CaptureHook = Callable[[], Awaitable[None] | None]
 BackendFactory = Callable[[], ScreenBackend]
 
 MAX_DURATION = 30
@@ -134,6 +141,10 @@ CLICK_GAP = 0.04  # seconds between the clicks of a double or triple click
 FOCUS_MATCH = 0.75  # overlap at which the focused window counts as one of the app's own
 FOCUS_SETTLE = 0.05  # seconds for an app to move its focus after a tab or line break
 INSPECT_LIMIT = 1.5  # seconds accessibility may take to say what a call affects
+# After the person answered a question: the focus is watched until it has stayed put for a
+# while, within a limit.
+FOCUS_QUIET = 0.15
+FOCUS_LIMIT = 1.5
 
 _progress: ContextVar[Progress | None] = ContextVar("deskhand_screen_progress", default=None)
 
@@ -170,6 +181,8 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         own_pids: Collection[int] | None = None,
         inspector: Inspector | None = None,
         on_event: ScreenEventSink | None = None,
+        before_capture: CaptureHook | None = None,
+        after_capture: CaptureHook | None = None,
         progress: Progress | None = None,
         display: int | None = None,
         configs: BetaComputerToolsetConfigsParam | None = None,
@@ -187,6 +200,10 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         - `own_pids`: processes whose windows are the app's own (this process by default).
         - `inspector`: accessibility answers for the gate (see `elements.py`).
         - `on_event`: called with a `ScreenEvent` as each action starts (see `events.py`).
+        - `before_capture` / `after_capture`: called on the event loop's thread around every
+          capture (screenshot, zoom), so the app can take its overlay out of the pixels;
+          `before_capture` may be async, and the capture waits for it. `after_capture` runs
+          however the capture ends.
         - `progress`: called with one line ("Screen: click at (640, 360)") as each call starts.
         - `display`: the index of the display screenshots show (the primary one by default).
         """
@@ -196,6 +213,8 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         self._own_pids = frozenset(own_pids if own_pids is not None else (os.getpid(),))
         self._inspector = inspector
         self.on_event = on_event
+        self.before_capture = before_capture
+        self.after_capture = after_capture
         self.progress = progress
         self._chosen = display
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="deskhand-screen")
@@ -204,6 +223,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         self._frames: dict[int, ImageFrame] = {}
         self._pointer: Point | None = None  # where our last action left the pointer
         self._held: set[MouseButton] = set()  # buttons left_mouse_down pressed
+        self._asked = False  # the app asked the person about the call being confirmed
         super().__init__(
             configs=configs,
             confirm=self._checked_confirm if confirm is not None else None,
@@ -280,13 +300,66 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
     # --- the SDK's hooks -----------------------------------------------------------------------
 
     async def _checked_confirm(self, context: BetaComputerConfirmContext) -> bool:
-        """Refuse what no answer could allow, then ask the app's gate."""
+        """Refuse what no answer could allow, then ask the app's gate.
+
+        Answering moves the keyboard focus: the person clicks in the app's question, and the
+        app (or the window manager) gives the focus to the app's window a moment after the
+        question closes. So after an answer, input waits until the focus stays put, and keys
+        get back the window that had the focus when the call came.
+        """
         await self._refuse_early(context.member, context.input.to_dict())
+        keys_went_to = await self._focus_before(context.member)
         assert self._app_confirm is not None
+        self._asked = False
         answer = self._app_confirm(context)
         if inspect.isawaitable(answer):
             answer = await answer
+        asked, self._asked = self._asked, False
+        is_input = context.member in KEYBOARD_MEMBERS or context.member in POINTER_MEMBERS
+        if answer is True and is_input and (asked or keys_went_to is not None):
+            await self._settle_focus(keys_went_to, asked=asked)
         return answer is True
+
+    def person_answered(self) -> None:
+        """Called by the app, inside its `confirm`, when it asked the person about the call
+        (its question, in its own window, has had the keyboard focus)."""
+        self._asked = True
+
+    async def _focus_before(self, member: str) -> WindowInfo | None:
+        """For a keyboard call: the window keys go to now, unless it is one of the app's own."""
+        if member not in KEYBOARD_MEMBERS:
+            return None
+        try:
+            backend = await self._ready()
+            window = await self._run(backend.focused_window)
+        except Exception:  # the call itself will fail, and say why
+            return None
+        return None if window is None or self._is_own(window) else window
+
+    async def _settle_focus(self, keys_went_to: WindowInfo | None, *, asked: bool) -> None:
+        """After an answer: wait until the focus has stayed put for `FOCUS_QUIET` (at most
+        `FOCUS_LIMIT`), giving it back to `keys_went_to` whenever the app's own window has it.
+        If it cannot be given back, keys are refused as usual when they would go to the app."""
+        backend = self._backend
+        if backend is None:
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (FOCUS_LIMIT if asked else 0.0)
+        seen: WindowInfo | None = None
+        quiet_since = loop.time()
+        while True:
+            focus = await self._run(backend.focused_window)
+            if keys_went_to is not None and self._is_own(focus):
+                log.info("Giving the keyboard focus back to the window the keys are meant for")
+                await self._run(backend.activate, keys_went_to)
+                seen, quiet_since = None, loop.time()
+            elif focus != seen:
+                seen, quiet_since = focus, loop.time()
+            elif loop.time() - quiet_since >= FOCUS_QUIET:
+                return
+            if not asked or loop.time() >= deadline:
+                return
+            await asyncio.sleep(FOCUS_SETTLE)
 
     async def execute(
         self,
@@ -496,6 +569,26 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
                 if any(is_text_entry(chord) for chord in chords):
                     await self._check_secure()
 
+    async def _hook(self, hook: CaptureHook | None, name: str) -> None:
+        if hook is None:
+            return
+        try:
+            done = hook()
+            if inspect.isawaitable(done):
+                await done
+        except Exception:  # the pixels matter more than the overlay: capture all the same
+            log.exception("The screen's %s callback failed", name)
+
+    async def _capture(
+        self, backend: ScreenBackend, region: Rect, size: tuple[int, int]
+    ) -> Image.Image:
+        """The pixels of `region`, with the app's overlay taken out of the way while they are read."""
+        try:
+            await self._hook(self.before_capture, "before-capture")
+            return await self._run(backend.capture, region, size)
+        finally:
+            await self._hook(self.after_capture, "after-capture")
+
     def _emit(self, event: ScreenEvent) -> None:
         if self.on_event is None:
             return
@@ -578,7 +671,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         if display is None:
             raise refusal(errors.DISPLAY_CHANGED)
         frame = ImageFrame.for_region(display.index, display.frame)
-        image = await self._run(backend.capture, display.frame, frame.size)
+        image = await self._capture(backend, display.frame, frame.size)
         data, media_type = await asyncio.to_thread(encode_image, image)
         self._frames[display.index] = frame
         # After the capture, so an overlay the app draws for it is not in the image.
@@ -598,7 +691,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         # At the display's own resolution, then enlarged: small text gains real detail.
         pixels = (round(region.width * display.scale), round(region.height * display.scale))
         size = fit_size(*pixels, upscale=ZOOM_UPSCALE)
-        image = await self._run(backend.capture, region, size)
+        image = await self._capture(backend, region, size)
         data, media_type = await asyncio.to_thread(encode_image, image)
         self._emit(ScreenEvent(kind="zoom", display=frame.display, region=region))
         return BetaScreenshotResult(data=data, media_type=cast(Any, media_type))

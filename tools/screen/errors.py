@@ -68,8 +68,9 @@ CURSOR_ON_OTHER_DISPLAY = (
 CURSOR_OFF_DISPLAYS = "The pointer is not on any display."
 UNKNOWN_DISPLAY = "There is no display with that index. The displays are listed in the context."
 UNAVAILABLE = (
-    "The screen cannot be used on this computer right now. The person can see why, and how to "
-    "fix it, in Settings."
+    "The screen cannot be used on this computer right now (a permission or the display is "
+    "missing). Do not try the screen again in this chat: retrying cannot work until the person "
+    "fixes it. Tell them; Settings → Screen shows why and what to do."
 )
 UNEXPECTED = "The screen action failed unexpectedly."
 

@@ -5,7 +5,8 @@ acts, after every check has passed; for a screenshot or zoom just after the capt
 app draws for it is not in the image. Points are global logical coordinates (the same space as
 the app's window geometry); `region` is the area a screenshot or zoom captured. Nothing here
 knows about Qt: the app turns events into an overlay, which must let clicks through and must
-not be listed among the app's own windows (or every action under it would be refused).
+not be listed among the app's own windows (or every action under it would be refused), and
+the driver's `before_capture` / `after_capture` hooks let the app hide it while pixels are read.
 """
 
 from __future__ import annotations

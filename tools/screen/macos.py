@@ -24,7 +24,7 @@ from tools.screen.errors import BackendError
 from tools.screen.geometry import Point, Rect
 from tools.screen.scaling import resize
 
-__all__ = ["MacBackend", "status"]
+__all__ = ["MacBackend", "granted", "request", "status"]
 
 CAPTURE_TIMEOUT = 10.0
 
@@ -79,15 +79,36 @@ def _granted(check: str) -> bool:
     return True if function is None else bool(function())
 
 
+# Quartz's check and request for each permission the screen needs (macOS 10.15 and later).
+_PERMISSIONS = {
+    "accessibility": ("CGPreflightPostEventAccess", "CGRequestPostEventAccess"),
+    "screen_recording": ("CGPreflightScreenCaptureAccess", "CGRequestScreenCaptureAccess"),
+}
+
+
+def granted(permission: str) -> bool:
+    """Whether macOS lets this process post input events ("accessibility") or read the
+    screen ("screen_recording"), as of its launch: a grant applies after a relaunch."""
+    return _granted(_PERMISSIONS[permission][0])
+
+
+def request(permission: str) -> None:
+    """Ask macOS for a permission: it lists Deskhand in that pane of System Settings (and the
+    first time shows its own prompt). Returns at once; the answer applies after a relaunch."""
+    function = getattr(Quartz, _PERMISSIONS[permission][1], None)
+    if function is not None:
+        function()
+
+
 def status() -> ScreenStatus:
-    if not _granted("CGPreflightPostEventAccess"):
+    if not granted("accessibility"):
         return ScreenStatus(
             available=False,
             reason="macOS has not allowed Deskhand to control the mouse and keyboard.",
             fix="Open System Settings → Privacy & Security → Accessibility, turn Deskhand on, "
             "then restart Deskhand.",
         )
-    if not _granted("CGPreflightScreenCaptureAccess"):
+    if not granted("screen_recording"):
         return ScreenStatus(
             available=False,
             reason="macOS has not allowed Deskhand to see the screen.",
@@ -224,6 +245,16 @@ class MacBackend:
             pid = info.get("kCGWindowOwnerPID")
             return WindowInfo(rect=rect, pid=int(pid) if pid is not None else None)
         return None
+
+    def activate(self, window: WindowInfo) -> None:
+        """Bring the window's app to the front: its front window takes the keys again."""
+        if window.pid is None:
+            return
+        from AppKit import NSApplicationActivateIgnoringOtherApps, NSRunningApplication
+
+        app = NSRunningApplication.runningApplicationWithProcessIdentifier_(window.pid)
+        if app is not None:
+            app.activateWithOptions_(NSApplicationActivateIgnoringOtherApps)
 
     def close(self) -> None:
         for button in list(self._held):

@@ -11,6 +11,7 @@ says so.
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any
 
@@ -20,6 +21,7 @@ from Xlib import X
 from Xlib import display as xdisplay
 from Xlib import error as xerror
 from Xlib.ext import randr, xtest
+from Xlib.protocol import event as xevent
 
 from tools.screen.backend import MouseButton, ScreenStatus, ScrollDirection, WindowInfo
 from tools.screen.displays import Display
@@ -30,6 +32,8 @@ from tools.screen.windows import Window
 from tools.screen.x11_keyboard import Keyboard
 
 __all__ = ["X11Backend", "status"]
+
+log = logging.getLogger(__name__)
 
 _BUTTONS: dict[str, int] = {"left": 1, "middle": 2, "right": 3}
 _WHEEL: dict[str, int] = {"up": 4, "down": 5, "left": 6, "right": 7}
@@ -107,6 +111,8 @@ class X11Backend:
                 "UTF8_STRING",
             )
         }
+        self._wm_state = self._x.intern_atom("WM_STATE")
+        self._active_window = self._x.intern_atom("_NET_ACTIVE_WINDOW")
 
     # --- displays and pixels -------------------------------------------------------------------
 
@@ -194,7 +200,7 @@ class X11Backend:
             geometry = top.get_geometry()
             origin = self._root.translate_coords(top, 0, 0)
             rect = Rect(origin.x, origin.y, geometry.width, geometry.height)
-            return WindowInfo(rect=rect, pid=self._pid(top))
+            return WindowInfo(rect=rect, pid=self._pid(top), handle=self._client(top).id)
         except (xerror.XError, AttributeError):
             return None  # the window went away while we looked
 
@@ -277,12 +283,40 @@ class X11Backend:
             return legacy.decode("latin-1")
         return str(legacy or "")
 
+    def activate(self, window: WindowInfo) -> None:
+        """Ask the window manager to activate the window, as a pager or taskbar does (window
+        managers honour that even while they prevent focus stealing), and set the input focus
+        directly, which is all there is without one."""
+        if window.handle is None:
+            return
+        target = self._x.create_resource_object("window", window.handle)
+        message = xevent.ClientMessage(
+            window=target,
+            client_type=self._active_window,
+            data=(32, [2, X.CurrentTime, 0, 0, 0]),  # 2: from a pager, on the person's behalf
+        )
+        mask = X.SubstructureRedirectMask | X.SubstructureNotifyMask
+        catch = xerror.CatchError(xerror.BadWindow, xerror.BadMatch)
+        self._root.send_event(message, event_mask=mask, onerror=catch)
+        target.set_input_focus(X.RevertToParent, X.CurrentTime, onerror=catch)
+        self._x.sync()
+        if catch.get_error() is not None:
+            log.info("The window to focus again is gone or not shown")
+
     def _top_level(self, window: Any) -> Any:
         while True:
             parent = window.query_tree().parent
             if not parent or parent == self._root:
                 return window
             window = parent
+
+    def _client(self, top: Any) -> Any:
+        """The application's own window: the top-level itself, or the one a window manager's
+        frame holds (it carries WM_STATE)."""
+        for candidate in [top, *top.query_tree().children]:
+            if candidate.get_property(self._wm_state, X.AnyPropertyType, 0, 1) is not None:
+                return candidate
+        return top
 
     def _pid(self, window: Any) -> int | None:
         """`_NET_WM_PID` of the window, or of its client window inside a window manager frame."""

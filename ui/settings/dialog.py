@@ -39,6 +39,7 @@ from ui.settings.connectors import ConnectorsPage
 from ui.settings.form import Draft, SettingsPage, set_role
 from ui.settings.model import ModelPage
 from ui.settings.permissions import PermissionsPage
+from ui.settings.screen import ScreenPage
 from ui.welcome import WelcomePanel
 
 __all__ = ["PAGES", "PageSpec", "SettingsDialog"]
@@ -60,6 +61,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("permissions", "Permissions", PermissionsPage),
     PageSpec("browser", "Browser", BrowserPage),
     PageSpec("apps", "Apps", AppsPage),
+    PageSpec("screen", "Screen", ScreenPage),
     PageSpec("connectors", "Connectors", ConnectorsPage),
     PageSpec("appearance", "Appearance", AppearancePage),
     PageSpec("audit", "Audit", AuditPage),

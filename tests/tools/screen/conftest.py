@@ -11,7 +11,7 @@ import base64
 import io
 import itertools
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,11 +71,15 @@ class Gate:
         self.asked: list[BetaComputerConfirmContext] = []
         self.described: list[tuple[str, str, str]] = []
         self.answer = True
+        # What the person does while asked (answer in the app's own window, say).
+        self.while_asked: Callable[[BetaComputerConfirmContext], Awaitable[None]] | None = None
 
     async def __call__(self, context: BetaComputerConfirmContext) -> bool:
         self.asked.append(context)
         if self.screen is not None:
             self.described.append(await self.screen.describe(context))
+        if self.while_asked is not None:
+            await self.while_asked(context)
         return self.answer
 
 

@@ -70,3 +70,25 @@ def test_the_pointer_goes_where_it_is_sent(backend: MacBackend) -> None:
     target = Point(main.frame.width // 2, main.frame.height // 2)
     backend.move(target)
     assert backend.pointer() == target
+
+
+def test_each_permission_has_a_status_that_agrees_with_the_screen_status() -> None:
+    from tools.screen.permissions import mac_permissions
+
+    permissions = {p.key: p for p in mac_permissions()}
+    assert set(permissions) == {"screen_recording", "accessibility"}
+    assert all(
+        p.settings_url.startswith("x-apple.systempreferences:") for p in permissions.values()
+    )
+    both = permissions["screen_recording"].granted and permissions["accessibility"].granted
+    assert screen_status().available == both
+
+
+def test_the_focus_goes_back_to_the_front_window_it_was_taken_from(backend: MacBackend) -> None:
+    usable()
+    before = backend.focused_window()
+    if before is None:
+        pytest.skip("no window has the focus")
+    backend.activate(before)  # the app that had the focus is brought to the front again
+    after = backend.focused_window()
+    assert after is not None and after.pid == before.pid

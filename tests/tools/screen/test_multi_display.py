@@ -66,6 +66,9 @@ class LayoutBackend:
     def focused_window(self) -> WindowInfo | None:
         return None
 
+    def activate(self, window: WindowInfo) -> None:
+        pass
+
     def close(self) -> None:
         pass
 

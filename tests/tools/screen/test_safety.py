@@ -9,12 +9,14 @@ here is what the driver does with them (tests/tools/screen/test_atspi.py has the
 from __future__ import annotations
 
 import asyncio
+import subprocess
 
 import pytest
 from anthropic import AsyncAnthropic
+from anthropic.tools.computer import BetaComputerConfirmContext
 
 from tests.support.model_server import ScriptedModelServer, ToolUse, tool_reply
-from tests.support.x11 import TargetApp, Xvfb
+from tests.support.x11 import TargetApp, Xvfb, gui_env
 from tests.tools.screen.conftest import Screen
 from tools.screen import Element, Rect, errors
 
@@ -96,6 +98,47 @@ async def test_keys_are_refused_while_a_window_of_an_own_process_has_the_focus(
         assert target.of("text") == []
     finally:
         await screen.toolset.close()
+
+
+async def test_keys_go_where_they_were_meant_after_the_person_answers_in_an_own_window(
+    xvfb: Xvfb, target: TargetApp
+) -> None:
+    """Answering the question (a click on Allow in Deskhand's sheet) moves the keyboard focus to
+    Deskhand; the approved typing still lands in the window that had the focus before."""
+    own = TargetApp(xvfb.display, (950, 100, 300, 300))  # stands for Deskhand's window
+    own.start()
+    assert own.pid is not None
+    screen = Screen(xvfb.display, own_pids={own.pid})
+    try:
+        await own.ready()
+        await screen.ok("left_click", coordinate=FIELD)
+
+        async def answer_in_own_window(context: BetaComputerConfirmContext) -> None:
+            if context.member in ("type", "key"):
+                # The person clicks in the app's own window to answer: it takes the focus.
+                await asyncio.to_thread(click_at, xvfb.display, 1100, 300)
+                await own.next(lambda e: e["event"] == "press", what="the answer")
+                screen.toolset.person_answered()  # as the app says it when it asked
+
+        screen.gate.while_asked = answer_in_own_window
+        await screen.ok("type", text="hello")
+        await target.text("hello")
+        own.clear()
+        await screen.ok("key", text="Return")
+        await target.settle()
+        assert target.last_text() == "hello"
+    finally:
+        await screen.toolset.close()
+        own.close()
+
+
+def click_at(display: str, x: int, y: int) -> None:
+    subprocess.run(
+        ["xdotool", "mousemove", str(x), str(y), "click", "1"],
+        env=gui_env(display),
+        check=True,
+        timeout=10,
+    )
 
 
 async def test_nothing_is_typed_into_a_password_field(screen: Screen, target: TargetApp) -> None:
