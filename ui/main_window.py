@@ -734,7 +734,8 @@ class MainWindow(QMainWindow):
             self._models_task.cancel()
         for unsubscribe in self._unsubscribe:
             unsubscribe()
-        self.tray.icon.hide()
+        if shiboken6.isValid(self.tray.icon):  # gone already if the window was deleted
+            self.tray.icon.hide()
         self.visualizer.close()
         await self.conversations.shutdown()
 

@@ -198,7 +198,7 @@ def test_hidden_while_pixels_are_captured(
     qtbot, aloop, window: MainWindow, workspace: Workspace
 ) -> None:  # type: ignore[no-untyped-def]
     visualizer = window.visualizer
-    control = workspace.toolbox.screen
+    control = workspace.toolbox.screen_hooks
     # The screen toolset calls the window's hooks around each capture (see ScreenControl).
     assert control.before_capture == visualizer.hide_for_capture
     assert control.after_capture == visualizer.show_after_capture
@@ -276,6 +276,6 @@ def test_the_visualizer_lets_go_when_the_window_closes(qtbot, aloop, workspace: 
     qtbot.addWidget(window)
     visualizer: ScreenVisualizer = window.visualizer
     aloop.run_until_complete(window.shutdown())
-    control = workspace.toolbox.screen
+    control = workspace.toolbox.screen_hooks
     assert visualizer.show_event not in control.listeners
     assert control.before_capture is None and control.after_capture is None

@@ -46,6 +46,10 @@ PROGRESS_LINE = 120
 Progress = Callable[[str], None]
 
 
+class _StoppedOnItsOwn(Exception):
+    """A server that was running went away without being asked to stop."""
+
+
 class ServerConnection:
     """One server: `start()`, `call(...)`, `stop()`; `status` and `tools` say where it stands."""
 
@@ -162,11 +166,12 @@ class ServerConnection:
                 await _first(self._stop.wait(), ended.wait())
                 self._client = None
                 if not self._stop.is_set():
-                    self._fail("The server stopped on its own.")
+                    # Said once the process is gone, so its last words are in the status too.
+                    raise _StoppedOnItsOwn
         except Exception as exc:  # anything the server or its transport did: a failed status
             self._client = None
             self._fail(self._problem(_leaf(exc)))
-            if not isinstance(_leaf(exc), OSError | TimeoutError | MCPError):
+            if not isinstance(_leaf(exc), OSError | TimeoutError | MCPError | _StoppedOnItsOwn):
                 log.warning("MCP server %s failed", self.name, exc_info=True)
         finally:
             self._client = None
@@ -198,6 +203,8 @@ class ServerConnection:
 
     def _problem(self, exc: BaseException) -> str:
         """What went wrong, in words the person can act on."""
+        if isinstance(exc, _StoppedOnItsOwn):
+            return "The server stopped on its own."
         command = self.spec.command if isinstance(self.spec, StdioSpec) else ""
         if isinstance(exc, FileNotFoundError):
             return f"The command “{command}” was not found. Install it, or give its full path."
