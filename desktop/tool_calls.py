@@ -342,6 +342,13 @@ class ToolCalls:
             return self._finish(
                 session_id, use, card, CallResult.failure(BAD_INPUT), "error", [], emit
             )
+        except (
+            Exception
+        ):  # a source that cannot say what the call is: nothing runs, the turn goes on
+            log.exception("%s could not describe %s", source.name, use.name)
+            return self._finish(
+                session_id, use, card, CallResult.failure(TOOL_FAILED), "error", [], emit
+            )
         verdicts: list[_Verdict] = []
         never = self._never(call)
         if never is not None:
