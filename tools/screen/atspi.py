@@ -22,13 +22,21 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
+from tools.screen.accessible import (
+    LIMITS,
+    SCROLLERS,
+    VALUE_ROLES,
+    AccessibilityStatus,
+    App,
+    Limits,
+    Node,
+    named_by_labels,
+)
 from tools.screen.atspi_bus import CALL_LIMIT, BusClient, BusError, Call
-from tools.screen.atspi_tables import State, has_state, kind_of, role_name
+from tools.screen.atspi_tables import State, has_state, role_name
 from tools.screen.elements import Element
 from tools.screen.errors import ScreenError
 from tools.screen.geometry import Point, Rect
@@ -48,6 +56,7 @@ __all__ = [
     "Ref",
     "accessibility_status",
 ]
+# SCROLLERS, VALUE_ROLES and the model above live in `accessible` (shared with the AX backend).
 
 Ref = tuple[str, str]  # (bus name, object path): one accessible object
 
@@ -66,106 +75,10 @@ VALUE_LIMIT = 200  # characters of a field's text read for a snapshot
 HIT_DEPTH = 32  # GetAccessibleAtPoint steps before giving up on a (cyclic) tree
 # The names toolkits give the action that presses a control, best first (GTK, Qt, others).
 PRESS_ACTIONS = ("click", "press", "activate", "jump", "toggle", "open", "select")
-# Containers whose off-screen children are still listed: their rows can be scrolled to.
-SCROLLERS = frozenset(
-    {"list", "list box", "table", "tree", "tree table", "scroll pane", "viewport", "tree item"}
-)
-VALUE_ROLES = frozenset(
-    {"slider", "spin button", "scroll bar", "dial", "progress bar", "level bar"}
-)
-
-
-class AccessibilityStatus(BaseModel):
-    """Whether other applications' elements can be read here, and if not why and what to do."""
-
-    model_config = ConfigDict(frozen=True)
-
-    available: bool
-    reason: str = ""
-    fix: str = ""
 
 
 class AccessibilityUnavailable(BusError):
     pass
-
-
-@dataclass(frozen=True, slots=True)
-class App:
-    ref: Ref
-    name: str
-    pid: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Limits:
-    """How much of a tree one read may take (the issue's bounds: depth, elements, children)."""
-
-    depth: int = 12
-    elements: int = 400  # listed elements
-    children: int = 50  # children read per element
-    nodes: int = 1000  # elements read in all, structural ones included
-
-
-LIMITS = Limits()
-
-
-@dataclass(frozen=True, slots=True)
-class Node:
-    """One element as read: everything a snapshot line, the gate and an action need."""
-
-    ref: Ref
-    role: str
-    name: str = ""
-    states: tuple[int, ...] = (0, 0)
-    bounds: Rect | None = None  # global logical units
-    value: str | None = None  # a field's text or a slider's value; never read for secure fields
-    path: tuple[int, ...] = ()  # child indices from the root read: sorts into reading order
-    parent: Ref | None = None
-    label_ref: Ref | None = None  # the label naming it, when it has no name of its own
-    child_refs: tuple[Ref, ...] = field(default=(), repr=False)
-
-    @property
-    def kind(self) -> str:
-        return kind_of(self.role)
-
-    @property
-    def secure(self) -> bool:
-        return self.role == "password text"
-
-    @property
-    def enabled(self) -> bool:
-        return has_state(self.states, State.ENABLED) or has_state(self.states, State.SENSITIVE)
-
-    @property
-    def focused(self) -> bool:
-        return has_state(self.states, State.FOCUSED)
-
-    @property
-    def showing(self) -> bool:
-        return has_state(self.states, State.SHOWING)
-
-    @property
-    def checked(self) -> bool:
-        return has_state(self.states, State.CHECKED)
-
-    @property
-    def editable(self) -> bool:
-        return has_state(self.states, State.EDITABLE)
-
-    @property
-    def listed(self) -> bool:
-        """Worth a line in a snapshot: a control, or a named or valued structural element."""
-        return self.kind not in ("G", "X") or bool(self.name) or bool(self.value)
-
-    def element(self, app: str = "") -> Element:
-        return Element(
-            role=self.role,
-            name=self.name,
-            app=app,
-            secure=self.secure,
-            bounds=self.bounds,
-            enabled=self.enabled,
-        )
 
 
 def _ref(value: Any) -> Ref | None:
@@ -400,7 +313,7 @@ class Accessibility:
                 read.extend(pending)
                 break
         read.sort(key=lambda node: node.path)
-        return _named_by_labels(read), cut
+        return named_by_labels(read), cut
 
     # --- the gate's questions ------------------------------------------------------------------
 
@@ -435,7 +348,7 @@ class Accessibility:
         if app is None:
             return None
         frames = await self.frames(app)
-        frames.sort(key=lambda f: not has_state(f.states, State.ACTIVE))
+        frames.sort(key=lambda f: not f.active)
         for frame in frames:
             if frame.focused:
                 return app, frame
@@ -528,11 +441,17 @@ def _basic_node(
     role, name, states, children = replies
     if role is None:
         return None  # gone, or not an accessible object
+    words = tuple(int(word) for word in states[0]) if states else (0, 0)
     return Node(
         ref=ref,
         role=role_name(int(role[0])),
         name=str(name[0][1]).strip() if name else "",
-        states=tuple(int(word) for word in states[0]) if states else (0, 0),
+        enabled=has_state(words, State.ENABLED) or has_state(words, State.SENSITIVE),
+        focused=has_state(words, State.FOCUSED),
+        showing=has_state(words, State.SHOWING),
+        checked=has_state(words, State.CHECKED),
+        editable=has_state(words, State.EDITABLE),
+        active=has_state(words, State.ACTIVE),
         path=path,
         parent=parent,
         child_refs=tuple(r for r in (_ref(c) for c in (children or ((),))[0]) if r is not None),
@@ -594,52 +513,6 @@ def _labelled_by(reply: tuple[Any, ...] | None) -> Ref | None:
         if int(relation[0]) == LABELLED_BY and relation[1]:
             return _ref(relation[1][0])
     return None
-
-
-def _named_by_labels(nodes: list[Node]) -> list[Node]:
-    """An unnamed field takes the text of the label that names it: the one its relations
-    point to, or else (as screen readers guess) the label just left of it on the same line, or
-    just above it, among its siblings."""
-    names = {node.ref: node.name for node in nodes if node.name}
-    labels: dict[Ref | None, list[Node]] = {}
-    for node in nodes:
-        if node.role in ("label", "static") and node.name and node.bounds is not None:
-            labels.setdefault(node.parent, []).append(node)
-    out = []
-    for node in nodes:
-        if not node.name and node.label_ref in names:
-            node = replace(node, name=names[node.label_ref])
-        elif not node.name and node.kind in ("T", "S") and node.bounds is not None:
-            label = _label_beside(node.bounds, labels.get(node.parent, []))
-            if label is not None:
-                node = replace(node, name=label.name)
-        out.append(node)
-    return out
-
-
-LABEL_GAP = 40  # pixels between a field and the label guessed to name it
-
-
-def _label_beside(field: Rect, labels: Sequence[Node]) -> Node | None:
-    middle = field.y + field.height // 2
-    left = [
-        label
-        for label in labels
-        if label.bounds is not None
-        and label.bounds.y <= middle < label.bounds.bottom
-        and 0 <= field.x - label.bounds.right <= LABEL_GAP
-    ]
-    if left:
-        return min(left, key=lambda label: field.x - label.bounds.right)  # type: ignore[union-attr]
-    above = [
-        label
-        for label in labels
-        if label.bounds is not None
-        and 0 <= field.y - label.bounds.bottom <= LABEL_GAP
-        and label.bounds.x < field.right
-        and field.x < label.bounds.right
-    ]
-    return min(above, key=lambda label: field.y - label.bounds.bottom, default=None)  # type: ignore[union-attr]
 
 
 async def _bus_address(session_address: str | None = None) -> str:

@@ -10,7 +10,7 @@ Actions (one tool, a table of rows below):
   in the target's app, polling its tree; fails at the timeout (5 s by default, at most 30) with
   what it last saw;
 - `click`, `set_value`, `scroll_to`: act on an element by its id, by the element's own means
-  first (AT-SPI's action, editable text, scroll), else through the pointer at its centre. Each
+  first (its accessibility action, editable text, scroll), else through the pointer at its centre. Each
   is judged like the click or typing it amounts to, by the element as it is now (`risk.py`), and
   a password field is never filled.
 
@@ -46,7 +46,15 @@ from tools.base import (
 )
 from tools.screen import errors
 from tools.screen.annotate import annotate
-from tools.screen.atspi import LIMITS, SCROLLERS, VALUE_ROLES, Accessibility, Limits, Node
+from tools.screen.accessible import (
+    LIMITS,
+    SCROLLERS,
+    VALUE_ROLES,
+    AccessibilityBackend,
+    ElementRef,
+    Limits,
+    Node,
+)
 from tools.screen.atspi_tables import KIND_NAMES
 from tools.screen.backend import ScreenBackend
 from tools.screen.displays import describe_displays
@@ -173,7 +181,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
     def __init__(
         self,
         *,
-        accessibility: Callable[[], Accessibility | None],
+        accessibility: Callable[[], AccessibilityBackend | None],
         worker: Callable[[], ScreenWorker | None],
         available: Callable[[], bool] = lambda: True,
         own_windows: Callable[[], Iterable[Rect | tuple[int, int, int, int]]] = list,
@@ -395,7 +403,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
         return resolve(given.target(), windows, await worker.displays(), names), names
 
     async def _see(
-        self, call: ScreenCall, accessibility: Accessibility, worker: ScreenWorker
+        self, call: ScreenCall, accessibility: AccessibilityBackend, worker: ScreenWorker
     ) -> ToolResult:
         resolved, names = await self._resolve(call.input, worker)
         snapshot, silent = await self._snapshot(call.session_id, resolved, names, accessibility)
@@ -412,7 +420,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
         session_id: int,
         resolved: Resolved,
         names: Mapping[int, str],
-        accessibility: Accessibility,
+        accessibility: AccessibilityBackend,
     ) -> tuple[Snapshot, list[Window]]:
         frame = ImageFrame.for_region(resolved.display.index, resolved.display.frame)
         found: list[tuple[Node, str, int | None, Window | None]] = []
@@ -472,7 +480,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
     async def _wait(
         self,
         call: ScreenCall,
-        accessibility: Accessibility,
+        accessibility: AccessibilityBackend,
         worker: ScreenWorker,
         ctx: RunContext,
     ) -> ToolResult:
@@ -515,7 +523,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
 
     # --- acting --------------------------------------------------------------------------------
 
-    async def _fresh(self, accessibility: Accessibility, item: Item) -> Item | None:
+    async def _fresh(self, accessibility: AccessibilityBackend, item: Item) -> Item | None:
         """The element read again, or None when the snapshot no longer holds: it is gone, it
         changed role, or its window moved or closed."""
         (node,) = await accessibility.read([item.node.ref], value=True)
@@ -534,7 +542,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
         return [Rect(*(int(v) for v in rect)) for rect in self._own_windows()]
 
     async def _clickable_centre(
-        self, item: Item, accessibility: Accessibility, worker: ScreenWorker
+        self, item: Item, accessibility: AccessibilityBackend, worker: ScreenWorker
     ) -> Point | None:
         """The centre of the element, if a click there lands on it (and on nothing of ours)."""
         bounds = item.node.bounds
@@ -556,7 +564,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
         return point if same or inside else None
 
     async def _click(
-        self, item: Item, accessibility: Accessibility, worker: ScreenWorker
+        self, item: Item, accessibility: AccessibilityBackend, worker: ScreenWorker
     ) -> ToolResult:
         if await accessibility.press(item.node.ref):
             return ToolResult(text=f"Pressed {_named(item)}.")
@@ -572,7 +580,9 @@ class ScreenTool(FunctionTool[ScreenCall]):
         await worker.run(click)
         return ToolResult(text=f"Clicked {_named(item)} at its centre.")
 
-    async def _set_value(self, item: Item, value: str, accessibility: Accessibility) -> ToolResult:
+    async def _set_value(
+        self, item: Item, value: str, accessibility: AccessibilityBackend
+    ) -> ToolResult:
         if not await accessibility.set_text(item.node.ref, value):
             return ToolResult.failure(errors.NOT_SET)
         now = await accessibility.text(item.node.ref)
@@ -581,7 +591,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
         return ToolResult(text=f"Set {_named(item)} to '{quote(value)}'.")
 
     async def _scroll_to(
-        self, item: Item, accessibility: Accessibility, worker: ScreenWorker
+        self, item: Item, accessibility: AccessibilityBackend, worker: ScreenWorker
     ) -> ToolResult:
         ref = item.node.ref
         scroller = await _scroller(accessibility, item.node)
@@ -672,10 +682,10 @@ def _matches(node: Node, role: str | None, label: str | None) -> bool:
     return label is None or label.casefold() in node.name.casefold()
 
 
-async def _roots(accessibility: Accessibility, pids: set[int]) -> list[tuple[str, str]]:
+async def _roots(accessibility: AccessibilityBackend, pids: set[int]) -> list[ElementRef]:
     """The top-level accessible windows of these processes (read again on every look, so a
     dialog that opens while waiting is searched too)."""
-    roots: list[tuple[str, str]] = []
+    roots: list[ElementRef] = []
     for app in await accessibility.apps():
         if app.pid in pids:
             roots.extend(frame.ref for frame in await accessibility.frames(app) if frame.showing)
@@ -698,7 +708,7 @@ def _timed_out(
     )
 
 
-async def _scroller(accessibility: Accessibility, node: Node) -> Node | None:
+async def _scroller(accessibility: AccessibilityBackend, node: Node) -> Node | None:
     """The nearest list, table or scroll pane holding the element (five levels up at most)."""
     parent = node.parent
     for _ in range(5):

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from tools.screen.atspi import Node
+from tools.screen.accessible import Node
 from tools.screen.atspi_tables import KIND_NAMES
 from tools.screen.geometry import Point, Rect
 from tools.screen.risk import quote
