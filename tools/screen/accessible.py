@@ -34,7 +34,9 @@ __all__ = [
     "ElementRef",
     "Limits",
     "Node",
+    "best_frame",
     "named_by_labels",
+    "nearest_control",
 ]
 
 # The backend's own handle for an element: hashable and comparable, read only by its backend.
@@ -187,6 +189,28 @@ class AccessibilityBackend(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+def best_frame(frames: Sequence[Node], window: Window) -> Node | None:
+    """Of an application's accessible windows, the one that is `window` as the screen backend
+    lists it: the one covering it best, the title breaking a tie."""
+    best: tuple[float, bool, Node] | None = None
+    for frame in frames:
+        if frame.bounds is None:
+            continue
+        overlap = frame.bounds.overlap(window.rect)
+        score = (overlap, frame.name == window.title, frame)
+        if overlap > 0 and (best is None or score[:2] > best[:2]):
+            best = score
+    return best[2] if best is not None else None
+
+
+def nearest_control(path: Sequence[Node]) -> Node | None:
+    """Of the elements from a window down to the deepest one under a point, the one a click
+    there affects: the deepest control (a button's label is judged as the button), else the
+    deepest element."""
+    control = next((node for node in reversed(path) if node.kind not in ("G", "X")), None)
+    return control or (path[-1] if path else None)
 
 
 def named_by_labels(nodes: list[Node]) -> list[Node]:

@@ -33,7 +33,9 @@ from tools.screen.accessible import (
     App,
     Limits,
     Node,
+    best_frame,
     named_by_labels,
+    nearest_control,
 )
 from tools.screen.atspi_bus import CALL_LIMIT, BusClient, BusError, Call
 from tools.screen.atspi_tables import State, has_state, role_name
@@ -199,15 +201,8 @@ class Accessibility:
         app = await self.app_of(window.pid)
         if app is None:
             return None
-        best: tuple[float, bool, Node] | None = None
-        for frame in await self.frames(app):
-            if frame.bounds is None:
-                continue
-            overlap = frame.bounds.overlap(window.rect)
-            score = (overlap, frame.name == window.title, frame)
-            if overlap > 0 and (best is None or score[:2] > best[:2]):
-                best = score
-        return (app, best[2]) if best is not None else None
+        best = best_frame(await self.frames(app), window)
+        return (app, best) if best is not None else None
 
     # --- reading -------------------------------------------------------------------------------
 
@@ -336,10 +331,7 @@ class Accessibility:
                 break
             refs.append(child)
         path = [node for node in await self.read(refs[1:]) if node is not None]
-        if not path:
-            return app, frame
-        control = next((node for node in reversed(path) if node.kind not in ("G", "X")), None)
-        return app, control or path[-1]
+        return app, nearest_control(path) or frame
 
     async def focused(self, window: Window) -> tuple[App, Node] | None:
         """The element with the keyboard focus in `window`'s application (its active frame is

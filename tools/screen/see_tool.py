@@ -45,7 +45,6 @@ from tools.base import (
     ToolResult,
 )
 from tools.screen import errors
-from tools.screen.annotate import annotate
 from tools.screen.accessible import (
     LIMITS,
     SCROLLERS,
@@ -55,6 +54,7 @@ from tools.screen.accessible import (
     Limits,
     Node,
 )
+from tools.screen.annotate import annotate
 from tools.screen.atspi_tables import KIND_NAMES
 from tools.screen.backend import ScreenBackend
 from tools.screen.displays import describe_displays
