@@ -1,10 +1,11 @@
-"""Other apps' elements for the screen: the AT-SPI inspector the gate reads, and the `screen` tool.
+"""Other apps' elements for the screen: the inspector the gate reads, and the `screen` tool.
 
 Started with the screen (`ScreenControl.start`), behind the window: where the screen can be used
-on Linux and the accessibility bus answers, it connects (lazily, on first use) and offers
+and other apps' elements can be read (AT-SPI's bus answers on Linux; macOS grants Deskhand the
+Accessibility permission), it connects (lazily, on first use) and offers
 
 - the `Inspector` of the computer toolset's gate (this object: it answers what a screen click or
-  keystroke affects once AT-SPI is there, and "unknown" before, so such calls are consequential);
+  keystroke affects once accessibility is there, and "unknown" before, so such calls are consequential);
 - `tool`: the `screen` function tool (see, wait, click by id…), offered while the screen is and
   other apps' elements can be read.
 
@@ -15,16 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 from collections.abc import Callable, Iterable
 
-from tools.screen.atspi import (
-    Accessibility,
-    AccessibilityStatus,
-    AtspiInspector,
-    accessibility_status,
-)
-from tools.screen.elements import Element
+from tools.screen.accessibility import accessibility_status, open_accessibility
+from tools.screen.accessible import AccessibilityBackend, AccessibilityStatus
+from tools.screen.elements import Element, Inspector
 from tools.screen.geometry import Point, Rect
 from tools.screen.see_tool import Looks, ScreenTool
 from tools.screen.worker import ScreenWorker
@@ -45,9 +41,9 @@ class ScreenElements:
         looks: Looks | None = None,
     ) -> None:
         self.status: AccessibilityStatus | None = None  # known once `start` has looked
-        self.accessibility: Accessibility | None = None
+        self.accessibility: AccessibilityBackend | None = None
         self.worker: ScreenWorker | None = None
-        self.inspector: AtspiInspector | None = None
+        self.inspector: Inspector | None = None
         self.tool = ScreenTool(
             accessibility=lambda: self.accessibility,
             worker=lambda: self.worker,
@@ -60,8 +56,6 @@ class ScreenElements:
         """The screen can be used: open what reads it, and look for the accessibility bus."""
         if self.worker is None:
             self.worker = ScreenWorker()
-        if not sys.platform.startswith("linux"):
-            return
         try:
             async with asyncio.timeout(STATUS_LIMIT):
                 self.status = await accessibility_status()
@@ -69,8 +63,7 @@ class ScreenElements:
             log.warning("the accessibility bus did not answer in time")
             return
         if self.status.available:
-            self.accessibility = Accessibility()
-            self.inspector = AtspiInspector(self.accessibility, self.worker)
+            self.accessibility, self.inspector = open_accessibility(self.worker)
 
     async def element_at(self, point: Point) -> Element | None:
         inspector = self.inspector

@@ -6,7 +6,7 @@ changes modes; Deskhand's own windows are never acted on (the window reports whe
 and what the driver does is reported as plain events for the visualizer, which the window
 hides while pixels are read (`before_capture` / `after_capture`); a screen that became unusable
 (a permission taken back, the display gone) is said on the call's card and stops being offered.
-Where other apps' elements can be read (`screen_elements.py`: AT-SPI on Linux), the gate judges
+Where other apps' elements can be read (`screen_elements.py`: AT-SPI on Linux, AX on macOS), the gate judges
 clicks and keys by the element they affect, and the `screen` tool (see, wait, click by id)
 shares the first look.
 

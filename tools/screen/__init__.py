@@ -9,7 +9,9 @@ Public pieces:
 - `Display` and `describe_displays`: the displays in their documented order.
 - `ScreenEvent`: what the driver is about to do, for the app's overlay.
 - `Element` / `Inspector`: the accessibility seam the gate reads; `atspi.AtspiInspector` answers
-  it on Linux (AT-SPI over D-Bus: `atspi.py`, `atspi_bus.py`, `dbus_wire.py`).
+  it on Linux (AT-SPI over D-Bus: `atspi.py`, `atspi_bus.py`, `dbus_wire.py`), `ax.AxInspector`
+  on macOS (the Accessibility API: `ax.py`, pure parts in `ax_tables.py` and `ax_read.py`);
+  `accessibility.py` picks the backend, `accessible.py` is the element model both read into.
 - `see_tool.ScreenTool`: the `screen` function tool (windows, see with ids, wait, click /
   set_value / scroll_to by id), with `targets.py` (which window) and `snapshot.py` (the ids).
 - `screen_risk` / `screen_summary`: the gate's risk level and the approval sheet's line (pure).

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from anthropic.tools import ToolError
 
-__all__ = ["BackendError", "NoKeycode", "ScreenError", "refusal"]
+__all__ = ["AccessibilityDenied", "BackendError", "NoKeycode", "ScreenError", "refusal"]
 
 
 class ScreenError(Exception):
@@ -22,6 +22,11 @@ class BackendError(ScreenError):
 
 class NoKeycode(BackendError):
     """The layout has no key for a character and no key code is free to map it to."""
+
+
+class AccessibilityDenied(ScreenError):
+    """The system refuses to let Deskhand read other apps' elements (macOS: the Accessibility
+    permission is off)."""
 
 
 OUTSIDE_SCREENSHOT = (
@@ -86,6 +91,11 @@ NO_ACCESSIBILITY = (
     "Other apps' elements cannot be read on this computer now (the accessibility service does "
     "not answer). Use the computer tool's screenshots instead; the person can see why in "
     "Settings."
+)
+ACCESSIBILITY_DENIED = (
+    "macOS does not let Deskhand read other apps' elements now (its Accessibility permission "
+    "is off). Use the computer tool's screenshots instead, and tell the person: they can turn "
+    "Deskhand on in System Settings → Privacy & Security → Accessibility, then restart it."
 )
 NO_WINDOW_LIST = "The windows cannot be listed on this computer."
 NO_SNAPSHOT = (

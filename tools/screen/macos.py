@@ -1,4 +1,5 @@
-"""The macOS backend: Quartz events for input (pyobjc), `screencapture` for pixels.
+"""The macOS backend: Quartz events for input (pyobjc), `screencapture` for pixels, Quartz's
+window list for targets.
 
 Kept small: it runs only on a Mac, so its tests are marked `macos`. Global coordinates are
 Quartz's: points, origin at the top-left of the main display. Input needs the Accessibility
@@ -22,7 +23,10 @@ from tools.screen.backend import MouseButton, ScreenStatus, ScrollDirection, Win
 from tools.screen.displays import Display
 from tools.screen.errors import BackendError
 from tools.screen.geometry import Point, Rect
+from tools.screen.mac_windows import windows_from_cg
+from tools.screen.permissions import GRANT_ACCESSIBILITY
 from tools.screen.scaling import resize
+from tools.screen.windows import Window
 
 __all__ = ["MacBackend", "granted", "request", "status"]
 
@@ -73,6 +77,16 @@ _DRAGGED = {
 _BUTTON_ORDER: tuple[MouseButton, ...] = ("left", "right", "middle")
 
 
+def _plain(value: Any) -> Any:
+    """A window list value as Python: numbers and strings as they are, a bounds dictionary
+    as a dict (pyobjc hands over Cocoa objects)."""
+    if isinstance(value, bool | int | float | str) or value is None:
+        return value
+    if hasattr(value, "items"):
+        return {str(key): _plain(item) for key, item in value.items()}
+    return str(value)
+
+
 def _granted(check: str) -> bool:
     """Quartz's own answer to a permission question; True on a macOS too old to ask."""
     function = getattr(Quartz, check, None)
@@ -105,8 +119,7 @@ def status() -> ScreenStatus:
         return ScreenStatus(
             available=False,
             reason="macOS has not allowed Deskhand to control the mouse and keyboard.",
-            fix="Open System Settings → Privacy & Security → Accessibility, turn Deskhand on, "
-            "then restart Deskhand.",
+            fix=GRANT_ACCESSIBILITY,
         )
     if not granted("screen_recording"):
         return ScreenStatus(
@@ -245,6 +258,27 @@ class MacBackend:
             pid = info.get("kCGWindowOwnerPID")
             return WindowInfo(rect=rect, pid=int(pid) if pid is not None else None)
         return None
+
+    def windows(self) -> list[Window]:
+        """The app windows on screen, front to back, for targets (`mac_windows`). Titles need
+        the Screen Recording permission; without it they are empty."""
+        from AppKit import NSWorkspace
+
+        options = (
+            Quartz.kCGWindowListOptionOnScreenOnly | Quartz.kCGWindowListExcludeDesktopElements
+        )
+        infos = [
+            {str(key): _plain(value) for key, value in info.items()}
+            for info in Quartz.CGWindowListCopyWindowInfo(options, Quartz.kCGNullWindowID) or []
+        ]
+        workspace = NSWorkspace.sharedWorkspace()
+        bundle_ids = {
+            int(app.processIdentifier()): str(app.bundleIdentifier() or "")
+            for app in workspace.runningApplications()
+        }
+        front = workspace.frontmostApplication()
+        front_pid = int(front.processIdentifier()) if front is not None else None
+        return windows_from_cg(infos, bundle_ids, front_pid)
 
     def activate(self, window: WindowInfo) -> None:
         """Bring the window's app to the front: its front window takes the keys again."""

@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 __all__ = [
+    "GRANT_ACCESSIBILITY",
     "RELAUNCH_NOTE",
     "PermissionKey",
     "ScreenPermission",
@@ -27,6 +28,10 @@ PermissionKey = Literal["screen_recording", "accessibility"]
 RELAUNCH_NOTE = (
     "macOS applies a permission you grant only after Deskhand restarts: quit Deskhand and "
     "open it again."
+)
+GRANT_ACCESSIBILITY = (
+    "Open System Settings → Privacy & Security → Accessibility, turn Deskhand on, then restart "
+    "Deskhand."
 )
 _PANE = "x-apple.systempreferences:com.apple.preference.security?"
 

@@ -58,7 +58,7 @@ from tools.screen.annotate import annotate
 from tools.screen.atspi_tables import KIND_NAMES
 from tools.screen.backend import ScreenBackend
 from tools.screen.displays import describe_displays
-from tools.screen.errors import ScreenError
+from tools.screen.errors import AccessibilityDenied, ScreenError
 from tools.screen.geometry import Point, Rect
 from tools.screen.risk import quote, screen_risk
 from tools.screen.scaling import ImageFrame
@@ -312,6 +312,8 @@ class ScreenTool(FunctionTool[ScreenCall]):
             return ToolResult.failure(errors.NO_SUCH_ID)
         try:
             fresh = await self._fresh(accessibility, item)
+        except AccessibilityDenied:
+            return ToolResult.failure(errors.ACCESSIBILITY_DENIED)
         except ScreenError:
             return ToolResult.failure(errors.UNEXPECTED)
         if fresh is None:
@@ -330,6 +332,8 @@ class ScreenTool(FunctionTool[ScreenCall]):
             result = await self._run(action, call, worker, ctx)
         except TargetError as exc:
             return ToolResult.failure(str(exc))
+        except AccessibilityDenied:
+            return ToolResult.failure(errors.ACCESSIBILITY_DENIED)
         except ScreenError:
             log.warning("the screen tool's %s failed", action, exc_info=True)
             return ToolResult.failure(errors.UNEXPECTED)

@@ -258,7 +258,12 @@ def test_a_window_reads_in_order_within_the_limits() -> None:
     by_name = {node.name: node for node in nodes if node.name}
     # Reading order: toolbar before the search field before the list.
     names = [node.name for node in nodes if node.listed]
-    assert names.index("Back") < names.index("Share") < names.index("Find:") < names.index("file 0.pdf")
+    assert (
+        names.index("Back")
+        < names.index("Share")
+        < names.index("Find:")
+        < names.index("file 0.pdf")
+    )
     # The search field is named by its label, and its text is read.
     search = next(node for node in nodes if node.kind == "T")
     assert (search.name, search.value, search.focused) == ("Find:", "invoice", True)
