@@ -44,6 +44,10 @@ ATTRIBUTES: tuple[str, ...] = (
 # AXRole → (role word, snapshot letter).
 _ROLES: dict[str, tuple[str, str]] = {
     "AXButton": ("push button", "B"),
+    # Pressed like buttons, as AT-SPI's "push button menu" and "combo box" are B too.
+    "AXPopUpButton": ("push button menu", "B"),
+    "AXMenuButton": ("push button menu", "B"),
+    "AXComboBox": ("combo box", "B"),
     "AXTextField": ("text", "T"),
     "AXTextArea": ("text", "T"),
     SECURE: ("password text", "T"),
@@ -65,7 +69,6 @@ _ROLES: dict[str, tuple[str, str]] = {
     "AXBrowser": ("tree", "X"),
     "AXRow": ("table row", "X"),
     "AXCell": ("table cell", "X"),
-    "AXComboBox": ("combo box", "X"),
     "AXMenu": ("menu", "X"),
     "AXMenuBar": ("menu bar", "X"),
     "AXToolbar": ("tool bar", "X"),
