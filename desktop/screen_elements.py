@@ -6,7 +6,8 @@ on Linux and the accessibility bus answers, it connects (lazily, on first use) a
 - the `Inspector` of the computer toolset's gate (this object: it answers what a screen click or
   keystroke affects once AT-SPI is there, and "unknown" before, so such calls are consequential);
 - `tool`: the `screen` function tool (see, wait, click by id…), offered while the screen is and
-  other apps' elements can be read.
+  other apps' elements can be read; what it does reaches the visualizer as the computer tool's
+  events do (`on_event`), and its captures hide the visualizer the same way.
 
 One connection and one backend thread serve every chat. Nothing here imports Qt.
 """
@@ -17,6 +18,7 @@ import asyncio
 import logging
 import sys
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from tools.screen.atspi import (
     Accessibility,
@@ -43,6 +45,9 @@ class ScreenElements:
         available: Callable[[], bool],
         own_windows: Callable[[], Iterable[Rect | tuple[int, int, int, int]]],
         looks: Looks | None = None,
+        on_event: Callable[[int, Any], None] | None = None,
+        before_capture: Callable[[], Any] | None = None,
+        after_capture: Callable[[], Any] | None = None,
     ) -> None:
         self.status: AccessibilityStatus | None = None  # known once `start` has looked
         self.accessibility: Accessibility | None = None
@@ -54,6 +59,9 @@ class ScreenElements:
             available=lambda: available() and self.accessibility is not None,
             own_windows=own_windows,
             looks=looks,
+            on_event=on_event,
+            before_capture=before_capture,
+            after_capture=after_capture,
         )
 
     async def start(self) -> None:
