@@ -21,7 +21,6 @@ from tests.support.x11 import TargetApp, Xvfb, xvfb_missing
 from tests.tools.screen.conftest import Elements
 from tools.screen import errors
 from tools.screen.atspi import Accessibility
-from tools.screen.events import ScreenEvent
 from tools.screen.geometry import Point, Rect
 from tools.screen.worker import ScreenWorker
 
@@ -89,9 +88,8 @@ async def ids(elements: Elements) -> dict[str, str]:
 async def test_a_field_without_editable_text_is_clicked_selected_and_typed_into(
     typed_desk: TypedDesk, typed: Elements
 ) -> None:
-    events: list[tuple[int, ScreenEvent]] = []
-    typed.tool._on_event = lambda chat, event: events.append((chat, event))
     found = await ids(typed)
+    typed.events.clear()
     result = await typed.ok("set_value", id=found["Plain"], value="Grace Hopper")
     assert result.text == (
         f"Typed 'Grace Hopper' into {found['Plain']} 'Plain' (text field, typed_target.py) "
@@ -105,7 +103,7 @@ async def test_a_field_without_editable_text_is_clicked_selected_and_typed_into(
     assert typed.asked[-1].risk == "change"  # judged like typing into that field
     # The visualizer saw a click ring at the field's centre, then the typed text there.
     point = centre(typed_desk.widgets["Plain"])
-    kinds = [(chat, event.kind, event.points, event.text) for chat, event in events]
+    kinds = [(chat, event.kind, event.points, event.text) for chat, event in typed.events]
     assert kinds == [
         (typed.session_id, "click", (point,), ""),
         (typed.session_id, "type", (point,), "Grace Hopper"),
