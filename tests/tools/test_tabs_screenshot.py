@@ -314,3 +314,32 @@ def test_mac_screenshot_of_the_current_tab(browser: str, tmp_path: Path) -> None
     assert not result.is_error, result.text
     (image,) = result.images
     assert image.width > 100 and image.height > 100
+
+
+def test_through_the_pipeline_the_image_follows_the_text_like_every_screenshot(
+    on_x11: Shots,
+) -> None:
+    """As the app runs it: prepared, approved as a read naming the tab, run; the result carries
+    the text and then the image, which the thread shows inline and the model receives."""
+    from desktop.function_tools import FunctionTools
+    from desktop.permissions import Decision
+    from desktop.tool_calls import CallContext, ToolUse
+    from tools.base import ToolImage, ToolRegistry
+
+    on_x11.world.write(chrome_world({"tabs": [PAGE], "name": PAGE[0], "bounds": bounds(WINDOW)}))
+    source = FunctionTools(ToolRegistry([on_x11.tool]))
+    asked: list[Any] = []
+
+    async def approve(call: Any) -> Decision:
+        asked.append(call)
+        return Decision(verdict="allow", by="person")
+
+    use = ToolUse(id="toolu_shot", name="tabs", input={"action": "screenshot"})
+    ctx = CallContext(session_id=1, attachments_dir=on_x11.world.path.parent, approve=approve)
+    result = on_x11.runner.run(source.run(use, source.describe(use, 1), ctx))
+    assert not result.is_error
+    text, image = result.content
+    assert isinstance(text, dict) and text["text"].startswith("Screenshot of the Google Chrome")
+    assert isinstance(image, ToolImage) and (image.width, image.height) == WINDOW[2:]
+    (call,) = asked
+    assert call.risk == "read" and "'Example Domain'" in call.summary
