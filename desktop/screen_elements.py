@@ -7,7 +7,8 @@ Accessibility permission), it connects (lazily, on first use) and offers
 - the `Inspector` of the computer toolset's gate (this object: it answers what a screen click or
   keystroke affects once accessibility is there, and "unknown" before, so such calls are consequential);
 - `tool`: the `screen` function tool (see, wait, click by id…), offered while the screen is and
-  other apps' elements can be read.
+  other apps' elements can be read; what it does reaches the visualizer as the computer tool's
+  events do (`on_event`), and its captures hide the visualizer the same way.
 
 One connection and one backend thread serve every chat. Nothing here imports Qt.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from tools.screen.accessibility import accessibility_status, open_accessibility
 from tools.screen.accessible import AccessibilityBackend, AccessibilityStatus
@@ -39,6 +41,9 @@ class ScreenElements:
         available: Callable[[], bool],
         own_windows: Callable[[], Iterable[Rect | tuple[int, int, int, int]]],
         looks: Looks | None = None,
+        on_event: Callable[[int, Any], None] | None = None,
+        before_capture: Callable[[], Any] | None = None,
+        after_capture: Callable[[], Any] | None = None,
     ) -> None:
         self.status: AccessibilityStatus | None = None  # known once `start` has looked
         self.accessibility: AccessibilityBackend | None = None
@@ -50,6 +55,9 @@ class ScreenElements:
             available=lambda: available() and self.accessibility is not None,
             own_windows=own_windows,
             looks=looks,
+            on_event=on_event,
+            before_capture=before_capture,
+            after_capture=after_capture,
         )
 
     async def start(self) -> None:

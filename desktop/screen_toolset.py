@@ -161,6 +161,9 @@ class ScreenControl:
             available=lambda: self.available,
             own_windows=lambda: self.hooks.own_windows(),
             looks=self,
+            on_event=self._report,  # the `screen` tool's clicks show like the toolset's
+            before_capture=self._before_capture,
+            after_capture=self._after_capture,
         )
         self._lost: dict[int, ScreenStatus] = {}  # per chat: why the screen became unusable
 

@@ -38,6 +38,7 @@ START_WAIT = 15.0
 if TYPE_CHECKING:
     from desktop.screen_toolset import ScreenControl
     from tools.browser.pool import BrowserPool
+    from tools.screen.window_shot import WindowShooter
 
 
 class Toolbox:
@@ -70,6 +71,7 @@ class Toolbox:
         self._screen: ScreenControl | None = None
         self.screen_hooks = ScreenHooks()  # the window wires itself here before the screen loads
         self._screen_source: ToolsetSource | None = None
+        self._window_shooter: WindowShooter | None = None
         if settings.apps.macos_enabled and macos_available():
             self.osa = OsaEngine(automation=self.automation)
             self.registry.add(MacosTool(self.osa, on_problem=on_problem))
@@ -81,7 +83,9 @@ class Toolbox:
                     on_problem=on_problem,
                 )
             )
-            self.registry.add(TabsTool(self.osa, on_problem=on_problem))
+            self.registry.add(
+                TabsTool(self.osa, on_problem=on_problem, window_shots=self._window_shots)
+            )
             # Any other scriptable app, from its own dictionary (three tools, not thousands).
             catalog = AppCatalog(paths.cache / "dictionaries")
             self.registry.add(AppsListTool(catalog))
@@ -97,6 +101,21 @@ class Toolbox:
             # gets every tool, as it would without it.
             can_defer=lambda: self._settings().model.model.startswith("claude"),
         )
+
+    def _window_shots(self) -> WindowShooter:
+        """What captures the person's browser window for `tabs screenshot`, made on first use
+        (it loads the screen's libraries): it follows Settings → Screen and hides the
+        visualizer while it reads pixels, like the screen's own captures."""
+        if self._window_shooter is None:
+            from tools.screen.window_shot import WindowShooter
+
+            hooks = self.screen_hooks
+            self._window_shooter = WindowShooter(
+                enabled=lambda: self._settings().screen.enabled,
+                before_capture=lambda: hooks.before_capture() if hooks.before_capture else None,
+                after_capture=lambda: hooks.after_capture() if hooks.after_capture else None,
+            )
+        return self._window_shooter
 
     def _build_browser(self) -> None:
         """The browser's pool and source, once; the pool launches nothing until first used."""
@@ -211,6 +230,9 @@ class Toolbox:
         self._browser_built = True  # closed: nothing is built after this
         self._browser = None
         self._browser_pool = None
+        if self._window_shooter is not None:
+            await self._window_shooter.close()
+            self._window_shooter = None
         if self.osa is not None:
             await self.osa.aclose()
             self.osa = None

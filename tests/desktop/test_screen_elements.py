@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -102,3 +103,54 @@ def test_without_an_accessibility_bus_clicks_ask_and_the_tool_is_not_offered(
 
     offered, unknown = asyncio.run(go())
     assert not offered and unknown
+
+
+def test_the_screen_tools_clicks_reach_the_visualizer_through_the_hooks(on_desk: Desk) -> None:
+    """What the window's visualizer listens to (`ScreenHooks`): the `screen` tool's click by id
+    arrives as the toolset's would, for its chat, at the button's centre; its captures call the
+    window's hide and show hooks."""
+    from desktop.function_tools import FunctionTools
+    from desktop.permissions import Decision
+    from desktop.screen_hooks import ScreenHooks
+    from desktop.tool_calls import CallContext, ToolUse
+    from tools.base import ToolRegistry
+
+    hooks = ScreenHooks()
+    heard: list[tuple[int, Any]] = []
+    hidden: list[str] = []
+    hooks.listeners.append(lambda chat, event: heard.append((chat, event)))
+    hooks.before_capture = lambda: hidden.append("hide")
+    hooks.after_capture = lambda: hidden.append("show")
+
+    async def go() -> list[str]:
+        control = ScreenControl(enabled=lambda: True, hooks=hooks)
+        await control.start()
+        source = FunctionTools(ToolRegistry([control.elements.tool]))
+
+        async def allow(_asked: Any) -> Decision:
+            return Decision(verdict="allow", by="person")
+
+        texts = []
+        try:
+            for number, input in enumerate(
+                [
+                    {"action": "see", "app": "see_target.py", "annotate": True},
+                    {"action": "click", "id": "B1"},
+                ]
+            ):
+                use = ToolUse(id=f"toolu_{number}", name="screen", input=input)
+                call = source.describe(use, 3)
+                ctx = CallContext(session_id=3, attachments_dir=Path("/nonexistent"), approve=allow)
+                result = await source.run(use, call, ctx)
+                assert not result.is_error, result.content
+                texts.append(str(result.content[0]))
+        finally:
+            await control.close()
+        return texts
+
+    asyncio.run(go())
+    save = on_desk.widgets["Save"]
+    ((chat, event),) = heard
+    assert chat == 3 and event.kind == "click"
+    assert event.points == (Point(save.x + save.width // 2, save.y + save.height // 2),)
+    assert hidden == ["hide", "show"]  # around the annotated snapshot's capture

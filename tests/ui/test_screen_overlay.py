@@ -279,3 +279,18 @@ def test_the_visualizer_lets_go_when_the_window_closes(qtbot, aloop, workspace: 
     control = workspace.toolbox.screen_hooks
     assert visualizer.show_event not in control.listeners
     assert control.before_capture is None and control.after_capture is None
+
+
+def test_a_set_value_shows_its_text_at_the_field_it_went_to(
+    qtbot, window: MainWindow, workspace: Workspace
+) -> None:  # type: ignore[no-untyped-def]
+    """The `screen` tool's set_value carries the field's centre: the bubble sits there, not
+    where the pointer went last."""
+    visualizer = window.visualizer
+    report(workspace, 2, ScreenEvent(kind="click", points=(Point(100, 100),), button="left"))
+    report(workspace, 2, ScreenEvent(kind="type", points=(Point(600, 500),), text="Ada"))
+    [overlay] = visualizer.overlays
+    ripple, bubble = overlay.marks
+    assert (ripple.kind, bubble.kind, bubble.text) == ("ripple", "bubble", "⌨  Ada")
+    box = overlay._bubble_rect(bubble).toRect()
+    assert 600 <= box.left() < 700 and 500 <= box.top() < 560

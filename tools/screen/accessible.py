@@ -172,6 +172,15 @@ class AccessibilityBackend(Protocol):
         """The element with the keyboard focus in `window`'s application."""
         ...
 
+    async def can_press(self, ref: ElementRef) -> bool:
+        """Whether the element has an action of its own that presses it."""
+        ...
+
+    async def takes_text(self, ref: ElementRef) -> bool:
+        """Whether the element's text can be set directly (custom-drawn fields often cannot:
+        those are clicked and typed into)."""
+        ...
+
     async def press(self, ref: ElementRef) -> bool:
         """Press the element by its own action; False when it has none."""
         ...

@@ -8,7 +8,7 @@ assistive technology finds it), opened on first use on the running loop. It answ
   round trip per level (`atspi_bus` sends a level's calls at once);
 - `element_at(point, window)` and `focused(window)`: what the screen gate judges a click or a
   keystroke by;
-- `press`, `set_text`, `scroll_to`, `read`: acting on and re-reading one element.
+- `press`, `takes_text`, `set_text`, `scroll_to`, `read`: acting on and re-reading one element.
 
 `AtspiInspector` turns the last two questions into the driver's `Inspector` (elements.py), with
 the window under the point or with the focus taken from the X server's stacking order.
@@ -382,6 +382,10 @@ class Accessibility:
             return []
         return [str(action[0]) for action in reply[0]]
 
+    async def can_press(self, ref: Ref) -> bool:
+        names = {name.casefold() for name in await self.actions(ref)}
+        return not names.isdisjoint(PRESS_ACTIONS)
+
     async def press(self, ref: Ref) -> bool:
         """Press the element through its own action; False when it has none that presses."""
         names = [name.casefold() for name in await self.actions(ref)]
@@ -392,6 +396,14 @@ class Accessibility:
                 )
                 return bool(reply and reply[0])
         return False
+
+    async def takes_text(self, ref: Ref) -> bool:
+        """Whether the element offers AT-SPI's editable text (custom-drawn fields often do not:
+        those are typed into)."""
+        (reply,) = await self._replies([(*ref, ACCESSIBLE, "GetInterfaces")])
+        if not reply:
+            return False
+        return EDITABLE_TEXT in (str(name) for name in reply[0])
 
     async def set_text(self, ref: Ref, text: str) -> bool:
         """Replace an editable field's text; False when the element does not take text."""

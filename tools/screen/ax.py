@@ -302,6 +302,21 @@ class AxAccessibility:
         node = await self._thread.run(_focused_in, app.ref)
         return (app, node) if node is not None else None
 
+    async def can_press(self, ref: ElementRef) -> bool:
+        def pressable() -> bool:
+            return not set(_actions(ref)).isdisjoint(PRESS_ACTIONS)
+
+        return await self._thread.run(pressable)
+
+    async def takes_text(self, ref: ElementRef) -> bool:
+        def settable() -> bool:
+            if _secure(ref):
+                return False
+            error, settable = AX.AXUIElementIsAttributeSettable(ref, "AXValue", None)
+            return _check(error) and bool(settable)
+
+        return await self._thread.run(settable)
+
     async def press(self, ref: ElementRef) -> bool:
         def press() -> bool:
             actions = _actions(ref)

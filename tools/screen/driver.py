@@ -108,7 +108,7 @@ from tools.screen.displays import (
 )
 from tools.screen.elements import Element, Inspector
 from tools.screen.errors import BackendError, NoKeycode, refusal
-from tools.screen.events import ScreenEvent, ScreenEventSink
+from tools.screen.events import CaptureHook, ScreenEvent, ScreenEventSink, around_capture
 from tools.screen.geometry import Point, Rect
 from tools.screen.keys import (
     UnknownKey,
@@ -128,7 +128,6 @@ __all__ = ["CaptureHook", "OwnWindows", "Progress", "ScreenComputer", "progress_
 T = TypeVar("T")
 Progress = Callable[[str], None]
 OwnWindows = Callable[[], Iterable[Rect | tuple[int, int, int, int]]]
-CaptureHook = Callable[[], Awaitable[None] | None]
 BackendFactory = Callable[[], ScreenBackend]
 
 MAX_DURATION = 30
@@ -569,25 +568,12 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
                 if any(is_text_entry(chord) for chord in chords):
                     await self._check_secure()
 
-    async def _hook(self, hook: CaptureHook | None, name: str) -> None:
-        if hook is None:
-            return
-        try:
-            done = hook()
-            if inspect.isawaitable(done):
-                await done
-        except Exception:  # the pixels matter more than the overlay: capture all the same
-            log.exception("The screen's %s callback failed", name)
-
     async def _capture(
         self, backend: ScreenBackend, region: Rect, size: tuple[int, int]
     ) -> Image.Image:
         """The pixels of `region`, with the app's overlay taken out of the way while they are read."""
-        try:
-            await self._hook(self.before_capture, "before-capture")
+        async with around_capture(self.before_capture, self.after_capture):
             return await self._run(backend.capture, region, size)
-        finally:
-            await self._hook(self.after_capture, "after-capture")
 
     def _emit(self, event: ScreenEvent) -> None:
         if self.on_event is None:

@@ -124,5 +124,18 @@ NOT_PRESSED = (
     "Use scroll_to first, or see again."
 )
 NOT_SET = "The field did not take the text. Click it and type with the computer tool instead."
+NOT_TYPEABLE = (
+    "That field can only be typed into, and the text holds line breaks, tabs or other control "
+    "characters, which would be key presses. Set it without them, or use the computer tool."
+)
+NOT_FOCUSED = (
+    "Clicking the field did not give it the keyboard focus, so nothing was typed. See again, "
+    "or click it and type with the computer tool."
+)
+FOCUS_LEFT = (
+    "The field lost the keyboard focus while it was being typed into, so typing stopped; part "
+    "of the text may be in it. See again before trying again."
+)
+TYPING_STOPPED = "Stopped while typing: part of the text may be in the field."
 NOT_SCROLLED = "That element could not be scrolled into view."
 NO_APP_ELEMENTS = "This window's app shares no accessibility information; use a screenshot."

@@ -1,6 +1,10 @@
 """The macOS backend: Quartz events for input (pyobjc), `screencapture` for pixels, Quartz's
 window list for targets.
 
+It lists the on-screen windows (Quartz's window list, front to back; titles need the Screen
+Recording permission) and captures one window by its id (`screencapture -l`), which is how the
+`tabs` tool's screenshot reads a browser window even where another lies over it.
+
 Kept small: it runs only on a Mac, so its tests are marked `macos`. Global coordinates are
 Quartz's: points, origin at the top-left of the main display. Input needs the Accessibility
 permission and capture the Screen Recording permission; without them macOS drops the events and
@@ -164,13 +168,20 @@ class MacBackend:
         return found
 
     def capture(self, region: Rect, size: tuple[int, int]) -> Image.Image:
+        rect = f"{region.x},{region.y},{region.width},{region.height}"
+        return resize(self._screencapture(["-R", rect]), size)
+
+    def capture_window(self, window_id: int) -> Image.Image:
+        """One window's pixels (no shadow), even where other windows cover it."""
+        return self._screencapture(["-o", "-l", str(int(window_id))])
+
+    def _screencapture(self, options: list[str]) -> Image.Image:
         handle, name = tempfile.mkstemp(suffix=".png")
         os.close(handle)
         path = Path(name)
         try:
-            rect = f"{region.x},{region.y},{region.width},{region.height}"
             done = subprocess.run(
-                ["/usr/sbin/screencapture", "-x", "-t", "png", "-R", rect, str(path)],
+                ["/usr/sbin/screencapture", "-x", "-t", "png", *options, str(path)],
                 capture_output=True,
                 timeout=CAPTURE_TIMEOUT,
                 check=False,
@@ -178,7 +189,7 @@ class MacBackend:
             if done.returncode != 0 or path.stat().st_size == 0:
                 raise BackendError("The screen could not be captured.")
             with Image.open(path) as image:
-                return resize(image.convert("RGB"), size)
+                return image.convert("RGB")
         except (OSError, subprocess.SubprocessError) as exc:
             raise BackendError("The screen could not be captured.") from exc
         finally:

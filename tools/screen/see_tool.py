@@ -10,9 +10,15 @@ Actions (one tool, a table of rows below):
   in the target's app, polling its tree; fails at the timeout (5 s by default, at most 30) with
   what it last saw;
 - `click`, `set_value`, `scroll_to`: act on an element by its id, by the element's own means
-  first (its accessibility action, editable text, scroll), else through the pointer at its centre. Each
-  is judged like the click or typing it amounts to, by the element as it is now (`risk.py`), and
-  a password field is never filled.
+  first (its accessibility action, editable text, scroll), else through the pointer at its centre;
+  a field without editable text is clicked and typed into (select-all first, so the text replaces
+  what was there), only once the click put the keyboard focus in it. Each is judged like the
+  click or typing it amounts to, by the element as it is now (`risk.py`), and a password field
+  is never filled.
+
+What each action does is reported as the computer tool's `ScreenEvent`s (a click ring at the
+element's centre, the typed text, a scroll), so the app's visualizer shows it the same way; its
+captures are wrapped in the same `before_capture` / `after_capture` hooks.
 
 Targets are in `targets.py`. Before any call runs the snapshot's element is read again: if it is
 gone, or its window moved or closed, the call is refused with "see again". Deskhand's own windows
@@ -28,6 +34,7 @@ import io
 import logging
 import os
 import time
+import unicodedata
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
@@ -57,8 +64,9 @@ from tools.screen.accessible import (
 from tools.screen.annotate import annotate
 from tools.screen.atspi_tables import KIND_NAMES
 from tools.screen.backend import ScreenBackend
-from tools.screen.displays import describe_displays
+from tools.screen.displays import Display, describe_displays, display_at
 from tools.screen.errors import AccessibilityDenied, ScreenError
+from tools.screen.events import CaptureHook, ScreenEvent, around_capture
 from tools.screen.geometry import Point, Rect
 from tools.screen.risk import quote, screen_risk
 from tools.screen.scaling import ImageFrame
@@ -87,6 +95,8 @@ WAIT_DEFAULT = 5.0
 WAIT_MAX = 30.0
 POLL = 0.02  # seconds between two looks while waiting (a look at 200 elements takes ~60 ms)
 SCROLL_NOTCHES = 60
+TYPE_CHUNK = 20  # characters typed between two checks that the field still has the focus
+FOCUS_LIMIT = 1.0  # seconds a clicked field may take to report the keyboard focus
 LAST_SEEN = 30  # element lines a failed wait reports
 FIRST_LOOK = "Let Claude see your screen in this chat?"
 FIRST_LOOK_REASON = "The first look at your screen in this chat"
@@ -189,7 +199,12 @@ class ScreenTool(FunctionTool[ScreenCall]):
         looks: Looks | None = None,
         snapshots: SnapshotStore | None = None,
         limits: Limits = LIMITS,
+        on_event: Callable[[int, ScreenEvent], None] | None = None,
+        before_capture: CaptureHook | None = None,
+        after_capture: CaptureHook | None = None,
     ) -> None:
+        """`on_event(chat id, event)` hears each action as it starts (the visualizer);
+        `before_capture` / `after_capture` take the visualizer out of the pixels."""
         self._accessibility = accessibility
         self._worker = worker
         self._available = available
@@ -198,6 +213,9 @@ class ScreenTool(FunctionTool[ScreenCall]):
         self._looks = looks
         self.snapshots = snapshots or SnapshotStore()
         self.limits = limits
+        self._on_event = on_event
+        self._before_capture = before_capture
+        self._after_capture = after_capture
 
     # --- the contract --------------------------------------------------------------------------
 
@@ -366,11 +384,12 @@ class ScreenTool(FunctionTool[ScreenCall]):
             return ToolResult.failure(errors.STALE)
         if (refused := _refusal(action, fresh, self._own_pids)) is not None:
             return refused
+        acting = _Acting(call.session_id, worker, ctx, await worker.displays())
         if action == "click":
-            return await self._click(fresh, accessibility, worker)
+            return await self._click(fresh, accessibility, acting)
         if action == "set_value":
-            return await self._set_value(fresh, call.input.value or "", accessibility)
-        return await self._scroll_to(fresh, accessibility, worker)
+            return await self._set_value(fresh, call.input.value or "", accessibility, acting)
+        return await self._scroll_to(fresh, accessibility, acting)
 
     # --- looking -------------------------------------------------------------------------------
 
@@ -454,7 +473,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
 
     async def _annotated(self, snapshot: Snapshot, worker: ScreenWorker) -> ToolImage:
         frame = snapshot.frame
-        pixels = await worker.run(lambda backend: backend.capture(frame.region, frame.size))
+        pixels = await self._capture(worker, frame)
         boxes = [
             (item.id, shown)
             for item in snapshot.items.values()
@@ -470,7 +489,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
         if resolved.window is not None:
             region = resolved.window.rect.intersection(resolved.display.frame) or region
         frame = ImageFrame.for_region(resolved.display.index, region)
-        pixels = await worker.run(lambda backend: backend.capture(frame.region, frame.size))
+        pixels = await self._capture(worker, frame)
         image = await asyncio.to_thread(_png, pixels)
         text = (
             f"Screenshot of {resolved.subject(names)}: the area ({region.x}, {region.y}) "
@@ -478,6 +497,10 @@ class ScreenTool(FunctionTool[ScreenCall]):
             f"{frame.width}×{frame.height}."
         )
         return ToolResult(text=text, images=[image])
+
+    async def _capture(self, worker: ScreenWorker, frame: ImageFrame) -> Image.Image:
+        async with around_capture(self._before_capture, self._after_capture):
+            return await worker.run(lambda backend: backend.capture(frame.region, frame.size))
 
     # --- waiting -------------------------------------------------------------------------------
 
@@ -549,10 +572,9 @@ class ScreenTool(FunctionTool[ScreenCall]):
         self, item: Item, accessibility: AccessibilityBackend, worker: ScreenWorker
     ) -> Point | None:
         """The centre of the element, if a click there lands on it (and on nothing of ours)."""
-        bounds = item.node.bounds
-        if bounds is None or not item.node.showing:
+        point = _centre(item.node)
+        if point is None or not item.node.showing:
             return None
-        point = Point(bounds.x + bounds.width // 2, bounds.y + bounds.height // 2)
         if any(rect.contains(point) for rect in self._own_rects()):
             return None
         windows = await worker.windows() or []
@@ -562,40 +584,134 @@ class ScreenTool(FunctionTool[ScreenCall]):
         hit = await accessibility.element_at(point, window)
         if hit is None:
             return None
+        bounds = item.node.bounds
         hit_bounds = hit[1].bounds
         same = hit[1].ref == item.node.ref
-        inside = hit_bounds is not None and bounds.intersection(hit_bounds) == hit_bounds
+        inside = (
+            bounds is not None
+            and hit_bounds is not None
+            and bounds.intersection(hit_bounds) == hit_bounds
+        )
         return point if same or inside else None
 
+    def _emit(self, acting: _Acting, event: ScreenEvent) -> None:
+        """Tell the visualizer what is about to happen (it must never cost the action)."""
+        if self._on_event is None:
+            return
+        try:
+            self._on_event(acting.session_id, event)
+        except Exception:
+            log.exception("The screen event callback failed")
+
+    def _emit_click(self, acting: _Acting, point: Point | None) -> None:
+        if point is not None:
+            self._emit(
+                acting,
+                ScreenEvent(
+                    kind="click", display=acting.display(point), points=(point,), button="left"
+                ),
+            )
+
     async def _click(
-        self, item: Item, accessibility: AccessibilityBackend, worker: ScreenWorker
+        self, item: Item, accessibility: AccessibilityBackend, acting: _Acting
     ) -> ToolResult:
-        if await accessibility.press(item.node.ref):
-            return ToolResult(text=f"Pressed {_named(item)}.")
-        point = await self._clickable_centre(item, accessibility, worker)
+        ref = item.node.ref
+        pressable = await accessibility.can_press(ref)
+        if pressable:
+            # Pressed by its own action: the ring still marks it where the person sees it.
+            self._emit_click(acting, _centre(item.node) if item.node.showing else None)
+            if await accessibility.press(ref):
+                return ToolResult(text=f"Pressed {_named(item)}.")
+        point = await self._clickable_centre(item, accessibility, acting.worker)
         if point is None:
             return ToolResult.failure(errors.NOT_PRESSED)
-
-        def click(backend: ScreenBackend) -> None:
-            backend.move(point)
-            backend.button("left", True, 1)
-            backend.button("left", False, 1)
-
-        await worker.run(click)
+        if not pressable:
+            self._emit_click(acting, point)
+        await acting.worker.run(functools.partial(_click_at, point=point))
         return ToolResult(text=f"Clicked {_named(item)} at its centre.")
 
     async def _set_value(
-        self, item: Item, value: str, accessibility: AccessibilityBackend
+        self, item: Item, value: str, accessibility: AccessibilityBackend, acting: _Acting
     ) -> ToolResult:
-        if not await accessibility.set_text(item.node.ref, value):
+        ref = item.node.ref
+        if await accessibility.takes_text(ref):
+            point = _centre(item.node) if item.node.showing else None
+            self._emit(
+                acting,
+                ScreenEvent(
+                    kind="type",
+                    display=acting.display(point) if point else None,
+                    points=(point,) if point else (),
+                    text=value,
+                ),
+            )
+            if await accessibility.set_text(ref, value):
+                now = await accessibility.text(ref)
+                if now is not None and now != value:
+                    return ToolResult.failure(errors.NOT_SET)
+                return ToolResult(text=f"Set {_named(item)} to '{quote(value)}'.")
+        return await self._type_into(item, value, accessibility, acting)
+
+    async def _type_into(
+        self, item: Item, value: str, accessibility: AccessibilityBackend, acting: _Acting
+    ) -> ToolResult:
+        """A field without editable text, the way a person fills it: click its centre, and once
+        it has the keyboard focus select all and type. Every few characters the field must still
+        have the focus (a dialog may take it), and a Stop ends the typing there."""
+        if any(unicodedata.category(char) == "Cc" for char in value):
+            return ToolResult.failure(errors.NOT_TYPEABLE)
+        point = await self._clickable_centre(item, accessibility, acting.worker)
+        if point is None:
             return ToolResult.failure(errors.NOT_SET)
+        worker = acting.worker
+        self._emit_click(acting, point)
+        await worker.run(functools.partial(_click_at, point=point))
+        if not await self._has_focus(item, accessibility, worker, wait=FOCUS_LIMIT):
+            return ToolResult.failure(errors.NOT_FOCUSED)
+        await worker.run(_select_all)
+        self._emit(
+            acting,
+            ScreenEvent(kind="type", display=acting.display(point), points=(point,), text=value),
+        )
+        await worker.run(lambda backend: backend.prepare_keyboard())
+        for start in range(0, len(value), TYPE_CHUNK):
+            if acting.ctx.cancelled.is_set():
+                return ToolResult.failure(errors.TYPING_STOPPED)
+            if start and not await self._has_focus(item, accessibility, worker):
+                return ToolResult.failure(errors.FOCUS_LEFT)
+            chunk = value[start : start + TYPE_CHUNK]
+            await worker.run(functools.partial(_type, text=chunk))
         now = await accessibility.text(item.node.ref)
-        if now is not None and now != value:
+        if now is None:
+            return ToolResult(
+                text=f"Typed '{quote(value)}' into {_named(item)} (its text cannot be read back)."
+            )
+        if now != value:
             return ToolResult.failure(errors.NOT_SET)
-        return ToolResult(text=f"Set {_named(item)} to '{quote(value)}'.")
+        return ToolResult(text=f"Set {_named(item)} to '{quote(value)}' by typing.")
+
+    async def _has_focus(
+        self,
+        item: Item,
+        accessibility: AccessibilityBackend,
+        worker: ScreenWorker,
+        wait: float = 0.0,
+    ) -> bool:
+        """Whether the keyboard goes to the element: it reports the focus, it is not a password
+        field, and the window with the focus is its app's (when the window system tells)."""
+        deadline = time.monotonic() + wait
+        while True:
+            (node,) = await accessibility.read([item.node.ref])
+            if node is not None and node.focused and not node.secure:
+                window = await worker.run(lambda backend: backend.focused_window())
+                if window is None or window.pid is None or window.pid == item.pid:
+                    return True
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(POLL)
 
     async def _scroll_to(
-        self, item: Item, accessibility: AccessibilityBackend, worker: ScreenWorker
+        self, item: Item, accessibility: AccessibilityBackend, acting: _Acting
     ) -> ToolResult:
         ref = item.node.ref
         scroller = await _scroller(accessibility, item.node)
@@ -603,14 +719,27 @@ class ScreenTool(FunctionTool[ScreenCall]):
             return ToolResult(
                 text=f"{_named(item)[:1].upper()}{_named(item)[1:]} is in view already."
             )
+        box = scroller.bounds if scroller is not None else None
+        mark = _centre(scroller) if scroller is not None else _centre(item.node)
+        if mark is not None:
+            up = item.node.bounds is not None and box is not None and item.node.bounds.y < box.y
+            self._emit(
+                acting,
+                ScreenEvent(
+                    kind="scroll",
+                    display=acting.display(mark),
+                    points=(mark,),
+                    text="up" if up else "down",
+                ),
+            )
         if await accessibility.scroll_to(ref):
             (scrolled,) = await accessibility.read([ref])
             if scrolled is not None and _in_view(scrolled, scroller):
                 return _scrolled(item, scrolled)
-        if scroller is None or scroller.bounds is None:
+        if box is None:
             return ToolResult.failure(errors.NOT_SCROLLED)
-        box = scroller.bounds
         point = Point(box.x + box.width // 2, box.y + box.height // 2)
+        worker = acting.worker
         windows = await worker.windows() or []
         window = window_at(windows, point)
         if (
@@ -636,6 +765,21 @@ class ScreenTool(FunctionTool[ScreenCall]):
                 return _scrolled(item, now)
             node = now
         return ToolResult.failure(errors.NOT_SCROLLED)
+
+
+@dataclass(frozen=True)
+class _Acting:
+    """What an action on an element works with: its chat, the backend, the call's context and
+    the displays (to say on which one an event happens)."""
+
+    session_id: int
+    worker: ScreenWorker
+    ctx: RunContext
+    displays: Sequence[Display]
+
+    def display(self, point: Point) -> int | None:
+        display = display_at(self.displays, point)
+        return display.index if display is not None else None
 
 
 # --- helpers -------------------------------------------------------------------------------------
@@ -744,6 +888,33 @@ def _scrolled(item: Item, node: Node) -> ToolResult:
     )
 
 
+def _centre(node: Node) -> Point | None:
+    box = node.bounds
+    return Point(box.x + box.width // 2, box.y + box.height // 2) if box is not None else None
+
+
 def _wheel(backend: ScreenBackend, point: Point, direction: Literal["up", "down"]) -> None:
     backend.move(point)
     backend.wheel(direction)
+
+
+def _click_at(backend: ScreenBackend, point: Point) -> None:
+    backend.move(point)
+    backend.button("left", True, 1)
+    backend.button("left", False, 1)
+
+
+def _select_all(backend: ScreenBackend) -> None:
+    """Cmd+A on a Mac, Ctrl+A elsewhere: what is typed next replaces the field's text."""
+    modifier = "Super_L" if backend.name == "macos" else "Control_L"
+    backend.key(modifier, True)
+    try:
+        backend.key("a", True)
+        backend.key("a", False)
+    finally:
+        backend.key(modifier, False)
+
+
+def _type(backend: ScreenBackend, text: str) -> None:
+    for char in text:
+        backend.type_char(char)

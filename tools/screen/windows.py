@@ -4,6 +4,8 @@ A `Window` is what targets pick from and what `windows` shows: an id (the X11 wi
 title and application (screen content: untrusted, shown quoted), the process it belongs to, where
 it is (global logical units), and whether it has the keyboard focus. A backend that can list
 windows implements `WindowLister`; `windows()` blocks, so it runs on the backend's worker thread.
+A backend that can read one window's own pixels, even where others cover it, implements
+`WindowCapturer` (macOS); elsewhere a window is captured by its area on the screen.
 """
 
 from __future__ import annotations
@@ -11,12 +13,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
+from PIL import Image
 from pydantic import BaseModel, ConfigDict
 
 from tools.screen.geometry import Point, Rect
 from tools.screen.risk import quote
 
-__all__ = ["Window", "WindowLister", "describe_windows", "window_at", "windows_of_app"]
+__all__ = [
+    "Window",
+    "WindowCapturer",
+    "WindowLister",
+    "describe_windows",
+    "window_at",
+    "windows_of_app",
+]
 
 
 class Window(BaseModel):
@@ -51,6 +61,14 @@ class Window(BaseModel):
 class WindowLister(Protocol):
     def windows(self) -> list[Window]:
         """The visible top-level windows, front to back (blocks)."""
+        ...
+
+
+@runtime_checkable
+class WindowCapturer(Protocol):
+    def capture_window(self, window_id: int) -> Image.Image:
+        """One window's own pixels (a listed window's id) at the display's resolution, as RGB,
+        whatever lies over it (blocks)."""
         ...
 
 

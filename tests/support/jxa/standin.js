@@ -23,7 +23,9 @@
 // and answers the scripted result.
 // Values: {"$date": ISO text} is a date; {"$ref": [key or index, ...]} points elsewhere in the
 // same app; {"$all": [listKey, childListKey]} concatenates a child list over a list (Notes'
-// app-level folders over its accounts). Scripts' changes are written back at once.
+// app-level folders over its accounts); {"$record": {...}} is a record value, such as a window's
+// bounds ({x, y, width, height}), read as a plain object rather than as an element. Scripts'
+// changes are written back at once.
 "use strict";
 
 const fs = require("fs");
@@ -407,6 +409,9 @@ class AppContext {
     }
     if (Array.isArray(value) && value.length > 0 && value.every((item) => !isRecord(item))) {
       return value.map(copyOut); // a list value such as a window's position, not elements
+    }
+    if (isRecord(value) && isRecord(value.$record)) {
+      return copyOut(value.$record); // a record value such as a window's bounds
     }
     if (Array.isArray(value)) {
       return value.map((item, i) =>

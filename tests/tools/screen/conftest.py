@@ -239,7 +239,8 @@ class Looked:
 
 class Elements:
     """The `screen` tool called the way the app's pipeline calls it: described, preflighted,
-    approved (every call the gate saw is in `asked`; `answer` is the gate's verdict), run."""
+    approved (every call the gate saw is in `asked`; `answer` is the gate's verdict), run.
+    What it reported for the visualizer is in `events`, its capture hooks' calls in `captures`."""
 
     def __init__(
         self,
@@ -254,11 +255,16 @@ class Elements:
         from tools.screen.see_tool import ScreenTool
 
         self.looks = Looked()
+        self.events: list[tuple[int, ScreenEvent]] = []  # (chat, event) as the visualizer hears
+        self.captures: list[str] = []  # "before" / "after" each capture
         self.tool = ScreenTool(
             accessibility=lambda: accessibility,
             worker=lambda: worker,
             own_pids=own_pids if own_pids is not None else {1},
             looks=self.looks,
+            on_event=lambda chat, event: self.events.append((chat, event)),
+            before_capture=lambda: self.captures.append("before"),
+            after_capture=lambda: self.captures.append("after"),
         )
         self.source = FunctionTools(ToolRegistry([self.tool]))
         self.session_id = session_id

@@ -92,3 +92,16 @@ def test_the_focus_goes_back_to_the_front_window_it_was_taken_from(backend: MacB
     backend.activate(before)  # the app that had the focus is brought to the front again
     after = backend.focused_window()
     assert after is not None and after.pid == before.pid
+
+
+def test_windows_are_listed_and_one_is_captured_by_its_id(backend: MacBackend) -> None:
+    """The window list the `tabs` screenshot matches a browser window against, and the capture
+    of that one window (at the display's resolution, whatever covers it)."""
+    usable()
+    windows = backend.windows()
+    if not windows:
+        pytest.skip("no window is on screen")
+    assert all(w.rect.width > 0 and w.rect.height > 0 for w in windows)
+    front = windows[0]
+    image = backend.capture_window(front.id)
+    assert image.width >= front.rect.width and image.height >= front.rect.height

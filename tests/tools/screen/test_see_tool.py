@@ -279,3 +279,67 @@ async def test_a_gtk_entry_filled_and_its_ok_pressed_by_id(desk: Desk, elements:
         assert (status, printed) == (0, "Grüße, Ωmega\n")
     finally:
         dialog.close()
+
+
+# --- what the visualizer is told -----------------------------------------------------------------
+
+
+def centre(rect: Rect) -> tuple[int, int]:
+    return (rect.x + rect.width // 2, rect.y + rect.height // 2)
+
+
+async def test_click_by_id_shows_a_ring_at_the_buttons_centre(
+    desk: Desk, elements: Elements
+) -> None:
+    found = elements_of((await elements.ok("see", app="see_target.py")).text)
+    elements.events.clear()
+    await elements.ok("click", id=found["Save"]["id"])
+    ((chat, event),) = elements.events
+    assert chat == elements.session_id
+    assert (event.kind, event.button, event.display) == ("click", "left", 0)
+    assert event.points == (centre(desk.widgets["Save"]),)  # global, where the person sees it
+
+
+async def test_set_value_shows_the_text_at_the_fields_centre(
+    desk: Desk, elements: Elements
+) -> None:
+    found = elements_of((await elements.ok("see", app="see_target.py")).text)
+    elements.events.clear()
+    await elements.ok("set_value", id=found["Name"]["id"], value="Marie Curie")
+    await desk.form.text("Marie Curie")
+    ((_, event),) = elements.events
+    assert (event.kind, event.text) == ("type", "Marie Curie")
+    assert event.points == (centre(desk.widgets["Name"]),)
+
+
+async def test_scroll_to_shows_a_scroll_over_the_list(desk: Desk, elements: Elements) -> None:
+    found = elements_of((await elements.ok("see", app="see_target.py")).text)
+    below = [int(name[4:]) for name, row in found.items() if name.startswith("Row ")]
+    row = found[f"Row {max(below)}"]  # the last row listed is below the fold whatever was scrolled
+    assert "(off-screen)" in row["line"]
+    elements.events.clear()
+    await elements.ok("scroll_to", id=row["id"])
+    (first, *_rest) = [event for _, event in elements.events]
+    assert (first.kind, first.text) == ("scroll", "down")
+    assert first.points == (centre(desk.widgets["Fruit"]),)
+
+
+async def test_refused_and_denied_actions_show_nothing(desk: Desk, elements: Elements) -> None:
+    found = elements_of((await elements.ok("see", app="see_target.py")).text)
+    elements.events.clear()
+    refused = await elements("set_value", id=found["Password"]["id"], value="hunter2")
+    assert refused.is_error
+    elements.answer = False
+    denied = await elements("click", id=found["Delete"]["id"])
+    assert denied.is_error
+    assert elements.events == []
+
+
+async def test_screenshots_and_annotated_snapshots_hide_the_visualizer_while_capturing(
+    elements: Elements,
+) -> None:
+    await elements.ok("see", app="see_target.py")
+    assert elements.captures == []  # a plain snapshot reads no pixels
+    await elements.ok("see", app="see_target.py", annotate=True)
+    await elements.ok("screenshot", app="see_target.py")
+    assert elements.captures == ["before", "after", "before", "after"]
