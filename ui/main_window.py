@@ -424,6 +424,7 @@ class MainWindow(QMainWindow):
         view.edit_requested.connect(self.edit_message)
         view.regenerate_requested.connect(self.regenerate)
         view.continue_requested.connect(self.continue_reply)
+        view.version_requested.connect(self.use_version)
         self.stack.addWidget(view)
         return view
 
@@ -550,6 +551,14 @@ class MainWindow(QMainWindow):
     def edit_message(self, session_id: int, message_id: int, text: str) -> None:
         """Resend an edited message; what followed it stays as the earlier version."""
         self.conversations.edit(session_id, message_id, text)
+
+    def use_version(self, session_id: int, message_id: int) -> None:
+        """Make an earlier version of a message current again (the current one is kept)."""
+        if self.conversations.use_version(session_id, message_id):
+            self._offer_turn_actions(session_id)
+            if session_id == self.current_session_id:
+                model, usage = self.workspace.store.last_usage(session_id)
+                self._show_usage(model or self.workspace.settings.model.model, usage)
 
     def continue_reply(self, session_id: int) -> None:
         self.conversations.continue_reply(session_id)
