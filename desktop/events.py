@@ -72,6 +72,14 @@ class EarlierVersions(BaseModel):
     current_prompt: str = ""  # the message that replaced them, as it reads now
     current_id: int = 0  # that message's id
 
+    def order(self) -> list[int]:
+        """Every version's prompt id, the current one's included, oldest first: a version's
+        number is its place here, whichever version is current."""
+        return sorted([self.current_id, *(version.message_id for version in self.versions)])
+
+    def number_of(self, message_id: int) -> int:
+        return self.order().index(message_id) + 1
+
 
 class MessageStarted(BaseModel):
     """The model began a new assistant message (text deltas that follow belong to it)."""

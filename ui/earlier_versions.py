@@ -14,17 +14,18 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from desktop.events import EarlierVersion
+from desktop.events import EarlierVersions
 from ui.labels import WrappingLabel
 from ui.markdown_view import MarkdownView
 
 BUSY_TIP = "Available when the reply is finished"
 
 
-def _heading(versions: list[EarlierVersion], current_prompt: str) -> str:
-    edited = any(version.prompt != current_prompt for version in versions)
+def _heading(event: EarlierVersions) -> str:
+    edited = any(version.prompt != event.current_prompt for version in event.versions)
     noun = "version" if edited else "answer"
-    return f"{len(versions)} earlier {noun}" + ("s" if len(versions) != 1 else "")
+    count = len(event.versions)
+    return f"{count} earlier {noun}" + ("s" if count != 1 else "")
 
 
 def _button(text: str, name: str, tip: str) -> QToolButton:
@@ -46,22 +47,17 @@ class EarlierVersionsView(QFrame):
     version_chosen = Signal(int)
 
     def __init__(
-        self,
-        versions: list[EarlierVersion],
-        base_pt: float,
-        current_prompt: str = "",
-        current_id: int = 0,
-        parent: QWidget | None = None,
+        self, event: EarlierVersions, base_pt: float, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self.setObjectName("earlierVersions")
-        self.versions = versions
-        self.current_prompt = current_prompt
+        self.about = event  # not `event`: that is QObject.event(), which Qt calls
+        self.versions = event.versions
+        self.current_prompt = event.current_prompt
         self._base_pt = base_pt
         self._busy = False
-        # Every version's prompt id, oldest first: a version's number is its place here.
-        self.order = sorted([current_id, *(version.message_id for version in versions)])
-        self.position = self.order.index(current_id) + 1
+        self.order = event.order()
+        self.position = event.number_of(event.current_id)
         self.previous_button = _button("‹", "versionArrow", "")
         self.previous_button.clicked.connect(lambda: self._step(-1))
         self.next_button = _button("›", "versionArrow", "")
@@ -70,7 +66,7 @@ class EarlierVersionsView(QFrame):
         self.count.setObjectName("versionCount")
         self.count.setToolTip(f"Version {self.position} of {len(self.order)}")
         self.toggle = _button(
-            f"↺  {_heading(versions, current_prompt)}",
+            f"↺  {_heading(event)}",
             "earlierToggle",
             "Show what this message replaced",
         )
@@ -99,9 +95,6 @@ class EarlierVersionsView(QFrame):
         layout.addLayout(row)
         layout.addWidget(self.body)
         self._update_buttons()
-
-    def number_of(self, message_id: int) -> int:
-        return self.order.index(message_id) + 1
 
     def _step(self, by: int) -> None:
         at = self.position - 1 + by
@@ -146,7 +139,7 @@ class EarlierVersionsView(QFrame):
         for version in sorted(self.versions, key=lambda v: v.message_id, reverse=True):
             title_row = QHBoxLayout()
             title_row.setContentsMargins(0, 0, 0, 0)
-            title = QLabel(f"Version {self.number_of(version.message_id)}")
+            title = QLabel(f"Version {self.about.number_of(version.message_id)}")
             title.setObjectName("earlierTitle")
             use = _button("Use this version", "useVersion", "")
             use.clicked.connect(lambda _checked=False, chosen=version.message_id: self._use(chosen))

@@ -470,9 +470,7 @@ class ThreadView(QScrollArea):
                 self._follow = True
             self.add_notice(CONTINUED, "stopped")
         elif isinstance(event, EarlierVersions):
-            versions = EarlierVersionsView(
-                event.versions, self.base_pt, event.current_prompt, event.current_id
-            )
+            versions = EarlierVersionsView(event, self.base_pt)
             versions.set_busy(self._busy)
             versions.version_chosen.connect(self._on_version_chosen)
             self._version_views.append(versions)
