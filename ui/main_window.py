@@ -199,6 +199,8 @@ class MainWindow(QMainWindow):
         self.stop_action = self.menu_actions["stop"]
         self.stop_action.setEnabled(False)
         self.sidebar_action = self.menu_actions["set_sidebar_visible"]
+        if not workspace.settings.window.sidebar_visible:  # folded when Deskhand last ran
+            self.set_sidebar_visible(False)
         self.shortcuts_dialog: ShortcutsDialog | None = None
         self.about_box: QMessageBox | None = None
         self._build_toolbar()
@@ -354,8 +356,10 @@ class MainWindow(QMainWindow):
         self.composer.choose_files()
 
     def set_sidebar_visible(self, visible: bool) -> None:
-        """View → Show Sidebar: the chat list folds away, leaving the whole width to the chat."""
+        """View → Show Sidebar: the chat list folds away, leaving the whole width to the chat
+        (and stays so at the next start)."""
         self.sidebar.setVisible(visible)
+        self.workspace.set_sidebar_visible(visible)
         if self.sidebar_action.isChecked() != visible:
             self.sidebar_action.setChecked(visible)
 

@@ -14,6 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
+from desktop.workspace import Workspace
 from tests.support.model_server import Hang, Reply, Text, text_reply
 from tests.ui import test_main_window as main_window_tests
 from tests.ui.test_main_window import finish_turn, settle, type_and_send
@@ -124,6 +125,31 @@ def test_the_sidebar_folds_away_and_the_window_works_at_its_smallest(  # type: i
     model_server.enqueue(text_reply("Fits."))
     ask(qtbot, aloop, window, "Small window")
     assert "Fits." in window.thread.rendered_text()
+
+
+def test_a_folded_sidebar_stays_folded_after_a_restart(  # type: ignore[no-untyped-def]
+    qtbot, window, workspace, aloop
+):
+    window.sidebar_action.trigger()
+    assert not window.sidebar.isVisible()
+    window.close()
+
+    def restart() -> MainWindow:
+        again = MainWindow(Workspace.open(workspace.paths.root))
+        qtbot.addWidget(again)
+        again.show()
+        return again
+
+    again = restart()
+    assert not again.sidebar.isVisible() and not again.sidebar_action.isChecked()
+    assert again.thread.isVisible() and again.composer.editor.isVisible()
+    # Ctrl+K shows the list to search it, and it stays shown from then on.
+    activate(qtbot, again)
+    qtbot.keyClick(again.composer.editor, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    assert again.sidebar.isVisible() and again.sessions.search.hasFocus()
+    again.close()
+    third = restart()
+    assert third.sidebar.isVisible() and third.sidebar_action.isChecked()
 
 
 def test_menus_and_help(qtbot, window):  # type: ignore[no-untyped-def]
