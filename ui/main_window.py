@@ -210,6 +210,7 @@ class MainWindow(QMainWindow):
         self.tray.new_chat.connect(self._new_chat_from_tray)
         self.tray.show_window.connect(self.bring_to_front)
         self.tray.quit.connect(self.close)
+        self.tray.message_clicked.connect(self.notification_clicked)
         self.long_turns = LongTurns(
             Notifier(self.tray),
             seen=self.isActiveWindow,
@@ -401,6 +402,13 @@ class MainWindow(QMainWindow):
         self.showNormal()
         self.raise_()
         self.activateWindow()
+
+    def notification_clicked(self) -> None:
+        """The person clicked the notification of a finished reply: that chat, in front."""
+        session_id = self.long_turns.notifier.session_id
+        if session_id is not None and self.workspace.store.session(session_id) is not None:
+            self.open_session(session_id)
+        self.bring_to_front()
 
     def _new_chat_from_tray(self) -> None:
         self.bring_to_front()

@@ -1,5 +1,6 @@
 """The tray (menu bar) icon with New chat, Show and Quit, and desktop notifications: a
-turn that ran long and ended while the window was in the background is announced.
+turn that ran long and ended while the window was in the background is announced, and
+clicking the announcement (where the desktop tells Deskhand of it) opens that chat.
 
 A notification goes to the freedesktop notification service on Linux (through
 `notify-send`, or `gdbus`, started detached so the window never waits), which works
@@ -31,11 +32,13 @@ PREVIEW_CHARS = 140
 
 
 class Tray(QObject):
-    """The tray icon and its menu; `new_chat`, `show_window` and `quit` say what was picked."""
+    """The tray icon and its menu; `new_chat`, `show_window` and `quit` say what was picked,
+    `message_clicked` that the person clicked the notification the icon showed."""
 
     new_chat = Signal()
     show_window = Signal()
     quit = Signal()
+    message_clicked = Signal()
 
     def __init__(self, icon: QIcon, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -54,6 +57,7 @@ class Tray(QObject):
         self.icon.setToolTip("Deskhand")
         self.icon.setContextMenu(self.menu)
         self.icon.activated.connect(self._activated)
+        self.icon.messageClicked.connect(self.message_clicked)
         if QSystemTrayIcon.isSystemTrayAvailable():
             self.icon.show()
 
@@ -91,13 +95,16 @@ def notify_command(title: str, body: str) -> list[str] | None:
 
 
 class Notifier:
-    """Posts desktop notifications."""
+    """Posts desktop notifications, and remembers which chat the newest one is about (what
+    a click on it opens)."""
 
     def __init__(self, tray: Tray | None) -> None:
         self.tray = tray
+        self.session_id: int | None = None
 
-    def notify(self, title: str, body: str) -> bool:
-        """Show a notification; False when there is no way to show one here."""
+    def notify(self, title: str, body: str, session_id: int | None = None) -> bool:
+        """Show a notification about a chat; False when there is no way to show one here."""
+        self.session_id = session_id
         if sys.platform.startswith("linux") and (command := notify_command(title, body)):
             started = QProcess.startDetached(command[0], command[1:])[0]
             if started:
@@ -155,4 +162,4 @@ class LongTurns:
             if len(reply) > PREVIEW_CHARS:
                 reply = reply[: PREVIEW_CHARS - 1].rstrip() + "…"
             body = reply or "Claude has finished."
-        return self.notifier.notify(self._title_of(session_id), body)
+        return self.notifier.notify(self._title_of(session_id), body, session_id)

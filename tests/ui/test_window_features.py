@@ -199,8 +199,9 @@ class RecordingNotifier(Notifier):
         super().__init__(None)
         self.posted: list[tuple[str, str]] = []
 
-    def notify(self, title: str, body: str) -> bool:
+    def notify(self, title: str, body: str, session_id: int | None = None) -> bool:
         self.posted.append((title, body))
+        self.session_id = session_id
         return True
 
 
@@ -238,6 +239,35 @@ def test_a_long_turn_that_ends_in_the_background_is_announced(  # type: ignore[n
     activate(qtbot, window)
     ask(qtbot, aloop, window, "Watched")
     assert len(notifier.posted) == 1
+
+
+def test_clicking_the_notification_opens_its_chat_in_front(  # type: ignore[no-untyped-def]
+    qtbot, window, model_server, aloop, monkeypatch
+):
+    notifier = window.long_turns.notifier = RecordingNotifier()
+    monkeypatch.setattr(tray_module, "LONG_TURN_SECONDS", 0.2)
+    model_server.enqueue(
+        Reply(blocks=[Text(text="The report is ready.", chunk_size=2)], chunk_delay=0.03),
+        text_reply("Meanwhile, hello."),
+    )
+    make_inactive(qtbot, window)
+    type_and_send(qtbot, window, "Write the report")
+    report = window.current_session_id
+    window.new_chat()  # the person moves on to another chat
+    finish_turn(aloop, window)
+    assert [title for title, _ in notifier.posted] == ["Write the report"]
+    ask(qtbot, aloop, window, "Hello")  # a chat of its own, open when the click comes
+    window.showMinimized()
+    qtbot.waitUntil(window.isMinimized)
+
+    window.tray.icon.messageClicked.emit()
+    qtbot.waitUntil(window.isActiveWindow)
+    assert not window.isMinimized()
+    assert window.current_session_id == report
+    assert window.windowTitle() == "Write the report — Deskhand"
+    assert "The report is ready." in window.thread.rendered_text()
+    current = window.sessions.list.currentItem()
+    assert current is not None and current.text() == "Write the report"
 
 
 @pytest.fixture
