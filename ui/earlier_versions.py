@@ -62,6 +62,11 @@ class EarlierVersionsView(QFrame):
         self.previous_button.clicked.connect(lambda: self._step(-1))
         self.next_button = _button("›", "versionArrow", "")
         self.next_button.clicked.connect(lambda: self._step(1))
+        for arrow in (self.previous_button, self.next_button):
+            font = arrow.font()  # the chevrons are small glyphs: larger, to hit and to read
+            font.setPointSizeF(font.pointSizeF() * 1.5)
+            font.setBold(True)
+            arrow.setFont(font)
         self.count = QLabel(f"{self.position} / {len(self.order)}")
         self.count.setObjectName("versionCount")
         self.count.setToolTip(f"Version {self.position} of {len(self.order)}")
@@ -186,8 +191,7 @@ STYLE = """
 #earlierToggle { border: none; color: palette(placeholder-text); padding: 2px 6px; }
 #earlierToggle:hover, #earlierToggle:checked { color: palette(window-text); }
 #versionArrow {
-    border: none; border-radius: 6px; color: palette(placeholder-text); padding: 0px 6px;
-    font-size: 13pt;
+    border: none; border-radius: 6px; color: palette(placeholder-text); padding: 0px 7px;
 }
 #versionArrow:hover { background: palette(alternate-base); color: palette(window-text); }
 #versionArrow:disabled { color: palette(mid); }
