@@ -2,7 +2,7 @@
 mode, model) and the status line, with its menus (ui/window_menus.py) and tray icon.
 
 It turns what the person does into calls on the conversations (send, retry, regenerate,
-edit, continue, stop) and routes their events to the thread of the session they belong
+edit, switch versions, continue, stop) and routes their events to the thread of the session they belong
 to. Nothing here blocks: turns run as tasks on the qasync loop, and dialogs are opened
 with `open()`. A long turn that ends while the window is in the background posts a
 desktop notification.
