@@ -210,9 +210,9 @@ class MainWindow(QMainWindow):
         self.tray.new_chat.connect(self._new_chat_from_tray)
         self.tray.show_window.connect(self.bring_to_front)
         self.tray.quit.connect(self.close)
-        self.tray.message_clicked.connect(self.notification_clicked)
+        self.tray.message_clicked.connect(lambda: self.notification_clicked())
         self.long_turns = LongTurns(
-            Notifier(self.tray),
+            Notifier(self.tray, clicked=self.notification_clicked),
             seen=self.isActiveWindow,
             title_of=self._title_of,
             reply_of=self._last_reply_of,
@@ -403,9 +403,13 @@ class MainWindow(QMainWindow):
         self.raise_()
         self.activateWindow()
 
-    def notification_clicked(self) -> None:
-        """The person clicked the notification of a finished reply: that chat, in front."""
-        session_id = self.long_turns.notifier.session_id
+    def notification_clicked(self, session_id: int | None = None) -> None:
+        """The person clicked the notification of a finished reply (by default the newest):
+        that chat, in front."""
+        if not shiboken6.isValid(self):
+            return
+        if session_id is None:
+            session_id = self.long_turns.notifier.session_id
         if session_id is not None and self.workspace.store.session(session_id) is not None:
             self.open_session(session_id)
         self.bring_to_front()
@@ -758,6 +762,7 @@ class MainWindow(QMainWindow):
         if shiboken6.isValid(self.tray.icon):  # gone already if the window was deleted
             self.tray.icon.hide()
         self.visualizer.close()
+        await self.long_turns.notifier.close()
         await self.conversations.shutdown()
 
     def focusNextPrevChild(self, next: bool) -> bool:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from desktop.workspace import Workspace
 from tests.support.model_server import Hang, Reply, Text, text_reply
+from tests.support.notification_server import NotificationService
 from tests.ui import test_main_window as main_window_tests
 from tests.ui.test_main_window import finish_turn, settle, type_and_send
 from ui import tray as tray_module
@@ -305,6 +306,38 @@ def test_notifications_reach_the_desktop_notification_service(qtbot, session_bus
     call = session_bus.read_text().split("member=Notify", 1)[1]
     assert 'string "Plan \\"B\\" ready"' in call or 'string "Plan "B" ready"' in call
     assert "Claude has finished." in call
+
+
+def test_clicking_a_linux_notification_opens_its_chat_in_front(  # type: ignore[no-untyped-def]
+    qtbot, window, model_server, aloop, monkeypatch, session_bus
+):
+    service = NotificationService(os.environ["DBUS_SESSION_BUS_ADDRESS"])
+    try:
+        monkeypatch.setattr(tray_module, "LONG_TURN_SECONDS", 0.2)
+        model_server.enqueue(
+            Reply(blocks=[Text(text="The report is ready.", chunk_size=2)], chunk_delay=0.03),
+            text_reply("Meanwhile, hello."),
+        )
+        make_inactive(qtbot, window)
+        type_and_send(qtbot, window, "Write the report")
+        report = window.current_session_id
+        window.new_chat()
+        finish_turn(aloop, window)
+        settle(aloop, lambda: bool(service.posted), "the notification")
+        [posted] = service.posted
+        assert posted.title == "Write the report" and posted.body == "The report is ready."
+        assert "default" in posted.actions  # what makes the notification clickable
+        ask(qtbot, aloop, window, "Hello")
+        window.showMinimized()
+        qtbot.waitUntil(window.isMinimized)
+
+        service.click(posted.id)
+        settle(aloop, window.isActiveWindow, "the window in front")
+        assert window.current_session_id == report
+        assert "The report is ready." in window.thread.rendered_text()
+    finally:
+        aloop.run_until_complete(window.long_turns.notifier.close())
+        service.close()
 
 
 def test_the_tray_menu_opens_a_new_chat_shows_the_window_and_quits(  # type: ignore[no-untyped-def]
