@@ -62,6 +62,8 @@ class EarlierVersionsView(QFrame):
         self.previous_button.clicked.connect(lambda: self._step(-1))
         self.next_button = _button("›", "versionArrow", "")
         self.next_button.clicked.connect(lambda: self._step(1))
+        self.previous_button.setAccessibleName("Previous version")
+        self.next_button.setAccessibleName("Next version")
         for arrow in (self.previous_button, self.next_button):
             font = arrow.font()  # the chevrons are small glyphs: larger, to hit and to read
             font.setPointSizeF(font.pointSizeF() * 1.5)
