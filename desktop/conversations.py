@@ -1,4 +1,5 @@
-"""The conversations: send, retry, regenerate, edit, continue, stop and delete, one turn per chat.
+"""The conversations: send, retry, regenerate, edit, switch versions, continue, stop and
+delete, one turn per chat.
 
 Widgets subscribe to it and render what it reports (the agent's events, when a chat's
 turn starts and ends, and when Edit or Regenerate replaced part of a chat's history);
@@ -18,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from desktop import attachments, user_content
+from desktop import attachments, user_content, versions
 from desktop.agent import Agent
 from desktop.attachments import Attachment
 from desktop.events import AgentEvent, MessageCommitted, ReplyContinued, TurnFailed
@@ -42,7 +43,8 @@ class TurnRunning(BaseModel):
 
 
 class HistoryReplaced(BaseModel):
-    """Edit or Regenerate replaced the end of a chat: show its history again from the store."""
+    """Edit, Regenerate or a switch of versions changed the end of a chat: show its history
+    again from the store."""
 
     session_id: int
 
@@ -200,6 +202,20 @@ class Conversations:
         self.store.replace_from(session_id, message_id, content)
         self._emit(HistoryReplaced(session_id=session_id))
         self._start(session_id, self.agent.continue_turn(session_id, self._emit))
+
+    def use_version(self, session_id: int, message_id: int) -> bool:
+        """Make an earlier version (its prompt `message_id`) the chat's current one again: its
+        prompt and answers are what the thread shows and the model reads from now on, and the
+        version that was current becomes an earlier one. False while a reply runs there, or
+        when it is not an earlier version of a message in the chat."""
+        if session_id in self._turns:
+            return False
+        links = versions.use_version(self.store.messages(session_id, replaced=True), message_id)
+        if not links:
+            return False
+        self.store.relink(session_id, links)
+        self._emit(HistoryReplaced(session_id=session_id))
+        return True
 
     def can_continue(self, session_id: int) -> bool:
         """Whether the newest reply was stopped or cut off at the token limit."""

@@ -55,6 +55,7 @@ class ReplyContinued(BaseModel):
 class EarlierVersion(BaseModel):
     """A prompt and its answer as they were before Edit or Regenerate replaced them."""
 
+    message_id: int  # its prompt's: what choosing this version again names
     prompt: str
     attachments: list[Attachment] = Field(default_factory=list)
     reply: str
@@ -62,12 +63,22 @@ class EarlierVersion(BaseModel):
 
 
 class EarlierVersions(BaseModel):
-    """The versions the next prompt replaced, newest first (shown folded above it)."""
+    """The versions the next prompt replaced, the most recently current first (shown folded
+    above it). Versions are numbered in the order they were written, by message id."""
 
     kind: Literal["earlier_versions"] = "earlier_versions"
     session_id: int
     versions: list[EarlierVersion]
     current_prompt: str = ""  # the message that replaced them, as it reads now
+    current_id: int = 0  # that message's id
+
+    def order(self) -> list[int]:
+        """Every version's prompt id, the current one's included, oldest first: a version's
+        number is its place here, whichever version is current."""
+        return sorted([self.current_id, *(version.message_id for version in self.versions)])
+
+    def number_of(self, message_id: int) -> int:
+        return self.order().index(message_id) + 1
 
 
 class MessageStarted(BaseModel):

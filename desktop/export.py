@@ -2,7 +2,9 @@
 
 It writes what the thread shows, from the same replayed events (desktop/transcript.py):
 the person's messages and attachments, Claude's replies, each tool call as a quoted
-line with its outcome and screenshots. `notes.md` gets `notes_files/` next to it, and
+line with its outcome and screenshots. The versions Edit or Regenerate replaced are
+quoted where they were replaced, just above the message that replaced them, each marked
+as an earlier version with its number. `notes.md` gets `notes_files/` next to it, and
 links to it are relative, so the pair can be moved or zipped together.
 """
 
@@ -15,6 +17,7 @@ from urllib.parse import quote
 
 from desktop.events import (
     AgentEvent,
+    EarlierVersions,
     MessageCommitted,
     PromptAdded,
     ReplyContinued,
@@ -49,6 +52,11 @@ class _Files:
         target = self.folder / f"{self.count:03d}-{name or path.name}"
         shutil.copyfile(path, target)
         return f"{quote(self.folder.name)}/{quote(target.name)}"
+
+
+def _quoted(text: str) -> list[str]:
+    """Markdown lines as a block quote."""
+    return [f"> {line}" if line.strip() else ">" for line in text.strip().splitlines()]
 
 
 def _label(text: str) -> str:
@@ -102,6 +110,8 @@ class _Writer:
             self.flush()
             if isinstance(event, PromptAdded):
                 self.prompt(event)
+            elif isinstance(event, EarlierVersions):
+                self.earlier(event)
             elif isinstance(event, ToolStarted):
                 self.cards[event.tool_use_id] = event
             elif isinstance(event, ToolFinished):
@@ -129,6 +139,29 @@ class _Writer:
             self.lines.append("")
         if event.text.strip():
             self.lines.extend([event.text.strip(), ""])
+
+    def earlier(self, event: EarlierVersions) -> None:
+        """The replaced versions, quoted, oldest first, before the message now current."""
+        total = len(event.order())
+        current = event.number_of(event.current_id)
+        if self.lines and self.lines[-1]:
+            self.lines.append("")
+        for version in sorted(event.versions, key=lambda v: v.message_id):
+            number = event.number_of(version.message_id)
+            self.lines += [
+                f"> **Earlier version {number} of {total}** "
+                f"*(replaced; version {current} follows)*",
+                ">",
+            ]
+            # Edit and Regenerate keep attachments: only words that changed are repeated.
+            if version.prompt.strip() and version.prompt != event.current_prompt:
+                self.lines += ["> **You:**", ">", *_quoted(version.prompt), ">"]
+            self.lines += ["> **Claude:**", ">", *_quoted(version.reply or "*(no answer)*")]
+            if version.steps:
+                steps = f"{version.steps} tool step" + ("s" if version.steps > 1 else "")
+                self.lines += [">", f"> *({steps} not shown)*"]
+            self.lines.append("")
+        self.speaker = ""  # the current version starts under its own heading
 
     def tool(self, event: ToolFinished) -> None:
         self.say("Claude")

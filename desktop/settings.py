@@ -208,6 +208,14 @@ class ScreenSettings(BaseModel):
     )
 
 
+class WindowSettings(BaseModel):
+    """How the person left the window, kept across restarts (no Settings page shows it)."""
+
+    sidebar_visible: bool = Field(
+        True, title="Show the chat list", description="View → Show Sidebar."
+    )
+
+
 class Settings(BaseModel):
     """All of Deskhand's settings."""
 
@@ -217,6 +225,7 @@ class Settings(BaseModel):
     browser: BrowserSettings = Field(default_factory=BrowserSettings, title="Browser")
     screen: ScreenSettings = Field(default_factory=ScreenSettings, title="Screen")
     appearance: AppearanceSettings = Field(default_factory=AppearanceSettings, title="Appearance")
+    window: WindowSettings = Field(default_factory=WindowSettings, title="Window")
     key_storage: KeyStorage = Field(
         "keychain",
         title="Key storage",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -278,6 +278,15 @@ class Store:
                 (new_id, session_id, message_id, new_id),
             )
         return new_id
+
+    def relink(self, session_id: int, superseded_by: Mapping[int, int | None]) -> None:
+        """Set which version replaced each of these messages (None: it is current), all at
+        once: another version became the current one (see desktop/versions.py)."""
+        with self._transaction() as db:
+            db.executemany(
+                "UPDATE messages SET superseded_by = ? WHERE id = ? AND session_id = ?",
+                [(points_at, mid, session_id) for mid, points_at in superseded_by.items()],
+            )
 
     def _insert(
         self,

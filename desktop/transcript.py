@@ -9,11 +9,10 @@ replaced come back folded above the message that replaced them.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
-from desktop import errors, user_content
+from desktop import errors, user_content, versions
 from desktop.events import (
     AgentEvent,
     EarlierVersion,
@@ -58,10 +57,7 @@ def replay(messages: list[StoredMessage], card_for: CardFor) -> list[Turn]:
     show as the earlier versions of the message that replaced them.
     """
     current = [m for m in messages if m.superseded_by is None]
-    replaced: dict[int, list[StoredMessage]] = defaultdict(list)
-    for message in messages:
-        if message.superseded_by is not None:
-            replaced[message.superseded_by].append(message)
+    replaced = versions.replaced_groups(messages)
     cards = _stored_cards(current)
     turns: list[Turn] = []
     for message in current:
@@ -74,6 +70,7 @@ def replay(messages: list[StoredMessage], card_for: CardFor) -> list[Turn]:
                         session_id=message.session_id,
                         versions=_versions(replaced, message.id),
                         current_prompt=message.text,
+                        current_id=message.id,
                     )
                 )
             turns[-1].extend(_user_events(message))
@@ -102,14 +99,14 @@ def prompt_event(message: StoredMessage) -> PromptAdded:
     )
 
 
-def _versions(replaced: dict[int, list[StoredMessage]], message_id: int) -> list[EarlierVersion]:
-    """What `message_id` replaced, newest first (a version may have replaced one before it)."""
+def _versions(replaced: dict[int, versions.Group], message_id: int) -> list[EarlierVersion]:
+    """What `message_id` replaced, the most recently current first."""
     found: list[EarlierVersion] = []
-    group = replaced.get(message_id)
-    while group:
+    for group in versions.chain(replaced, message_id):
         prompt = group[0]
         found.append(
             EarlierVersion(
+                message_id=prompt.id,
                 prompt=prompt.text,
                 attachments=user_content.attachments_of(prompt.content),
                 reply="\n\n".join(
@@ -124,7 +121,6 @@ def _versions(replaced: dict[int, list[StoredMessage]], message_id: int) -> list
                 ),
             )
         )
-        group = replaced.get(prompt.id)
     return found
 
 

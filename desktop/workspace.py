@@ -149,6 +149,13 @@ class Workspace:
         settings.model.model = model
         self.apply_settings(settings)
 
+    def set_sidebar_visible(self, visible: bool) -> None:
+        """The chat list folded away or shown (View → Show Sidebar); saved for the next start."""
+        if self.settings.window.sidebar_visible != visible:
+            settings = self.settings.model_copy(deep=True)
+            settings.window.sidebar_visible = visible
+            self.apply_settings(settings)
+
     def set_rule(self, key: str, rule: Rule | None) -> None:
         """Set (or with None, clear) the rule for `tool.action`; saved at once."""
         settings = self.settings.model_copy(deep=True)

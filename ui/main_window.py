@@ -2,7 +2,7 @@
 mode, model) and the status line, with its menus (ui/window_menus.py) and tray icon.
 
 It turns what the person does into calls on the conversations (send, retry, regenerate,
-edit, continue, stop) and routes their events to the thread of the session they belong
+edit, switch versions, continue, stop) and routes their events to the thread of the session they belong
 to. Nothing here blocks: turns run as tasks on the qasync loop, and dialogs are opened
 with `open()`. A long turn that ends while the window is in the background posts a
 desktop notification.
@@ -199,6 +199,8 @@ class MainWindow(QMainWindow):
         self.stop_action = self.menu_actions["stop"]
         self.stop_action.setEnabled(False)
         self.sidebar_action = self.menu_actions["set_sidebar_visible"]
+        if not workspace.settings.window.sidebar_visible:  # folded when Deskhand last ran
+            self.set_sidebar_visible(False)
         self.shortcuts_dialog: ShortcutsDialog | None = None
         self.about_box: QMessageBox | None = None
         self._build_toolbar()
@@ -208,8 +210,9 @@ class MainWindow(QMainWindow):
         self.tray.new_chat.connect(self._new_chat_from_tray)
         self.tray.show_window.connect(self.bring_to_front)
         self.tray.quit.connect(self.close)
+        self.tray.message_clicked.connect(lambda: self.notification_clicked())
         self.long_turns = LongTurns(
-            Notifier(self.tray),
+            Notifier(self.tray, clicked=self.notification_clicked),
             seen=self.isActiveWindow,
             title_of=self._title_of,
             reply_of=self._last_reply_of,
@@ -354,8 +357,10 @@ class MainWindow(QMainWindow):
         self.composer.choose_files()
 
     def set_sidebar_visible(self, visible: bool) -> None:
-        """View → Show Sidebar: the chat list folds away, leaving the whole width to the chat."""
+        """View → Show Sidebar: the chat list folds away, leaving the whole width to the chat
+        (and stays so at the next start)."""
         self.sidebar.setVisible(visible)
+        self.workspace.set_sidebar_visible(visible)
         if self.sidebar_action.isChecked() != visible:
             self.sidebar_action.setChecked(visible)
 
@@ -398,6 +403,17 @@ class MainWindow(QMainWindow):
         self.raise_()
         self.activateWindow()
 
+    def notification_clicked(self, session_id: int | None = None) -> None:
+        """The person clicked the notification of a finished reply (by default the newest):
+        that chat, in front."""
+        if not shiboken6.isValid(self):
+            return
+        if session_id is None:
+            session_id = self.long_turns.notifier.session_id
+        if session_id is not None and self.workspace.store.session(session_id) is not None:
+            self.open_session(session_id)
+        self.bring_to_front()
+
     def _new_chat_from_tray(self) -> None:
         self.bring_to_front()
         self.new_chat()
@@ -424,6 +440,7 @@ class MainWindow(QMainWindow):
         view.edit_requested.connect(self.edit_message)
         view.regenerate_requested.connect(self.regenerate)
         view.continue_requested.connect(self.continue_reply)
+        view.version_requested.connect(self.use_version)
         self.stack.addWidget(view)
         return view
 
@@ -550,6 +567,14 @@ class MainWindow(QMainWindow):
     def edit_message(self, session_id: int, message_id: int, text: str) -> None:
         """Resend an edited message; what followed it stays as the earlier version."""
         self.conversations.edit(session_id, message_id, text)
+
+    def use_version(self, session_id: int, message_id: int) -> None:
+        """Make an earlier version of a message current again (the current one is kept)."""
+        if self.conversations.use_version(session_id, message_id):
+            self._offer_turn_actions(session_id)
+            if session_id == self.current_session_id:
+                model, usage = self.workspace.store.last_usage(session_id)
+                self._show_usage(model or self.workspace.settings.model.model, usage)
 
     def continue_reply(self, session_id: int) -> None:
         self.conversations.continue_reply(session_id)
@@ -737,6 +762,7 @@ class MainWindow(QMainWindow):
         if shiboken6.isValid(self.tray.icon):  # gone already if the window was deleted
             self.tray.icon.hide()
         self.visualizer.close()
+        await self.long_turns.notifier.close()
         await self.conversations.shutdown()
 
     def focusNextPrevChild(self, next: bool) -> bool:

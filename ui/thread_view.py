@@ -91,6 +91,7 @@ class ThreadView(QScrollArea):
     edit_requested = Signal(int, int, str)  # session, message, new text
     regenerate_requested = Signal(int)
     continue_requested = Signal(int)
+    version_requested = Signal(int, int)  # session, the prompt of the version to make current
 
     def __init__(self, session_id: int | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -138,6 +139,7 @@ class ThreadView(QScrollArea):
         self._tool_cards: dict[str, ToolCard] = {}
         self._error_cards: list[ErrorCard] = []
         self._bubbles: list[UserBubble] = []
+        self._version_views: list[EarlierVersionsView] = []
         self._busy = False
         self.turn_actions: TurnActions | None = None
 
@@ -246,6 +248,10 @@ class ThreadView(QScrollArea):
         if self.session_id is not None and not self._busy:
             self.edit_requested.emit(self.session_id, message_id, text)
 
+    def _on_version_chosen(self, message_id: int) -> None:
+        if self.session_id is not None and not self._busy:
+            self.version_requested.emit(self.session_id, message_id)
+
     def bubbles(self) -> list[UserBubble]:
         return [bubble for bubble in self.items() if isinstance(bubble, UserBubble)]
 
@@ -299,12 +305,15 @@ class ThreadView(QScrollArea):
 
     def set_busy(self, busy: bool) -> None:
         """While a turn runs in this session, Retry, Edit, Regenerate and Continue would start
-        a second one: they are not offered."""
+        a second one, and a switch of versions would pull the history from under it: they
+        are not offered."""
         self._busy = busy
         for card in self._error_cards:
             card.set_retry_enabled(not busy)
         for bubble in self._bubbles:
             bubble.set_editable(not busy)
+        for versions in self._version_views:
+            versions.set_busy(busy)
         if busy and self.turn_actions is not None:
             self.turn_actions.hide()
         self._update_jump()
@@ -341,6 +350,7 @@ class ThreadView(QScrollArea):
         self._tool_cards.clear()
         self._error_cards.clear()
         self._bubbles.clear()
+        self._version_views.clear()
         self.turn_actions = None
         self.load(turns)
 
@@ -460,7 +470,11 @@ class ThreadView(QScrollArea):
                 self._follow = True
             self.add_notice(CONTINUED, "stopped")
         elif isinstance(event, EarlierVersions):
-            self._add(EarlierVersionsView(event.versions, self.base_pt, event.current_prompt))
+            versions = EarlierVersionsView(event, self.base_pt)
+            versions.set_busy(self._busy)
+            versions.version_chosen.connect(self._on_version_chosen)
+            self._version_views.append(versions)
+            self._add(versions)
         elif isinstance(event, ToolStarted):
             started = ToolCard(event.label or event.name, event.summary)
             started.allow_requested.connect(self.allow_host_requested)

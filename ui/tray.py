@@ -1,24 +1,31 @@
 """The tray (menu bar) icon with New chat, Show and Quit, and desktop notifications: a
-turn that ran long and ended while the window was in the background is announced.
+turn that ran long and ended while the window was in the background is announced, and
+clicking the announcement opens that chat.
 
-A notification goes to the freedesktop notification service on Linux (through
-`notify-send`, or `gdbus`, started detached so the window never waits), which works
-with or without a tray; elsewhere through the tray icon's own message (macOS
-Notification Center, Windows balloons).
+On Linux a notification goes to the freedesktop notification service, which works with
+or without a tray: over the session bus from the running app (desktop/notifications.py,
+which also hears the click), else through `notify-send` or `gdbus`, started detached so
+the window never waits (no click is heard then). Elsewhere it is the tray icon's own
+message (macOS Notification Center, Windows balloons), whose click the icon reports.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import shutil
 import sys
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QProcess, Signal
 from PySide6.QtGui import QAction, QIcon
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon, QWidget
+
+if TYPE_CHECKING:
+    from desktop.notifications import DesktopNotifications
 
 log = logging.getLogger(__name__)
 
@@ -31,11 +38,13 @@ PREVIEW_CHARS = 140
 
 
 class Tray(QObject):
-    """The tray icon and its menu; `new_chat`, `show_window` and `quit` say what was picked."""
+    """The tray icon and its menu; `new_chat`, `show_window` and `quit` say what was picked,
+    `message_clicked` that the person clicked the notification the icon showed."""
 
     new_chat = Signal()
     show_window = Signal()
     quit = Signal()
+    message_clicked = Signal()
 
     def __init__(self, icon: QIcon, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -54,6 +63,7 @@ class Tray(QObject):
         self.icon.setToolTip("Deskhand")
         self.icon.setContextMenu(self.menu)
         self.icon.activated.connect(self._activated)
+        self.icon.messageClicked.connect(self.message_clicked)
         if QSystemTrayIcon.isSystemTrayAvailable():
             self.icon.show()
 
@@ -90,14 +100,59 @@ def notify_command(title: str, body: str) -> list[str] | None:
     return None
 
 
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
 class Notifier:
-    """Posts desktop notifications."""
+    """Posts desktop notifications, and remembers which chat the newest one is about (what
+    a click on the tray's message opens). With `clicked`, a click the Linux notification
+    service reports is handed to it with the chat's id."""
 
-    def __init__(self, tray: Tray | None) -> None:
+    def __init__(self, tray: Tray | None, clicked: Callable[[int], None] | None = None) -> None:
         self.tray = tray
+        self.session_id: int | None = None
+        self._clicked = clicked
+        self._bus: DesktopNotifications | None = None
+        self._posting: set[asyncio.Future[None]] = set()
 
-    def notify(self, title: str, body: str) -> bool:
-        """Show a notification; False when there is no way to show one here."""
+    def notify(self, title: str, body: str, session_id: int | None = None) -> bool:
+        """Show a notification about a chat; False when there is no way to show one here."""
+        self.session_id = session_id
+        if (
+            sys.platform.startswith("linux")
+            and self._clicked is not None
+            and session_id is not None
+            and _loop_running()
+        ):
+            posting = asyncio.ensure_future(self._post_on_bus(title, body, session_id))
+            self._posting.add(posting)  # held until done: the loop keeps only weak references
+            posting.add_done_callback(self._posting.discard)
+            return True
+        return self._post(title, body)
+
+    async def _post_on_bus(self, title: str, body: str, session_id: int) -> None:
+        if self._bus is None:
+            from desktop.notifications import DesktopNotifications  # Linux, and only when needed
+
+            assert self._clicked is not None
+            self._bus = DesktopNotifications(self._clicked)
+        if not await self._bus.notify(title, body, session_id):
+            self._post(title, body)  # no service on the bus: the commands, or the tray
+
+    async def close(self) -> None:
+        """At quit: stop listening for clicks."""
+        for posting in list(self._posting):
+            posting.cancel()
+        await asyncio.gather(*self._posting, return_exceptions=True)
+        if self._bus is not None:
+            await self._bus.close()
+
+    def _post(self, title: str, body: str) -> bool:
         if sys.platform.startswith("linux") and (command := notify_command(title, body)):
             started = QProcess.startDetached(command[0], command[1:])[0]
             if started:
@@ -155,4 +210,4 @@ class LongTurns:
             if len(reply) > PREVIEW_CHARS:
                 reply = reply[: PREVIEW_CHARS - 1].rstrip() + "…"
             body = reply or "Claude has finished."
-        return self.notifier.notify(self._title_of(session_id), body)
+        return self.notifier.notify(self._title_of(session_id), body, session_id)

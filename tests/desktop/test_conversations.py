@@ -131,6 +131,121 @@ def test_edit_replaces_the_message_and_everything_after_it(
     assert prompt.text == "third wording"
 
 
+def versions_shown(workspace: Workspace, sid: int) -> tuple[str, list[str]]:
+    """The first turn's prompt and its earlier versions' prompts, as a reopened chat shows them."""
+    turn = workspace.transcript(sid)[0]
+    prompt = next(e for e in turn if isinstance(e, PromptAdded))
+    earlier = [e for e in turn if isinstance(e, EarlierVersions)]
+    return prompt.text, [v.prompt for v in earlier[0].versions] if earlier else []
+
+
+def test_an_earlier_version_becomes_current_again_and_nothing_is_lost(
+    workspace: Workspace, model_server: ScriptedModelServer
+) -> None:
+    model_server.enqueue(
+        text_reply("Oslo is cold."),
+        text_reply("Take a coat."),
+        text_reply("Lisbon is warm."),
+        text_reply("Bring a scarf."),
+        text_reply("Back to Lisbon."),
+    )
+    conversations = workspace.conversations
+    sid = conversations.create_session()
+    events = listen(workspace)
+
+    async def steps() -> None:
+        conversations.send(sid, "Weather in Oslo?")
+        await turn_done(workspace)
+        conversations.send(sid, "What to wear?")
+        await turn_done(workspace)
+        oslo = workspace.store.messages(sid)[0]
+        assert conversations.edit(sid, oslo.id, "Weather in Lisbon?")
+        await turn_done(workspace)
+        lisbon = workspace.store.messages(sid)[0]
+
+        events.clear()
+        assert conversations.use_version(sid, oslo.id)
+        assert [type(e) for e in events] == [HistoryReplaced]  # no reply is asked for
+        assert [(m.role, m.text) for m in workspace.store.messages(sid)] == [
+            ("user", "Weather in Oslo?"),
+            ("assistant", "Oslo is cold."),
+            ("user", "What to wear?"),
+            ("assistant", "Take a coat."),
+        ]
+        assert versions_shown(workspace, sid) == ("Weather in Oslo?", ["Weather in Lisbon?"])
+        assert not conversations.use_version(sid, oslo.id)  # already the current one
+
+        # The next turn goes on from the chosen version, and the model reads only it.
+        conversations.send(sid, "And shoes?")
+        await turn_done(workspace)
+        assert sent_texts(model_server.message_requests[-1]) == [
+            ("user", "Weather in Oslo?"),
+            ("assistant", "Oslo is cold."),
+            ("user", "What to wear?"),
+            ("assistant", "Take a coat."),
+            ("user", "And shoes?"),
+        ]
+
+        # And back: the Lisbon version comes back whole, the Oslo one (now with three turns)
+        # is kept as the earlier version.
+        assert conversations.use_version(sid, lisbon.id)
+        assert [m.text for m in workspace.store.messages(sid)] == [
+            "Weather in Lisbon?",
+            "Lisbon is warm.",
+        ]
+        [turn] = workspace.transcript(sid)
+        [earlier] = [e for e in turn if isinstance(e, EarlierVersions)]
+        assert earlier.current_id == lisbon.id
+        assert [(v.message_id, v.reply) for v in earlier.versions] == [
+            (oslo.id, "Oslo is cold.\n\nTake a coat.\n\nBring a scarf.")
+        ]
+        conversations.send(sid, "Sunscreen?")
+        await turn_done(workspace)
+
+    drive(workspace, steps)
+    assert sent_texts(model_server.message_requests[-1]) == [
+        ("user", "Weather in Lisbon?"),
+        ("assistant", "Lisbon is warm."),
+        ("user", "Sunscreen?"),
+    ]
+    # What was chosen is in the file: a store opened afresh reads the same chat.
+    reopened = Store.open(workspace.store.path)
+    assert [m.text for m in reopened.messages(sid)][:2] == ["Weather in Lisbon?", "Lisbon is warm."]
+    assert len(reopened.messages(sid, replaced=True)) == 10
+
+
+def test_switching_among_three_versions_keeps_every_one_reachable(
+    workspace: Workspace, model_server: ScriptedModelServer
+) -> None:
+    model_server.enqueue(text_reply("A."), text_reply("B."), text_reply("C."))
+    conversations = workspace.conversations
+    sid = conversations.create_session()
+
+    async def steps() -> None:
+        conversations.send(sid, "one")
+        await turn_done(workspace)
+        for wording in ("two", "three"):
+            assert conversations.edit(sid, workspace.store.messages(sid)[0].id, wording)
+            await turn_done(workspace)
+        ids = {m.text: m.id for m in workspace.store.messages(sid, replaced=True)}
+        assert versions_shown(workspace, sid) == ("three", ["two", "one"])
+        assert conversations.use_version(sid, ids["one"])
+        assert versions_shown(workspace, sid) == ("one", ["three", "two"])
+        assert conversations.use_version(sid, ids["two"])
+        assert versions_shown(workspace, sid) == ("two", ["one", "three"])
+        assert [m.text for m in workspace.store.messages(sid)] == ["two", "B."]
+        # Not while a reply runs, and never a message that is not an earlier version.
+        model_server.enqueue(Hang(text="Working"))
+        conversations.send(sid, "more")
+        assert not conversations.use_version(sid, ids["one"])
+        conversations.stop(sid)
+        await turn_done(workspace)
+        assert not conversations.use_version(sid, ids["A."])
+        assert not conversations.use_version(sid, 10_000)
+
+    drive(workspace, steps)
+
+
 def test_edit_refuses_a_reply_or_an_empty_message(
     workspace: Workspace, model_server: ScriptedModelServer
 ) -> None:

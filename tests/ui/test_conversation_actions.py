@@ -202,6 +202,104 @@ def test_edit_a_sent_message_and_send_it_again(qtbot, window, model_server, aloo
     assert len(sent) == 1 and sent[0]["content"][-1]["text"] == "Weather in Lisbon?"
 
 
+def edit_first(qtbot, window: MainWindow, text: str) -> None:  # type: ignore[no-untyped-def]
+    first = window.thread.bubbles()[0]
+    hover(first)
+    qtbot.mouseClick(first.edit_button, Qt.MouseButton.LeftButton)
+    assert first.editor is not None
+    first.editor.selectAll()
+    qtbot.keyClicks(first.editor, text)
+    qtbot.keyClick(first.editor, Qt.Key.Key_Return)
+
+
+def shown(window: MainWindow) -> list[str]:
+    """The thread's messages, top to bottom, as "You: …" and "Claude: …"."""
+    return [
+        f"You: {item.plain_text()}"
+        if isinstance(item, UserBubble)
+        else f"Claude: {item.body.markdown()}"
+        for item in window.thread.items()
+        if isinstance(item, UserBubble | AssistantMessage)
+    ]
+
+
+def fold_of(window: MainWindow) -> EarlierVersionsView:
+    [fold] = [item for item in window.thread.items() if isinstance(item, EarlierVersionsView)]
+    return fold
+
+
+def test_the_arrows_bring_back_an_earlier_version_for_the_thread_the_model_and_reopening(  # type: ignore[no-untyped-def]
+    qtbot, window, workspace, model_server, aloop
+):
+    model_server.enqueue(
+        text_reply("Oslo is cold."),
+        text_reply("Take a coat."),
+        text_reply("Lisbon is warm."),
+        Hang(text="Boots, and"),
+    )
+    ask(qtbot, aloop, window, "Weather in Oslo?")
+    ask(qtbot, aloop, window, "What to wear?")
+    edit_first(qtbot, window, "Weather in Lisbon?")
+    finish_turn(aloop, window)
+    fold = fold_of(window)
+    assert fold.count.text() == "2 / 2" and not fold.next_button.isEnabled()
+    assert fold.previous_button.isEnabled()
+
+    qtbot.mouseClick(fold.previous_button, Qt.MouseButton.LeftButton)
+    assert shown(window) == [
+        "You: Weather in Oslo?",
+        "Claude: Oslo is cold.",
+        "You: What to wear?",
+        "Claude: Take a coat.",
+    ]
+    fold = fold_of(window)
+    assert fold.count.text() == "1 / 2" and not fold.previous_button.isEnabled()
+    assert fold.toggle.text().endswith("1 earlier version")
+    fold.set_expanded(True)
+    assert "Weather in Lisbon?" in fold.plain_text() and "Lisbon is warm." in fold.plain_text()
+    actions = window.thread.turn_actions
+    assert actions is not None and actions.regenerate_button.isVisibleTo(window)
+
+    # While the next reply is written, versions cannot be switched.
+    type_and_send(qtbot, window, "And shoes?")
+    settle(aloop, lambda: "Boots, and" in window.thread.rendered_text(), "the reply")
+    assert not fold.next_button.isEnabled()
+    [use_lisbon] = fold.use_buttons().values()
+    assert not use_lisbon.isEnabled()
+    qtbot.mouseClick(fold.next_button, Qt.MouseButton.LeftButton)
+    window.use_version(window.current_session_id, fold.order[1])  # refused as well
+    assert "Boots, and" in window.thread.rendered_text()
+    sent = model_server.message_requests[-1]["messages"]
+    assert [m["content"][-1]["text"] for m in sent] == [
+        "Weather in Oslo?",
+        "Oslo is cold.",
+        "What to wear?",
+        "Take a coat.",
+        "And shoes?",
+    ]
+    window.stop()
+    finish_turn(aloop, window)
+    assert fold.next_button.isEnabled() and use_lisbon.isEnabled()
+
+    # Reopened, the chosen version is the chat; "Use this version" brings Lisbon back.
+    reopened = MainWindow(workspace)
+    qtbot.addWidget(reopened)
+    reopened.show()
+    reopened.open_session(window.current_session_id)
+    assert shown(reopened)[:4] == shown(window)[:4]
+    fold = fold_of(reopened)
+    assert fold.count.text() == "1 / 2"
+    fold.set_expanded(True)
+    [use_lisbon] = fold.use_buttons().values()
+    qtbot.mouseClick(use_lisbon, Qt.MouseButton.LeftButton)
+    assert shown(reopened) == ["You: Weather in Lisbon?", "Claude: Lisbon is warm."]
+    fold = fold_of(reopened)
+    assert fold.count.text() == "2 / 2"
+    fold.set_expanded(True)
+    assert "And shoes?" not in fold.plain_text()  # only the changed prompt shows
+    assert "Boots, and" in fold.plain_text()  # the Oslo version kept its newest turn
+
+
 def test_edit_is_not_offered_while_a_reply_runs_and_escape_cancels_it(  # type: ignore[no-untyped-def]
     qtbot, window, model_server, aloop
 ):

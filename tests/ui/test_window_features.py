@@ -14,7 +14,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
+from desktop.workspace import Workspace
 from tests.support.model_server import Hang, Reply, Text, text_reply
+from tests.support.notification_server import NotificationService
 from tests.ui import test_main_window as main_window_tests
 from tests.ui.test_main_window import finish_turn, settle, type_and_send
 from ui import tray as tray_module
@@ -126,6 +128,31 @@ def test_the_sidebar_folds_away_and_the_window_works_at_its_smallest(  # type: i
     assert "Fits." in window.thread.rendered_text()
 
 
+def test_a_folded_sidebar_stays_folded_after_a_restart(  # type: ignore[no-untyped-def]
+    qtbot, window, workspace, aloop
+):
+    window.sidebar_action.trigger()
+    assert not window.sidebar.isVisible()
+    window.close()
+
+    def restart() -> MainWindow:
+        again = MainWindow(Workspace.open(workspace.paths.root))
+        qtbot.addWidget(again)
+        again.show()
+        return again
+
+    again = restart()
+    assert not again.sidebar.isVisible() and not again.sidebar_action.isChecked()
+    assert again.thread.isVisible() and again.composer.editor.isVisible()
+    # Ctrl+K shows the list to search it, and it stays shown from then on.
+    activate(qtbot, again)
+    qtbot.keyClick(again.composer.editor, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    assert again.sidebar.isVisible() and again.sessions.search.hasFocus()
+    again.close()
+    third = restart()
+    assert third.sidebar.isVisible() and third.sidebar_action.isChecked()
+
+
 def test_menus_and_help(qtbot, window):  # type: ignore[no-untyped-def]
     titles = [action.text() for action in window.menuBar().actions()]
     assert titles == ["&File", "&Edit", "&View", "&Help"]
@@ -173,8 +200,9 @@ class RecordingNotifier(Notifier):
         super().__init__(None)
         self.posted: list[tuple[str, str]] = []
 
-    def notify(self, title: str, body: str) -> bool:
+    def notify(self, title: str, body: str, session_id: int | None = None) -> bool:
         self.posted.append((title, body))
+        self.session_id = session_id
         return True
 
 
@@ -214,6 +242,37 @@ def test_a_long_turn_that_ends_in_the_background_is_announced(  # type: ignore[n
     assert len(notifier.posted) == 1
 
 
+def test_clicking_the_notification_opens_its_chat_in_front(  # type: ignore[no-untyped-def]
+    qtbot, window, model_server, aloop, monkeypatch
+):
+    notifier = window.long_turns.notifier = RecordingNotifier()
+    monkeypatch.setattr(tray_module, "LONG_TURN_SECONDS", 0.2)
+    model_server.enqueue(
+        Reply(blocks=[Text(text="The report is ready.", chunk_size=2)], chunk_delay=0.03),
+        text_reply("Meanwhile, hello."),
+    )
+    make_inactive(qtbot, window)
+    type_and_send(qtbot, window, "Write the report")
+    report = window.current_session_id
+    window.new_chat()  # the person moves on to another chat
+    finish_turn(aloop, window)
+    assert [title for title, _ in notifier.posted] == ["Write the report"]
+    monkeypatch.setattr(tray_module, "LONG_TURN_SECONDS", 60.0)  # however slow this machine
+    ask(qtbot, aloop, window, "Hello")  # a chat of its own, open when the click comes
+    assert len(notifier.posted) == 1
+    window.showMinimized()
+    qtbot.waitUntil(window.isMinimized)
+
+    window.tray.icon.messageClicked.emit()
+    qtbot.waitUntil(window.isActiveWindow)
+    assert not window.isMinimized()
+    assert window.current_session_id == report
+    assert window.windowTitle() == "Write the report — Deskhand"
+    assert "The report is ready." in window.thread.rendered_text()
+    current = window.sessions.list.currentItem()
+    assert current is not None and current.text() == "Write the report"
+
+
 @pytest.fixture
 def session_bus(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A private D-Bus session bus, and a monitor writing every message on it to a file."""
@@ -249,6 +308,39 @@ def test_notifications_reach_the_desktop_notification_service(qtbot, session_bus
     call = session_bus.read_text().split("member=Notify", 1)[1]
     assert 'string "Plan \\"B\\" ready"' in call or 'string "Plan "B" ready"' in call
     assert "Claude has finished." in call
+
+
+def test_clicking_a_linux_notification_opens_its_chat_in_front(  # type: ignore[no-untyped-def]
+    qtbot, window, model_server, aloop, monkeypatch, session_bus
+):
+    service = NotificationService(os.environ["DBUS_SESSION_BUS_ADDRESS"])
+    try:
+        monkeypatch.setattr(tray_module, "LONG_TURN_SECONDS", 0.2)
+        model_server.enqueue(
+            Reply(blocks=[Text(text="The report is ready.", chunk_size=2)], chunk_delay=0.03),
+            text_reply("Meanwhile, hello."),
+        )
+        make_inactive(qtbot, window)
+        type_and_send(qtbot, window, "Write the report")
+        report = window.current_session_id
+        window.new_chat()
+        finish_turn(aloop, window)
+        settle(aloop, lambda: bool(service.posted), "the notification")
+        [posted] = service.posted
+        assert posted.title == "Write the report" and posted.body == "The report is ready."
+        assert "default" in posted.actions  # what makes the notification clickable
+        monkeypatch.setattr(tray_module, "LONG_TURN_SECONDS", 60.0)
+        ask(qtbot, aloop, window, "Hello")
+        window.showMinimized()
+        qtbot.waitUntil(window.isMinimized)
+
+        service.click(posted.id)
+        settle(aloop, window.isActiveWindow, "the window in front")
+        assert window.current_session_id == report
+        assert "The report is ready." in window.thread.rendered_text()
+    finally:
+        aloop.run_until_complete(window.long_turns.notifier.close())
+        service.close()
 
 
 def test_the_tray_menu_opens_a_new_chat_shows_the_window_and_quits(  # type: ignore[no-untyped-def]
