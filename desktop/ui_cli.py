@@ -1,4 +1,5 @@
-"""`deskhand ui …`: one screen action per call, sent to the running app, its result printed.
+"""`deskhand ui …`: one screen action per call, sent to the running app (or, when none runs,
+run by the command itself with the same rules), its result printed.
 
     deskhand ui screens | windows
     deskhand ui see [TARGET] [--annotate [--out FILE]]
@@ -13,12 +14,14 @@ the command line's snapshots apart from its chats').
 Output is text, or with `--json` one object: `{"ok": true, "command": "see", "text": "…",
 "images": [{"path": "…", "width": 1429, "height": 804, "media_type": "image/png"}]}`, or on
 failure `{"ok": false, "command": "see", "error": "…"}`. Failures also exit non-zero with one
-line on stderr: 1 the action failed or was refused, 3 Deskhand is not running, 4 timed out.
+line on stderr: 1 the action failed or was refused, 4 timed out.
 
 Each action has 10 seconds (`--timeout`); `wait` has its own time plus a little. While the app
 asks the person in its window, the command waits for their answer.
 
-The command never acts by itself: the running app does, through its own gate and permissions.
+When Deskhand runs, it acts, through its own gate and permissions. When it does not, the command
+acts by itself with the same data dir, rules, saved permission mode and audit log
+(`ui_alone.py`); anything that would ask is refused with how to allow it.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ WAIT_SLACK = 5.0
 EXIT_FAILED, EXIT_NOT_RUNNING, EXIT_TIMED_OUT = 1, 3, 4
 NOT_RUNNING = "Deskhand is not running. Start it (deskhand), then try again."
 TIMED_OUT = "Deskhand did not answer in time (--timeout); the action was stopped."
+TIMED_OUT_ALONE = "The action did not finish in time (--timeout); it was stopped."
 BROKEN = "The connection to Deskhand broke before it answered."
 
 
@@ -173,6 +177,18 @@ def send(data_dir: Path | None, action: dict[str, Any], timeout: float) -> Resul
         connection.close()
 
 
+def alone(data_dir: Path | None, action: dict[str, Any], timeout: float) -> Result:
+    """No app runs: this process acts, with the person's rules. Raises `Failure`."""
+    import asyncio
+
+    from desktop.ui_alone import run_alone  # only now: the screen's modules
+
+    try:
+        return asyncio.run(asyncio.wait_for(run_alone(data_dir, action), timeout))
+    except TimeoutError as exc:
+        raise Failure(TIMED_OUT_ALONE, EXIT_TIMED_OUT) from exc
+
+
 def _read_result(connection: socket.socket, timeout: float) -> Result:
     buffer = b""
     deadline = time.monotonic() + timeout
@@ -228,8 +244,14 @@ def run_ui(args: argparse.Namespace) -> int:
     timeout = args.timeout or (
         max(TIMEOUT, args.seconds + WAIT_SLACK) if command == "wait" else TIMEOUT
     )
+    data_dir = getattr(args, "data_dir", None)
     try:
-        result = send(getattr(args, "data_dir", None), action, timeout)
+        try:
+            result = send(data_dir, action, timeout)
+        except Failure as failure:
+            if failure.code != EXIT_NOT_RUNNING:
+                raise
+            result = alone(data_dir, action, timeout)
     except Failure as failure:
         return _fail(args, command, str(failure), failure.code)
     if not result.ok:
