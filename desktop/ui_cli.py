@@ -37,18 +37,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from desktop.paths import DataPaths
-from desktop.ui_protocol import Reply, Request, Result, ServerInfo, info_path
+from desktop.ui_protocol import Reply, Request, Result, ServerInfo, read_info
 
 __all__ = ["add_ui_parser", "run_ui"]
 
 TIMEOUT = 10.0
 ANSWER_LIMIT = 600.0  # seconds the command waits for the person's answer in the window
 WAIT_SLACK = 5.0
-EXIT_FAILED, EXIT_NOT_RUNNING, EXIT_TIMED_OUT = 1, 3, 4
-NOT_RUNNING = "Deskhand is not running. Start it (deskhand), then try again."
+EXIT_FAILED, EXIT_NOT_RUNNING, EXIT_TIMED_OUT = 1, 3, 4  # 3: no app; the command acts itself
+NOT_RUNNING = "Deskhand is not running."
 TIMED_OUT = "Deskhand did not answer in time (--timeout); the action was stopped."
 TIMED_OUT_ALONE = "The action did not finish in time (--timeout); it was stopped."
 BROKEN = "The connection to Deskhand broke before it answered."
@@ -142,17 +140,9 @@ class Failure(Exception):
 
 
 def _server(data_dir: Path | None) -> ServerInfo:
-    paths = DataPaths.for_data_dir(data_dir)
-    try:
-        info = ServerInfo.model_validate_json(info_path(paths.root).read_text())
-    except (OSError, ValidationError) as exc:
-        raise Failure(NOT_RUNNING, EXIT_NOT_RUNNING) from exc
-    try:
-        os.kill(info.pid, 0)
-    except ProcessLookupError as exc:
-        raise Failure(NOT_RUNNING, EXIT_NOT_RUNNING) from exc
-    except PermissionError:
-        pass  # alive, someone else's: the socket's owner check will say no
+    info = read_info(DataPaths.for_data_dir(data_dir).root)
+    if info is None:
+        raise Failure(NOT_RUNNING, EXIT_NOT_RUNNING)
     return info
 
 

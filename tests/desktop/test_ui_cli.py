@@ -97,7 +97,8 @@ def app(desk: Desk, tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
     app = App(data_dir, desk, process)
     try:
         deadline = time.monotonic() + START_LIMIT
-        while app.ui("screens").code != 0:  # serving, and the screen started
+        served = data_dir / "ui" / "ui.json"  # without it the command would act on its own
+        while not served.exists() or app.ui("screens").code != 0:  # serving, the screen started
             assert process.poll() is None, process.stderr.read() if process.stderr else ""
             assert time.monotonic() < deadline, "the app never served the command line"
             time.sleep(0.3)

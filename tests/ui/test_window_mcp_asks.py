@@ -178,3 +178,27 @@ def test_a_window_that_goes_away_mid_question_refuses_the_call(  # type: ignore[
 
     with_client(aloop, workspace.paths.root, work)
     assert audit(workspace.paths.root) == [("browser", "navigate", "denied", "stop")]
+
+
+def test_an_app_with_no_sheet_to_show_leaves_the_question_to_the_client(  # type: ignore[no-untyped-def]
+    workspace: Workspace, commands: UiServer, pages, aloop
+) -> None:
+    asked: list[str] = []
+
+    async def answer(context: Any, params: Any) -> mcp_types.ElicitResult:
+        asked.append(params.message)
+        return mcp_types.ElicitResult(action="accept", content={"allow": True})
+
+    async def go() -> mcp_types.CallToolResult:
+        async with Client(
+            stdio_client(served(workspace.paths.root)),
+            client_info=CLIENT,
+            elicitation_callback=answer,
+            cache=None,
+        ) as client:
+            return await done(calling(client, "browser_navigate", {"url": pages.url("form.html")}))
+
+    result = aloop.run_until_complete(go())  # the socket answers, but no window views the queue
+    assert not result.is_error and "/form.html" in pages.paths()
+    assert len(asked) == 1 and "Browser: navigate" in asked[0]
+    assert audit(workspace.paths.root) == [("browser", "navigate", "allowed", "person")]
