@@ -193,6 +193,7 @@ def test_an_app_with_no_sheet_to_show_leaves_the_question_to_the_client(  # type
         async with Client(
             stdio_client(served(workspace.paths.root)),
             client_info=CLIENT,
+            mode="legacy",  # Claude Desktop's: it can be asked at the moment the gate asks
             elicitation_callback=answer,
             cache=None,
         ) as client:
