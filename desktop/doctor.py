@@ -170,6 +170,21 @@ async def screen_control(ws: Workspace) -> Check:
     return Check(name=name, status="ok", detail=detail, required=False)
 
 
+@register
+async def socket_peers(_: Workspace) -> Check:
+    """Who may use `deskhand ui` / `deskhand mcp`'s way into the window (code_signature.py)."""
+    from desktop.code_signature import own_team, peer_signature_line
+
+    team = await asyncio.to_thread(own_team)
+    unsigned_mac = sys.platform == "darwin" and team is None
+    return Check(
+        name="Command-line socket",
+        status="warn" if unsigned_mac else "ok",
+        detail=peer_signature_line(team),
+        required=False,
+    )
+
+
 async def run_checks(ws: Workspace, extra: list[Check] | None = None) -> list[Check]:
     results = list(extra or [])
     for check in _checks:

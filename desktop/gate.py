@@ -68,10 +68,11 @@ class Gate:
         if not self.approvals.has_viewer:
             return Decision(verdict="deny", by="mode", reason=NO_APPROVER)
         answer = await self.approvals.ask(call)
-        if answer.allow and answer.always:
+        allowed = answer.allow and answer.by == "person"  # nothing else can say yes
+        if allowed and answer.always:
             self._remember(RuleScope.of(call).key, Rule.ALLOW)
         return Decision(
-            verdict="allow" if answer.allow else "deny", by="person", reason=answer.reason.strip()
+            verdict="allow" if allowed else "deny", by=answer.by, reason=answer.reason.strip()
         )
 
     def _audit(self, call: ToolCall, decision: Decision, outcome: str | None) -> int:

@@ -12,8 +12,11 @@ the window's. A call the gate would ask about is asked:
   (a call that turns out riskier when it runs, e.g. a click on a Buy button, is not run);
 - otherwise it is refused with what to change in Deskhand to allow it. Never silently allowed.
 
-A running window's approval sheet is not used: that needs a local socket to the window,
-which Deskhand does not have yet.
+Before either, when a Deskhand window runs on the same data dir, the question goes to its
+approval sheet over the command-line socket (`window_ask.py`), naming the client that asks; the
+window decides, and a window that closes mid-question refuses the call. "Always allow" there is
+saved by the window; this process takes the rule at once and re-reads the settings file before
+each call, so it never writes the person's settings itself.
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ from desktop.permissions import (
     never_rule,
 )
 from desktop.tool_calls import CallContext, CallResult
+from desktop.ui_protocol import read_info
+from desktop.window_ask import WindowAsk, could_not_ask
 from desktop.workspace import Workspace
 from tools.base import BAD_INPUT, TOOL_FAILED, UNKNOWN_TOOL, InvalidInput, ToolImage
 
@@ -62,8 +67,9 @@ INSTRUCTIONS = (
 )
 NEEDS_APPROVAL = (
     "This action needs the person's approval, and this MCP client cannot ask them. To allow "
-    "it, open Deskhand → Settings → Permissions and set “{label}” to Always allow, or start "
-    "`deskhand mcp --permission-mode autonomous` (consequential actions still ask)."
+    "it, open Deskhand → Settings → Permissions and set “{label}” to Always allow, keep "
+    "Deskhand's window open so it can ask, or start `deskhand mcp --permission-mode "
+    "autonomous` (consequential actions still ask)."
 )
 NOT_ASKED = "It turned out to need approval only when it ran, and they were not asked."
 RISKIER = "It turned out riskier when it ran than what they approved."
@@ -114,6 +120,15 @@ def can_elicit(ctx: Context) -> bool:
     return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
 
 
+def client_name(ctx: Context) -> str:
+    """What the MCP client calls itself (its title, else its name), for the window's sheet."""
+    params = ctx.session.client_params
+    info = params.client_info if params is not None else None
+    if info is None:
+        return ""
+    return info.title or info.name
+
+
 def _text(text: str, *, error: bool = False) -> mcp_types.CallToolResult:
     return mcp_types.CallToolResult(
         content=[mcp_types.TextContent(type="text", text=text)], is_error=error
@@ -136,9 +151,37 @@ class ServedCalls:
         if viewer is not None:
             approvals.subscribe(viewer)
         ws = self.workspace
+        # An "Always allow" is only ever answered in the window, which saves it: here it is
+        # taken into force without writing the settings file a second time.
         return Gate(
-            settings=ws.permissions, store=ws.store, remember=ws.set_rule, approvals=approvals
+            settings=ws.permissions, store=ws.store, remember=ws.adopt_rule, approvals=approvals
         )
+
+    def _from_window(
+        self,
+        window: WindowAsk,
+        client: str,
+        fallback: Callable[[ApprovalRequest], None] | None,
+    ) -> Callable[[ApprovalRequest], None]:
+        """Questions go to the running window's sheet; if it has none to show, to `fallback`
+        (the client's elicitation), or, with none, they are refused as having no one to ask."""
+
+        def from_window(request: ApprovalRequest) -> None:
+            async def ask() -> None:
+                answer = await window.ask(request.call, client)
+                if could_not_ask(answer) and fallback is not None:
+                    fallback(request)
+                    return
+                request.answer(answer)
+
+            task = asyncio.ensure_future(ask())
+
+            def stop_asking() -> None:
+                task.cancel()  # closes the connection: the window closes its sheet
+
+            request.on_cancel.append(stop_asking)
+
+        return from_window
 
     def _viewer(
         self, ctx: Context, params: mcp_types.CallToolRequestParams, described: ToolCall
@@ -195,6 +238,8 @@ class ServedCalls:
             return None
         if key in (params.input_responses or {}):
             return None
+        if read_info(self.workspace.paths.root) is not None:
+            return None  # a window runs: it asks when the call reaches the gate
         form = mcp_types.ElicitRequestFormParams(
             message=approval_message(call), requested_schema=APPROVAL_SCHEMA
         )
@@ -213,6 +258,7 @@ class ServedCalls:
             call = offered.source.describe(use, SESSION)
         except InvalidInput:
             return _text(BAD_INPUT, error=True)
+        self.workspace.refresh_settings()  # rules the window saved since the last call
         gate = self._gate(None)
         if never_rule(call, gate.settings().rules) is not None:
             gate.record(call, Decision(verdict="deny", by="rule", reason="set to Never"))
@@ -229,11 +275,16 @@ class ServedCalls:
         offered: Offered,
         call: ToolCall,
     ) -> mcp_types.CallToolResult:
-        gate = self._gate(self._viewer(ctx, params, call))
+        fallback = self._viewer(ctx, params, call)
         verdicts: list[tuple[Decision, int, float]] = []
 
         async def approve(asked: ToolCall) -> Decision:
-            decision, audit_id = await gate.check(asked)
+            viewer = fallback
+            if decide(asked, self.workspace.permissions()).verdict == "ask":
+                window = await WindowAsk.connect(self.workspace.paths.root)
+                if window is not None:
+                    viewer = self._from_window(window, client_name(ctx), fallback)
+            decision, audit_id = await self._gate(viewer).check(asked)
             verdicts.append((decision, audit_id, time.monotonic()))
             return decision
 
@@ -262,7 +313,7 @@ class ServedCalls:
         if verdicts:
             decision, audit_id, started = verdicts[-1]
             if decision.verdict == "allow":
-                gate.finished(audit_id, ok=not result.is_error, started=started)
+                self._gate(None).finished(audit_id, ok=not result.is_error, started=started)
             elif decision.by == "mode" and decision.reason == NO_APPROVER:
                 return _text(NEEDS_APPROVAL.format(label=call.label or call.rule_key), error=True)
         elif not result.is_error:

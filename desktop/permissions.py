@@ -220,6 +220,10 @@ class Answer(BaseModel):
     allow: bool
     always: bool = False  # remember "Always allow" for this action
     reason: str = ""  # the person's optional reason for a denial
+    # Who settled it: the person, or, where a question went elsewhere (the window, over the
+    # command-line socket), a Never rule there, no one to ask, or a question cut off. Only the
+    # person's answer can allow.
+    by: Literal["person", "rule", "mode", "stop"] = "person"
 
 
 DENIED_BY_PERSON = (

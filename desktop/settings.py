@@ -259,6 +259,24 @@ class SettingsFile:
             log.warning("settings unreadable, moved to %s", aside)
             return Settings()
 
+    def stamp(self) -> tuple[int, int, int] | None:
+        """What tells a changed file apart (inode, size, modification time), or None if absent."""
+        try:
+            info = self.path.stat()
+        except OSError:
+            return None
+        return (info.st_ino, info.st_size, info.st_mtime_ns)
+
+    def read(self) -> Settings | None:
+        """The file as it is now, or None if it cannot be read (left as it is: the process that
+        owns it will say so)."""
+        if not self.path.exists():
+            return Settings()
+        try:
+            return Settings.model_validate_json(self.path.read_text(encoding="utf-8"))
+        except (ValidationError, ValueError, OSError):
+            return None
+
     def save(self, settings: Settings) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".json.tmp")

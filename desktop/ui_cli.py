@@ -1,4 +1,5 @@
-"""`deskhand ui …`: one screen action per call, sent to the running app, its result printed.
+"""`deskhand ui …`: one screen action per call, sent to the running app (or, when none runs,
+run by the command itself with the same rules), its result printed.
 
     deskhand ui screens | windows
     deskhand ui see [TARGET] [--annotate [--out FILE]]
@@ -13,12 +14,14 @@ the command line's snapshots apart from its chats').
 Output is text, or with `--json` one object: `{"ok": true, "command": "see", "text": "…",
 "images": [{"path": "…", "width": 1429, "height": 804, "media_type": "image/png"}]}`, or on
 failure `{"ok": false, "command": "see", "error": "…"}`. Failures also exit non-zero with one
-line on stderr: 1 the action failed or was refused, 3 Deskhand is not running, 4 timed out.
+line on stderr: 1 the action failed or was refused, 4 timed out.
 
 Each action has 10 seconds (`--timeout`); `wait` has its own time plus a little. While the app
 asks the person in its window, the command waits for their answer.
 
-The command never acts by itself: the running app does, through its own gate and permissions.
+When Deskhand runs, it acts, through its own gate and permissions. When it does not, the command
+acts by itself with the same data dir, rules, saved permission mode and audit log
+(`ui_alone.py`); anything that would ask is refused with how to allow it.
 """
 
 from __future__ import annotations
@@ -34,19 +37,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from desktop.paths import DataPaths
-from desktop.ui_protocol import Reply, Request, Result, ServerInfo, info_path
+from desktop.ui_protocol import Reply, Request, Result, ServerInfo, read_info
 
 __all__ = ["add_ui_parser", "run_ui"]
 
 TIMEOUT = 10.0
 ANSWER_LIMIT = 600.0  # seconds the command waits for the person's answer in the window
 WAIT_SLACK = 5.0
-EXIT_FAILED, EXIT_NOT_RUNNING, EXIT_TIMED_OUT = 1, 3, 4
-NOT_RUNNING = "Deskhand is not running. Start it (deskhand), then try again."
+EXIT_FAILED, EXIT_NOT_RUNNING, EXIT_TIMED_OUT = 1, 3, 4  # 3: no app; the command acts itself
+NOT_RUNNING = "Deskhand is not running."
 TIMED_OUT = "Deskhand did not answer in time (--timeout); the action was stopped."
+TIMED_OUT_ALONE = "The action did not finish in time (--timeout); it was stopped."
 BROKEN = "The connection to Deskhand broke before it answered."
 
 
@@ -138,17 +140,9 @@ class Failure(Exception):
 
 
 def _server(data_dir: Path | None) -> ServerInfo:
-    paths = DataPaths.for_data_dir(data_dir)
-    try:
-        info = ServerInfo.model_validate_json(info_path(paths.root).read_text())
-    except (OSError, ValidationError) as exc:
-        raise Failure(NOT_RUNNING, EXIT_NOT_RUNNING) from exc
-    try:
-        os.kill(info.pid, 0)
-    except ProcessLookupError as exc:
-        raise Failure(NOT_RUNNING, EXIT_NOT_RUNNING) from exc
-    except PermissionError:
-        pass  # alive, someone else's: the socket's owner check will say no
+    info = read_info(DataPaths.for_data_dir(data_dir).root)
+    if info is None:
+        raise Failure(NOT_RUNNING, EXIT_NOT_RUNNING)
     return info
 
 
@@ -171,6 +165,18 @@ def send(data_dir: Path | None, action: dict[str, Any], timeout: float) -> Resul
         raise Failure(BROKEN, EXIT_FAILED) from exc
     finally:
         connection.close()
+
+
+def alone(data_dir: Path | None, action: dict[str, Any], timeout: float) -> Result:
+    """No app runs: this process acts, with the person's rules. Raises `Failure`."""
+    import asyncio
+
+    from desktop.ui_alone import run_alone  # only now: the screen's modules
+
+    try:
+        return asyncio.run(asyncio.wait_for(run_alone(data_dir, action), timeout))
+    except TimeoutError as exc:
+        raise Failure(TIMED_OUT_ALONE, EXIT_TIMED_OUT) from exc
 
 
 def _read_result(connection: socket.socket, timeout: float) -> Result:
@@ -228,8 +234,14 @@ def run_ui(args: argparse.Namespace) -> int:
     timeout = args.timeout or (
         max(TIMEOUT, args.seconds + WAIT_SLACK) if command == "wait" else TIMEOUT
     )
+    data_dir = getattr(args, "data_dir", None)
     try:
-        result = send(getattr(args, "data_dir", None), action, timeout)
+        try:
+            result = send(data_dir, action, timeout)
+        except Failure as failure:
+            if failure.code != EXIT_NOT_RUNNING:
+                raise
+            result = alone(data_dir, action, timeout)
     except Failure as failure:
         return _fail(args, command, str(failure), failure.code)
     if not result.ok:

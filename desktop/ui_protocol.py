@@ -13,19 +13,38 @@ pipeline and gate, and answers with event lines and then one result line:
                   "width": 1429, "height": 804, "data": "<base64>"}]}}
 
 `error` in a result is a one-line message for the person.
+
+`deskhand mcp` asks the window's approval sheet the same way, with a request of kind `ask`: the
+call exactly as its gate described it and the name the MCP client gave itself. The window shows
+its sheet ("An MCP client (Claude Desktop) asks:") and answers with one line; only the person's
+own answer (`by: person`) can allow. A Never rule in the window refuses (`rule`); a window with
+no sheet to show answers `mode` (then the asker falls back as if no window ran). "Always allow"
+is saved by the window (the one writer of the settings file), which the asker re-reads:
+
+    → {"token": "…", "kind": "ask", "client": "Claude Desktop",
+       "call": {"tool": "browser", "action": "navigate", "summary": "Open …", "input": {…}, …}}
+    ← {"event": {"event": "asking", "summary": "Open …"}}
+    ← {"answer": {"allow": true, "always": false, "reason": "", "by": "person"}}
+
+If either end goes away before the person answers, the question is dropped: the window closes
+its sheet, and the asker treats the call as refused.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
+
+from desktop.permissions import Answer, ToolCall
 
 __all__ = [
+    "AskRequest",
     "Event",
     "Reply",
     "Request",
@@ -33,6 +52,8 @@ __all__ = [
     "ServerInfo",
     "info_path",
     "new_token",
+    "parse_request",
+    "read_info",
     "socket_path",
 ]
 
@@ -44,9 +65,40 @@ SOCKET_PATH_LIMIT = 100  # bytes: AF_UNIX paths are at most 104–108 bytes long
 
 
 class Request(BaseModel):
+    """Run one action (the `deskhand ui` commands)."""
+
     token: str
+    kind: Literal["run"] = "run"
     tool: Literal["screen"] = "screen"
     input: dict[str, Any]
+
+
+ASKER_LIMIT = 60  # characters of a client's name shown on the sheet
+
+
+class AskRequest(BaseModel):
+    """Ask the person about a call another Deskhand process is about to make (`deskhand mcp`)."""
+
+    token: str
+    kind: Literal["ask"]
+    client: str = Field("", max_length=200)  # the MCP client's own name for itself
+    call: ToolCall
+
+    def asker(self) -> str:
+        """Who the sheet says asks."""
+        name = " ".join(self.client.split())[:ASKER_LIMIT]
+        return f"An MCP client ({name})" if name else "An MCP client"
+
+
+def parse_request(line: bytes) -> Request | AskRequest:
+    """A request line of either kind; raises ValueError when it is neither."""
+    try:
+        raw = json.loads(line)
+        if isinstance(raw, dict) and raw.get("kind") == "ask":
+            return AskRequest.model_validate(raw)
+        return Request.model_validate(raw)
+    except ValidationError as exc:
+        raise ValueError("not a request") from exc
 
 
 class Image(BaseModel):
@@ -69,16 +121,33 @@ class Event(BaseModel):
 
 
 class Reply(BaseModel):
-    """One line from the app: an event, or the result (the last line)."""
+    """One line from the app: an event, or the result or answer (the last line)."""
 
     event: Event | None = None
     result: Result | None = None
+    answer: Answer | None = None
 
 
 class ServerInfo(BaseModel):
     socket: str
     token: str
     pid: int
+
+
+def read_info(root: Path) -> ServerInfo | None:
+    """What the running app wrote about its socket, or None when no app runs on this data dir.
+    Blocks briefly (a small file and a signal 0)."""
+    try:
+        info = ServerInfo.model_validate_json(info_path(root).read_text())
+    except (OSError, ValidationError):
+        return None
+    try:
+        os.kill(info.pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass  # alive, someone else's: the socket's owner check will say no
+    return info
 
 
 def folder(root: Path) -> Path:

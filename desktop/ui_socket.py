@@ -9,12 +9,14 @@ waiting), and audits it. A command that gives up (its timeout, Ctrl+C) stops the
 
 Calls from the command line are the person's own, under the chat id `UI_SESSION`: their
 snapshots are kept apart from every chat's, and they need no "first look" question.
+
+`deskhand mcp` asks here too (an `ask` request): the window shows its approval sheet for a call
+an MCP client makes, says which client asks, and sends back the person's answer.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import hmac
 import logging
@@ -22,19 +24,18 @@ import os
 import socket
 import struct
 import sys
-import time
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from desktop.permissions import NO_APPROVER, Decision, ToolCall, decide, never_rule
-from desktop.tool_calls import CallContext, CallResult, ToolUse
+from desktop.code_signature import trusted_peer
+from desktop.permissions import NO_APPROVER, Answer, Rule, RuleScope, never_rule
+from desktop.ui_actions import UI_SESSION, run_action
 from desktop.ui_protocol import (
     MAX_LINE,
+    AskRequest,
     Event,
-    Image,
     Reply,
     Request,
     Result,
@@ -42,10 +43,10 @@ from desktop.ui_protocol import (
     folder,
     info_path,
     new_token,
+    parse_request,
     socket_path,
     write_private,
 )
-from tools.base import BAD_INPUT, TOOL_FAILED, InvalidInput, ToolImage
 
 if TYPE_CHECKING:
     from desktop.workspace import Workspace
@@ -54,14 +55,8 @@ log = logging.getLogger(__name__)
 
 __all__ = ["UI_SESSION", "UiServer", "peer_uid"]
 
-UI_SESSION = -1  # the chat id of actions from the command line (audit rows, snapshots)
 REQUEST_LIMIT = 10.0  # seconds a client has to send its request line
-NOT_OFFERED = (
-    "Deskhand cannot read the screen's elements now: the screen is off in Settings, or this "
-    "computer's accessibility service does not answer (`deskhand doctor` says which)."
-)
 NEEDS_WINDOW = "This action needs your approval, and Deskhand's window is not open to ask you."
-NEVER = "Refused: Settings → Permissions sets “{label}” to Never."
 
 
 def peer_uid(sock: socket.socket) -> int | None:
@@ -148,16 +143,24 @@ class UiServer:
         if sock is None or peer_uid(sock) != os.getuid():
             log.warning("refused a command-line connection from another user")
             return
+        if not await trusted_peer(sock):
+            log.warning("refused a command-line connection from a program not signed like Deskhand")
+            return
         line = await asyncio.wait_for(reader.readline(), REQUEST_LIMIT)
         try:
-            request = Request.model_validate_json(line)
-        except ValidationError:
+            request = parse_request(line)
+        except ValueError:
             await _send(
                 writer, Reply(result=Result(ok=False, error="The request was not understood."))
             )
             return
         if not hmac.compare_digest(request.token.encode(), self._token.encode()):
             await _send(writer, Reply(result=Result(ok=False, error="Wrong token.")))
+            return
+        if isinstance(request, AskRequest):
+            answer = await self._ask(request, reader, writer)
+            if answer is not None:
+                await _send(writer, Reply(answer=answer))
             return
         result = await self._run(request, reader, writer)
         if result is not None:
@@ -168,81 +171,51 @@ class UiServer:
     ) -> Result | None:
         """The action through the pipeline; None when the command gave up first."""
         ws = self.workspace
-        source = ws.toolbox.functions
-        use = ToolUse(id=f"ui_{uuid.uuid4().hex[:20]}", name=request.tool, input=request.input)
-        tool = source.registry.get(request.tool)
-        if tool is None or not tool.offered():
-            return Result(ok=False, error=NOT_OFFERED)
-        try:
-            call = source.describe(use, UI_SESSION)
-        except InvalidInput:
-            return Result(ok=False, error=BAD_INPUT)
-        gate = ws.gate
-        if never_rule(call, gate.settings().rules) is not None:
-            gate.record(call, Decision(verdict="deny", by="rule", reason="set to Never"))
-            return Result(ok=False, error=NEVER.format(label=call.label))
-        verdicts: list[tuple[Decision, int, float]] = []
 
-        async def approve(asked: ToolCall) -> Decision:
-            asking = decide(asked, gate.settings()).verdict == "ask"
-            if asking:
-                await _send(writer, Reply(event=Event(event="asking", summary=asked.summary)))
-            decision, audit_id = await gate.check(asked)
-            if asking:
-                await _send(writer, Reply(event=Event(event="answered")))
-            verdicts.append((decision, audit_id, time.monotonic()))
-            return decision
+        async def notify(event: str, summary: str) -> None:
+            kind = "asking" if event == "asking" else "answered"
+            await _send(writer, Reply(event=Event(event=kind, summary=summary)))
 
-        ctx = CallContext(
-            session_id=UI_SESSION, attachments_dir=ws.paths.attachments, approve=approve
+        return await run_action(
+            request,
+            ws.toolbox.functions,
+            ws.gate,
+            ws.paths.attachments,
+            needs_approval=NEEDS_WINDOW,
+            notify=notify,
+            hung_up=reader.read(1),  # the command closes to give up
         )
-        running = asyncio.ensure_future(source.run(use, call, ctx))
-        hung_up = asyncio.ensure_future(reader.read(1))  # the command closes to give up
+
+    async def _ask(
+        self, request: AskRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> Answer | None:
+        """Another Deskhand process (`deskhand mcp`) asks the person about a call: the window's
+        sheet shows it, and only the person's answer goes back. The asker audits the call; this
+        side saves an "Always allow" (the settings file has one writer). None when the asker went
+        away first (the sheet is closed)."""
+        ws = self.workspace
+        call = request.call
+        if never_rule(call, ws.gate.settings().rules) is not None:
+            return Answer(allow=False, by="rule", reason="set to Never")
+        if not ws.approvals.has_viewer:  # no window to show the sheet: the asker falls back
+            return Answer(allow=False, by="mode", reason=NO_APPROVER)
+        await _send(writer, Reply(event=Event(event="asking", summary=call.summary)))
+        asking = asyncio.ensure_future(ws.approvals.ask(call, asker=request.asker()))
+        hung_up = asyncio.ensure_future(reader.read(1))
         try:
-            await asyncio.wait({running, hung_up}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({asking, hung_up}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            if not running.done():
-                ctx.cancelled.set()
-                running.cancel()
+            if not asking.done():
+                asking.cancel()  # closes the sheet
                 with contextlib.suppress(BaseException):
-                    await running
+                    await asking
             hung_up.cancel()
-        if running.cancelled():
+        if asking.cancelled():
             return None
-        try:
-            result = running.result()
-        except Exception:
-            log.exception("a command-line action failed")
-            result = CallResult.failure(TOOL_FAILED)
-        if verdicts:
-            decision, audit_id, started = verdicts[-1]
-            if decision.verdict == "allow":
-                gate.finished(audit_id, ok=not result.is_error, started=started)
-            elif decision.by == "mode" and decision.reason == NO_APPROVER:
-                return Result(ok=False, error=NEEDS_WINDOW)
-            elif decision.by == "rule":
-                return Result(ok=False, error=NEVER.format(label=call.label))
-            elif decision.by == "person":
-                because = f" ({decision.reason})" if decision.reason else ""
-                return Result(ok=False, error=f"You said no in Deskhand's window{because}.")
-        return await _result(result)
-
-
-async def _result(result: CallResult) -> Result:
-    images = [
-        Image(
-            media_type=item.media_type,
-            width=item.width,
-            height=item.height,
-            data=base64.b64encode(item.data).decode("ascii"),
-        )
-        for item in result.content
-        if isinstance(item, ToolImage)
-    ]
-    text = result.text()
-    if result.is_error:
-        return Result(ok=False, text=text, error=text.splitlines()[0] if text else "Failed.")
-    return Result(ok=True, text=text, images=images)
+        answer = asking.result()
+        if answer.allow and answer.always:
+            ws.set_rule(RuleScope.of(call).key, Rule.ALLOW)
+        return Answer(allow=answer.allow, always=answer.always, reason=answer.reason, by="person")
 
 
 async def _send(writer: asyncio.StreamWriter, reply: Reply) -> None:

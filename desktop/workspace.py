@@ -37,6 +37,7 @@ class Workspace:
         self.paths = paths
         self.settings_file = SettingsFile(paths.settings)
         self.settings: Settings = self.settings_file.load()
+        self._settings_stamp = self.settings_file.stamp()
         self.keys = KeyStore(
             account=paths.keychain_account,
             key_file=paths.key_file,
@@ -104,6 +105,7 @@ class Workspace:
         browser_changed = settings.browser != self.settings.browser
         self.settings = settings
         self.settings_file.save(settings)
+        self._settings_stamp = self.settings_file.stamp()
         if browser_changed:
             self._reconfigure_browser()
         for listener in self.listeners:
@@ -164,6 +166,28 @@ class Workspace:
         else:
             settings.permissions.rules[key] = rule
         self.apply_settings(settings)
+
+    def adopt_rule(self, key: str, rule: Rule) -> None:
+        """A rule another Deskhand process saved (the window, answering for `deskhand mcp`):
+        in force here at once, and not written again (the settings file has one writer)."""
+        settings = self.settings.model_copy(deep=True)
+        settings.permissions.rules[key] = rule
+        self.settings = settings
+
+    def refresh_settings(self) -> None:
+        """Take the settings file as it is now if another process (the window) changed it since
+        this one read or wrote it; an unreadable file leaves the settings in force."""
+        stamp = self.settings_file.stamp()
+        if stamp == self._settings_stamp:
+            return
+        settings = self.settings_file.read()
+        if settings is None:
+            return
+        self._settings_stamp = stamp
+        browser_changed = settings.browser != self.settings.browser
+        self.settings = settings
+        if browser_changed:
+            self._reconfigure_browser()
 
     def allow_host(self, host: str, session_id: int | None) -> str:
         """The person lets the browser reach a refused local host: in one chat (until quit),

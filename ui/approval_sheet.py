@@ -54,6 +54,12 @@ class ApprovalSheet(QDialog):
         self._answered = False
         self._confirm: QMessageBox | None = None
 
+        # Who asks, when it is not Claude in this window's chats (an MCP client over the socket).
+        self.asker = QLabel(f"{request.asker} asks:" if request.asker else "")
+        self.asker.setObjectName("approvalAsker")
+        self.asker.setTextFormat(Qt.TextFormat.PlainText)
+        self.asker.setWordWrap(True)
+        self.asker.setVisible(bool(request.asker))
         title = QLabel(f"Allow {label}?")
         title.setObjectName("approvalTitle")
         font = title.font()
@@ -121,6 +127,7 @@ class ApprovalSheet(QDialog):
 
         layout = QVBoxLayout(self)
         layout.setSpacing(8)
+        layout.addWidget(self.asker)
         layout.addWidget(title)
         badge_row = QHBoxLayout()
         badge_row.addWidget(self.badge)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -96,7 +97,8 @@ def app(desk: Desk, tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
     app = App(data_dir, desk, process)
     try:
         deadline = time.monotonic() + START_LIMIT
-        while app.ui("screens").code != 0:  # serving, and the screen started
+        served = data_dir / "ui" / "ui.json"  # without it the command would act on its own
+        while not served.exists() or app.ui("screens").code != 0:  # serving, the screen started
             assert process.poll() is None, process.stderr.read() if process.stderr else ""
             assert time.monotonic() < deadline, "the app never served the command line"
             time.sleep(0.3)
@@ -112,21 +114,49 @@ def app(desk: Desk, tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
             process.stderr.close()
 
 
-def test_without_the_app_it_says_so(tmp_path: Path) -> None:
-    ran = ui(tmp_path / "nothing", "windows")
-    assert ran.code == 3 and ran.out == ""
-    assert (
-        ran.err
-        == "deskhand ui windows: Deskhand is not running. Start it (deskhand), then try again.\n"
+def audit(data_dir: Path) -> list[tuple[str, str, str, str]]:
+    with sqlite3.connect(data_dir / "deskhand.db") as db:
+        rows = db.execute("SELECT tool, action, decision, decided_by FROM audit ORDER BY id")
+        return [tuple(row) for row in rows]
+
+
+def test_without_the_app_reads_run_on_their_own(desk: Desk, tmp_path: Path) -> None:
+    alone = tmp_path / "alone"
+    windows = ui(alone, "windows", env=desk.env())
+    assert windows.code == 0 and windows.err == ""
+    assert windows.out.startswith("Windows, front to back")
+    assert '"See target" — see_target.py #0' in windows.out
+    seen = ui(alone, "--json", "see", "--app", "see_target.py", env=desk.env())
+    assert seen.json["ok"] is True
+    assert 'B1 button "Save"' in str(seen.json["text"]) and SECRET not in seen.out
+    assert audit(alone) == [
+        ("screen", "windows", "allowed", "mode"),
+        ("screen", "see", "allowed", "mode"),
+    ]
+    assert not (alone / "ui" / "ui.json").exists()  # it served nothing
+
+
+def test_without_the_app_an_action_that_would_ask_is_refused(desk: Desk, tmp_path: Path) -> None:
+    alone = tmp_path / "alone"
+    saves = len([e for e in desk.form.of("clicked") if e["name"] == "Save"])
+    clicked = ui(alone, "click", "B1", env=desk.env())
+    assert clicked.code == 1 and clicked.out == ""
+    assert clicked.err == (
+        "deskhand ui click: Refused: “Screen elements: click” needs your approval, and Deskhand "
+        "is not running to ask you. Allow it in Deskhand → Settings → Permissions (Always "
+        "allow), or start Deskhand so its window can ask.\n"
     )
-    as_json = ui(tmp_path / "nothing", "--json", "see")
-    assert as_json.code == 3
-    assert as_json.json == {
-        "ok": False,
-        "command": "see",
-        "error": "Deskhand is not running. Start it (deskhand), then try again.",
-        "text": "",
-    }
+    time.sleep(0.5)  # a click that went through would have been reported by now
+    assert len([e for e in desk.form.of("clicked") if e["name"] == "Save"]) == saves
+    assert audit(alone) == [("screen", "click", "denied", "mode")]
+    never = alone / "settings.json"  # the person's rules hold here too
+    never.write_text(json.dumps({"permissions": {"rules": {"screen.windows": "never"}}}))
+    refused = ui(alone, "windows", env=desk.env())
+    assert refused.code == 1
+    assert refused.err == (
+        "deskhand ui windows: Refused: Settings → Permissions sets “Screen elements: windows” "
+        "to Never.\n"
+    )
 
 
 def test_the_socket_and_its_token_are_the_owners_only(app: App) -> None:

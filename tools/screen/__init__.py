@@ -17,9 +17,10 @@ Public pieces:
 - `screen_risk` / `screen_summary`: the gate's risk level and the approval sheet's line (pure).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from tools.screen.backend import ScreenBackend, ScreenStatus, ScreenUnavailable, screen_status
 from tools.screen.displays import Display, describe_displays
-from tools.screen.driver import OwnWindows, Progress, ScreenComputer, progress_scope
 from tools.screen.elements import Element, Inspector
 from tools.screen.errors import ScreenError
 from tools.screen.events import ScreenEvent, ScreenEventSink
@@ -48,3 +49,18 @@ __all__ = [
     "screen_status",
     "screen_summary",
 ]
+
+# The driver brings in the SDK (a second to load): it loads when first asked for, so that the
+# `screen` tool alone (`deskhand ui` with no app running) starts quickly.
+_DRIVER = ("OwnWindows", "Progress", "ScreenComputer", "progress_scope")
+
+if TYPE_CHECKING:
+    from tools.screen.driver import OwnWindows, Progress, ScreenComputer, progress_scope
+
+
+def __getattr__(name: str) -> Any:
+    if name in _DRIVER:
+        from tools.screen import driver
+
+        return getattr(driver, name)
+    raise AttributeError(name)

@@ -7,7 +7,10 @@ phrases (a display index is the one value some of them carry). `refusal(phrase)`
 
 from __future__ import annotations
 
-from anthropic.tools import ToolError
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the SDK loads only where a refusal is made (the driver's calls)
+    from anthropic.tools import ToolError
 
 __all__ = ["AccessibilityDenied", "BackendError", "NoKeycode", "ScreenError", "refusal"]
 
@@ -82,6 +85,8 @@ UNEXPECTED = "The screen action failed unexpectedly."
 
 def refusal(phrase: str) -> ToolError:
     """The `ToolError` the model reads for `phrase`."""
+    from anthropic.tools import ToolError
+
     return ToolError(phrase)
 
 

@@ -1,0 +1,139 @@
+"""One `deskhand ui` action through the pipeline: the `screen` tool's source describes it, a Never
+rule refuses it before any work, the gate decides (and asks, where someone can answer), the audit
+log keeps it, and the result becomes the command's `Result`.
+
+Shared by the running app's socket (`ui_socket.py`) and the command on its own when no app runs
+(`ui_alone.py`), so both take the same path with the same rules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from desktop.function_tools import FunctionTools
+from desktop.gate import Gate
+from desktop.permissions import NO_APPROVER, Decision, ToolCall, decide, never_rule
+from desktop.tool_calls import CallContext, CallResult, ToolUse
+from desktop.ui_protocol import Image, Request, Result
+from tools.base import BAD_INPUT, TOOL_FAILED, InvalidInput, ToolImage
+
+log = logging.getLogger(__name__)
+
+__all__ = ["NEVER", "NOT_OFFERED", "UI_SESSION", "run_action"]
+
+UI_SESSION = -1  # the chat id of actions from the command line (audit rows, snapshots)
+NOT_OFFERED = (
+    "Deskhand cannot read the screen's elements now: the screen is off in Settings, or this "
+    "computer's accessibility service does not answer (`deskhand doctor` says which)."
+)
+NEVER = "Refused: Settings → Permissions sets “{label}” to Never."
+
+Notify = Callable[[str, str], Awaitable[None]]  # ("asking" | "answered", summary)
+
+
+async def _quiet(_event: str, _summary: str) -> None:
+    return None
+
+
+async def run_action(
+    request: Request,
+    source: FunctionTools,
+    gate: Gate,
+    attachments_dir: Path,
+    *,
+    needs_approval: str,
+    notify: Notify = _quiet,
+    hung_up: Awaitable[object] | None = None,
+    ask_first: bool = True,
+) -> Result | None:
+    """The action's result; None when the command gave up first (`hung_up` finished).
+
+    `needs_approval` is what the person reads when the gate had no one to ask. With
+    `ask_first=False` (no one could answer), a call the gate would ask about is refused as soon
+    as it is described, before any lookup or preflight runs.
+    """
+    use = ToolUse(id=f"ui_{uuid.uuid4().hex[:20]}", name=request.tool, input=request.input)
+    tool = source.registry.get(request.tool)
+    if tool is None or not tool.offered():
+        return Result(ok=False, error=NOT_OFFERED)
+    try:
+        call = source.describe(use, UI_SESSION)
+    except InvalidInput:
+        return Result(ok=False, error=BAD_INPUT)
+    if never_rule(call, gate.settings().rules) is not None:
+        gate.record(call, Decision(verdict="deny", by="rule", reason="set to Never"))
+        return Result(ok=False, error=NEVER.format(label=call.label))
+    if not ask_first and decide(call, gate.settings()).verdict == "ask":
+        gate.record(call, Decision(verdict="deny", by="mode", reason=NO_APPROVER))
+        return Result(ok=False, error=needs_approval.format(label=call.label))
+    verdicts: list[tuple[Decision, int, float]] = []
+
+    async def approve(asked: ToolCall) -> Decision:
+        asking = decide(asked, gate.settings()).verdict == "ask" and gate.approvals.has_viewer
+        if asking:
+            await notify("asking", asked.summary)
+        decision, audit_id = await gate.check(asked)
+        if asking:
+            await notify("answered", "")
+        verdicts.append((decision, audit_id, time.monotonic()))
+        return decision
+
+    ctx = CallContext(session_id=UI_SESSION, attachments_dir=attachments_dir, approve=approve)
+    running = asyncio.ensure_future(source.run(use, call, ctx))
+    waiting: set[asyncio.Future[object]] = {running}  # type: ignore[arg-type]
+    given_up = asyncio.ensure_future(hung_up) if hung_up is not None else None
+    if given_up is not None:
+        waiting.add(given_up)
+    try:
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if not running.done():
+            ctx.cancelled.set()
+            running.cancel()
+            with contextlib.suppress(BaseException):
+                await running
+        if given_up is not None:
+            given_up.cancel()
+    if running.cancelled():
+        return None
+    try:
+        result = running.result()
+    except Exception:
+        log.exception("a command-line action failed")
+        result = CallResult.failure(TOOL_FAILED)
+    if verdicts:
+        decision, audit_id, started = verdicts[-1]
+        if decision.verdict == "allow":
+            gate.finished(audit_id, ok=not result.is_error, started=started)
+        elif decision.by == "mode" and decision.reason == NO_APPROVER:
+            return Result(ok=False, error=needs_approval.format(label=call.label))
+        elif decision.by == "rule":
+            return Result(ok=False, error=NEVER.format(label=call.label))
+        elif decision.by == "person":
+            because = f" ({decision.reason})" if decision.reason else ""
+            return Result(ok=False, error=f"You said no in Deskhand's window{because}.")
+    return await as_result(result)
+
+
+async def as_result(result: CallResult) -> Result:
+    images = [
+        Image(
+            media_type=item.media_type,
+            width=item.width,
+            height=item.height,
+            data=base64.b64encode(item.data).decode("ascii"),
+        )
+        for item in result.content
+        if isinstance(item, ToolImage)
+    ]
+    text = result.text()
+    if result.is_error:
+        return Result(ok=False, text=text, error=text.splitlines()[0] if text else "Failed.")
+    return Result(ok=True, text=text, images=images)
