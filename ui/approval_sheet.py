@@ -96,7 +96,8 @@ class ApprovalSheet(QDialog):
         self.input_view.setFixedHeight(min(200, max(48, (lines + 1) * metrics.lineSpacing() + 12)))
 
         self.reason = QLineEdit()
-        self.reason.setPlaceholderText("Reason for denying (optional, Claude will read it)")
+        reader = "the client" if request.asker else "Claude"  # who gets the reason back
+        self.reason.setPlaceholderText(f"Reason for denying (optional, {reader} will read it)")
         self.reason.returnPressed.connect(self._deny)  # Enter here means "no, because…"
 
         self.scope = RuleScope.of(call)
