@@ -4,8 +4,13 @@ It takes the same path as in the app, with the person's own rules: the same data
 and saved permission mode, the `screen` tool's source, the gate and the audit log
 (`ui_actions.run_action`). With no window there is no one to ask, so an action that would ask is
 refused as soon as it is described, with one line on how to allow it. Reads (screens, windows,
-see, wait, screenshot) work as in the app. Element ids live in the process that saw them: a
-`click B2` needs the `see` of the same run, which only a running app keeps between commands.
+see, wait, screenshot) work as in the app.
+
+Element ids outlive the command: a `see` (or `wait`) saves its snapshots in the data dir
+(`ui_snapshots.py`, a file only the person can read) and a later `click B2` puts them back before
+it is described. The element is then read again as in the app (gone, moved, its window closed:
+"see again"), and must still have the role and name it was shown with; the gate judges it as it
+is now. On macOS elements cannot be found again by another process, so there ids need the app.
 
 It loads only what the screen tool needs (no model SDK, no browser), so a command stays quick.
 """
@@ -13,6 +18,7 @@ It loads only what the screen tool needs (no model SDK, no browser), so a comman
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +30,21 @@ from desktop.permissions import PermissionSettings, Rule
 from desktop.screen_elements import ScreenElements
 from desktop.settings import Settings, SettingsFile
 from desktop.store import Store
-from desktop.ui_actions import run_action
+from desktop.ui_actions import UI_SESSION, run_action
 from desktop.ui_protocol import Request, Result
+from desktop.ui_snapshots import keep_snapshots, put_back
 from tools.base import ToolRegistry
+from tools.screen import errors
 from tools.screen.backend import screen_status
+from tools.screen.snapshot import SnapshotStore
+
+log = logging.getLogger(__name__)
 
 __all__ = ["NEEDS_APP", "run_alone"]
 
+MAKES_IDS = frozenset({"see", "wait"})
+USES_IDS = frozenset({"click", "set_value", "scroll_to"})
+NOT_KEPT = "(On this computer these ids last only while Deskhand runs: start it to act on them.)"
 NEEDS_APP = (
     "Refused: “{label}” needs your approval, and Deskhand is not running to ask you. Allow it "
     "in Deskhand → Settings → Permissions (Always allow), or start Deskhand so its window can ask."
@@ -64,6 +78,12 @@ async def run_alone(data_dir: Path | None, action: dict[str, Any]) -> Result:
     try:
         if usable:
             await elements.start()
+        snapshots = elements.tool.snapshots
+        name = action.get("action")
+        if usable and (name in MAKES_IDS or name in USES_IDS):
+            unusable = await asyncio.to_thread(put_back, paths.root, snapshots, UI_SESSION)
+            if name in USES_IDS and (missing := unusable or _missing(snapshots, action)):
+                return Result(ok=False, error=missing)
         registry = ToolRegistry()
         registry.add(elements.tool)
         permissions: PermissionSettings = settings.permissions
@@ -81,7 +101,30 @@ async def run_alone(data_dir: Path | None, action: dict[str, Any]) -> Result:
             needs_approval=NEEDS_APP,
             ask_first=False,
         )
-        return result or Result(ok=False, error="Stopped.")  # None only when given up on
+        if result is None:
+            return Result(ok=False, error="Stopped.")  # only when given up on
+        if usable and name in MAKES_IDS and result.ok:
+            result = await _keep(paths.root, elements, result)
+        return result
     finally:
         await elements.close()
         store.close()
+
+
+def _missing(snapshots: SnapshotStore, action: dict[str, Any]) -> str | None:
+    """Why an id names nothing kept (no fresh snapshot, or none with that id): "see again",
+    rather than the gate's "needs your approval" for an element it cannot know."""
+    snapshot = snapshots.get(UI_SESSION, action.get("snapshot"))
+    if snapshot is None:
+        return errors.NO_SNAPSHOT
+    return errors.NO_SUCH_ID if action.get("id") not in snapshot.items else None
+
+
+async def _keep(root: Path, elements: ScreenElements, result: Result) -> Result:
+    """Save the snapshots for the next command (saying so where their ids cannot be kept)."""
+    try:
+        kept = await asyncio.to_thread(keep_snapshots, root, elements.tool.snapshots, UI_SESSION)
+    except OSError:
+        log.info("the element ids could not be saved", exc_info=True)
+        return result
+    return result if kept else result.model_copy(update={"text": f"{result.text}\n{NOT_KEPT}"})

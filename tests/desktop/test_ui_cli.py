@@ -23,8 +23,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from tests.support.desk import Desk, running_desk
+from tests.support.desk import Desk, running_desk, wait_accessible
 from tests.support.see_target import SECRET
+from tests.support.x11 import TargetApp
 
 ROOT = Path(__file__).resolve().parents[2]
 START_LIMIT = 90.0
@@ -138,6 +139,10 @@ def test_without_the_app_reads_run_on_their_own(desk: Desk, tmp_path: Path) -> N
 
 def test_without_the_app_an_action_that_would_ask_is_refused(desk: Desk, tmp_path: Path) -> None:
     alone = tmp_path / "alone"
+    unseen = ui(alone, "click", "B1", env=desk.env())
+    assert (unseen.code, unseen.out) == (1, "")
+    assert unseen.err == unseen_error("click")
+    assert ui(alone, "see", "--app", "see_target.py", env=desk.env()).code == 0
     saves = len([e for e in desk.form.of("clicked") if e["name"] == "Save"])
     clicked = ui(alone, "click", "B1", env=desk.env())
     assert clicked.code == 1 and clicked.out == ""
@@ -148,7 +153,10 @@ def test_without_the_app_an_action_that_would_ask_is_refused(desk: Desk, tmp_pat
     )
     time.sleep(0.5)  # a click that went through would have been reported by now
     assert len([e for e in desk.form.of("clicked") if e["name"] == "Save"]) == saves
-    assert audit(alone) == [("screen", "click", "denied", "mode")]
+    assert audit(alone) == [
+        ("screen", "see", "allowed", "mode"),
+        ("screen", "click", "denied", "mode"),
+    ]
     never = alone / "settings.json"  # the person's rules hold here too
     never.write_text(json.dumps({"permissions": {"rules": {"screen.windows": "never"}}}))
     refused = ui(alone, "windows", env=desk.env())
@@ -157,6 +165,163 @@ def test_without_the_app_an_action_that_would_ask_is_refused(desk: Desk, tmp_pat
         "deskhand ui windows: Refused: Settings → Permissions sets “Screen elements: windows” "
         "to Never.\n"
     )
+
+
+KEEPER_RECT = (960, 20, 620, 440)  # right of the desk's form and dialog
+PRESSED_SAVE = "Pressed B1 'Save' (button, see_target.py).\n"
+STALE = (
+    "deskhand ui click: The window changed since that snapshot (it moved, closed, or the element "
+    "is gone). Use the see action again, then act on an id it lists.\n"
+)
+
+
+def keeper(desk: Desk) -> TargetApp:
+    """A form of its own (titled "Keeper"), so closing it leaves the desk's as it was."""
+    form = TargetApp(
+        desk.display, KEEPER_RECT, module="tests.support.see_target", args=("Keeper",),
+        env=desk.bus.app_env(),
+    )  # fmt: skip
+    form.start()
+    deadline = time.monotonic() + 20
+    while not form.of("ready"):
+        assert time.monotonic() < deadline, "the form never reported ready"
+        time.sleep(0.02)
+    wait_accessible(desk.bus, {form.pid or 0})
+    return form
+
+
+@pytest.fixture
+def keeper_form(desk: Desk) -> Iterator[TargetApp]:
+    form = keeper(desk)
+    try:
+        yield form
+    finally:
+        form.close()
+
+
+@pytest.fixture
+def clicks_allowed(tmp_path: Path) -> Path:
+    """A data dir whose rules let screen clicks run without asking (Settings: Always allow)."""
+    data_dir = tmp_path / "alone"
+    data_dir.mkdir()
+    settings = {"permissions": {"rules": {"screen.click": "allow"}}}
+    (data_dir / "settings.json").write_text(json.dumps(settings))
+    return data_dir
+
+
+def saves(form: TargetApp) -> int:
+    return len([e for e in form.of("clicked") if e["name"] == "Save"])
+
+
+def test_without_the_app_ids_of_a_see_act_in_a_later_command(
+    desk: Desk, keeper_form: TargetApp, clicks_allowed: Path
+) -> None:
+    seen = ui(clicks_allowed, "see", "--title", "Keeper", env=desk.env())
+    assert seen.code == 0, seen.err
+    assert seen.out.startswith("Snapshot s1 of window") and 'B1 button "Save"' in seen.out
+    saved = clicks_allowed / "ui" / "snapshot.json"
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600
+    assert stat.S_IMODE(saved.parent.stat().st_mode) == 0o700
+    assert SECRET not in saved.read_text()
+    clicked = ui(clicks_allowed, "click", "B1", env=desk.env())
+    assert (clicked.code, clicked.out, clicked.err) == (0, PRESSED_SAVE, "")
+    deadline = time.monotonic() + 10
+    while saves(keeper_form) != 1:
+        assert time.monotonic() < deadline, "the form never reported the click"
+        time.sleep(0.02)
+    again = ui(clicks_allowed, "see", "--title", "Keeper", env=desk.env())
+    assert again.out.startswith("Snapshot s2 of window")  # numbered after the saved one
+    older = ui(clicks_allowed, "click", "B1", "--snapshot", "s1", env=desk.env())
+    assert (older.code, older.err) == (0, "")  # both kept, as the app keeps them
+    assert audit(clicks_allowed) == [
+        ("screen", "see", "allowed", "mode"),
+        ("screen", "click", "allowed", "rule"),
+        ("screen", "see", "allowed", "mode"),
+        ("screen", "click", "allowed", "rule"),
+    ]
+
+
+def test_without_the_app_a_renamed_button_must_be_seen_again(
+    desk: Desk, keeper_form: TargetApp, clicks_allowed: Path
+) -> None:
+    seen = ui(clicks_allowed, "see", "--title", "Keeper", env=desk.env())
+    assert 'B1 button "Save"' in seen.out
+    keeper_form.send("rename Save Send")
+    deadline = time.monotonic() + 10
+    while not keeper_form.of("renamed"):
+        assert time.monotonic() < deadline, "the form never renamed its button"
+        time.sleep(0.02)
+    clicked = ui(clicks_allowed, "click", "B1", env=desk.env())
+    assert (clicked.code, clicked.out, clicked.err) == (1, "", STALE)
+    time.sleep(0.5)  # a click that went through would have been reported by now
+    assert not keeper_form.of("clicked")
+
+
+def test_without_the_app_a_reopened_window_must_be_seen_again(
+    desk: Desk, clicks_allowed: Path
+) -> None:
+    first = keeper(desk)
+    try:
+        seen = ui(clicks_allowed, "see", "--title", "Keeper", env=desk.env())
+        assert 'B1 button "Save"' in seen.out
+    finally:
+        first.close()
+    second = keeper(desk)  # the same form, at the same place, with the same buttons
+    try:
+        clicked = ui(clicks_allowed, "click", "B1", env=desk.env())
+        assert (clicked.code, clicked.out, clicked.err) == (1, "", STALE)
+        time.sleep(0.5)
+        assert not second.of("clicked")
+        seen = ui(clicks_allowed, "see", "--title", "Keeper", env=desk.env())
+        assert 'B1 button "Save"' in seen.out
+        again = ui(clicks_allowed, "click", "B1", env=desk.env())
+        assert (again.code, again.out) == (0, PRESSED_SAVE)
+    finally:
+        second.close()
+
+
+def unseen_error(command: str) -> str:
+    return (
+        f"deskhand ui {command}: There is no recent snapshot with that id (snapshots expire "
+        "after 10 minutes). Use the see action again, then act on an id it lists.\n"
+    )
+
+
+UNREADABLE = (
+    "deskhand ui click: The element ids of the last `deskhand ui see` could not be read back. "
+    "See again, then act on an id it lists.\n"
+)
+
+
+def test_without_the_app_a_damaged_or_altered_file_means_see_again(
+    desk: Desk, keeper_form: TargetApp, clicks_allowed: Path
+) -> None:
+    assert ui(clicks_allowed, "see", "--title", "Keeper", env=desk.env()).code == 0
+    saved = clicks_allowed / "ui" / "snapshot.json"
+    good = json.loads(saved.read_text())
+    for damaged in ("garbage{", '{"version": 1, "snapshots": [{"id": "s1"}]}', "\x00" * 10):
+        saved.write_text(damaged)
+        clicked = ui(clicks_allowed, "click", "B1", env=desk.env())
+        assert (clicked.code, clicked.out, clicked.err) == (1, "", UNREADABLE)
+    odd_ref = json.loads(json.dumps(good))
+    odd_ref["snapshots"][0]["items"][0]["ref"][1] = "/org/a11y/../x y"
+    saved.write_text(json.dumps(odd_ref))
+    assert ui(clicks_allowed, "click", "B1", env=desk.env()).err == UNREADABLE
+    renamed = json.loads(json.dumps(good))  # B1 is not what the file says it is
+    [item] = [i for i in renamed["snapshots"][0]["items"] if i["id"] == "B1"]
+    item["name"] = "Keep"
+    saved.write_text(json.dumps(renamed))
+    clicked = ui(clicks_allowed, "click", "B1", env=desk.env())
+    assert (clicked.code, clicked.err) == (1, STALE)
+    expired = json.loads(json.dumps(good))
+    expired["snapshots"][0]["taken"] -= 601  # older than a snapshot lives
+    saved.write_text(json.dumps(expired))
+    clicked = ui(clicks_allowed, "click", "B1", env=desk.env())
+    assert (clicked.code, clicked.err) == (1, unseen_error("click"))
+    time.sleep(0.5)
+    assert not keeper_form.of("clicked")
+    saved.write_text(json.dumps(good))  # the file as the see wrote it still works
+    assert ui(clicks_allowed, "click", "B1", env=desk.env()).out == PRESSED_SAVE
 
 
 def test_the_socket_and_its_token_are_the_owners_only(app: App) -> None:

@@ -19,9 +19,11 @@ Lines (every one has "event" and "t", the monotonic clock when it happened; rect
     {"event": "scrolled", "first": "Row 12"}          the list's first visible row changed
     {"event": "added", "name": "Later", "rect": [...]}   a button added on request
     {"event": "removed", "name": "Later"}
+    {"event": "renamed", "name": "Save", "to": "Send"}
 
 Commands on stdin, one a line: `add NAME DELAY_MS` adds a button NAME after DELAY_MS (below the
-check box, one row further down per button); `remove NAME` removes it.
+check box, one row further down per button); `remove NAME` removes it; `rename NAME NEW` gives
+the button NAME (Save, Delete or an added one) the text NEW, in place.
 """
 
 from __future__ import annotations
@@ -112,6 +114,12 @@ class Form(QWidget):
             button.deleteLater()
             report("removed", name=name)
 
+    def rename(self, name: str, new: str) -> None:
+        button = self.added.get(name) or self.widgets.get(name)
+        if isinstance(button, QPushButton):
+            button.setText(new)
+            report("renamed", name=name, to=new)
+
 
 def main(argv: list[str]) -> None:
     x, y, width, height = (int(value) for value in argv[:4])
@@ -132,6 +140,8 @@ def main(argv: list[str]) -> None:
             form.add(parts[1], int(parts[2]))
         elif parts[:1] == ["remove"] and len(parts) == 2:
             form.remove(parts[1])
+        elif parts[:1] == ["rename"] and len(parts) == 3:
+            form.rename(parts[1], parts[2])
 
     notifier = QSocketNotifier(sys.stdin.fileno(), QSocketNotifier.Type.Read)
     notifier.activated.connect(command)

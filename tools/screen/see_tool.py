@@ -21,7 +21,8 @@ element's centre, the typed text, a scroll), so the app's visualizer shows it th
 captures are wrapped in the same `before_capture` / `after_capture` hooks.
 
 Targets are in `targets.py`. Before any call runs the snapshot's element is read again: if it is
-gone, or its window moved or closed, the call is refused with "see again". Deskhand's own windows
+gone, or its window moved or closed, the call is refused with "see again" (an element of a
+snapshot put back from another process, `saved.py`, must also still have the same name). Deskhand's own windows
 are never listed, looked into or acted on. The first look at the screen in a chat is a question
 of its own, shared with the computer tool (`Looks`).
 """
@@ -552,18 +553,30 @@ class ScreenTool(FunctionTool[ScreenCall]):
 
     async def _fresh(self, accessibility: AccessibilityBackend, item: Item) -> Item | None:
         """The element read again, or None when the snapshot no longer holds: it is gone, it
-        changed role, or its window moved or closed."""
+        changed role, or its window moved or closed. An element of a snapshot another process
+        saw (`restored`) must also still have the name it was shown with."""
         (node,) = await accessibility.read([item.node.ref], value=True)
         if node is None or node.role != item.node.role:
+            return None
+        if item.restored and await self._name_now(accessibility, item, node) != item.node.name:
             return None
         if item.window is not None:
             worker = self._worker()
             windows = await worker.windows() if worker is not None else None
             now = next((w for w in windows or () if w.id == item.window.id), None)
-            if now is None or now.rect != item.window.rect:
+            if now is None or now.rect != item.window.rect or now.pid != item.window.pid:
                 return None
         node = replace(node, path=item.node.path, parent=item.node.parent)
         return replace(item, node=node)
+
+    async def _name_now(self, accessibility: AccessibilityBackend, item: Item, node: Node) -> str:
+        """The element's name as a `see` would show it now: its own, or else (a field named by
+        a label) the one its label gives it among its siblings."""
+        parent = item.node.parent
+        if node.name or not item.node.name or parent is None:
+            return node.name
+        siblings, _ = await accessibility.tree([parent], replace(self.limits, depth=2))
+        return next((found.name for found in siblings if found.ref == node.ref), "")
 
     def _own_rects(self) -> list[Rect]:
         return [Rect(*(int(v) for v in rect)) for rect in self._own_windows()]

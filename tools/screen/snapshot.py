@@ -12,7 +12,9 @@ Bounds are pixels of a screenshot of the display the window is on, the coordinat
 tool clicks with. A secure field's value is never read, so it can never be shown.
 
 `SnapshotStore` keeps the last few snapshots of each chat for `TTL` seconds; an action names an
-id of one of them (the latest by default). Names and values are screen content: untrusted data.
+id of one of them (the latest by default). A snapshot another process saw can be put back
+(`restore`, from `saved.py`): its elements are `restored`, and must still have the name they had.
+Names and values are screen content: untrusted data.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tools.screen.accessible import Node
 from tools.screen.atspi_tables import KIND_NAMES
@@ -64,6 +66,7 @@ class Item:
     app: str
     pid: int | None
     window: Window | None
+    restored: bool = False  # from a snapshot another process saw: its name is checked again too
 
 
 @dataclass
@@ -150,6 +153,11 @@ def number_items(
     return items
 
 
+def _number(snapshot_id: str) -> int:
+    digits = snapshot_id[1:]
+    return int(digits) if digits.isdigit() else 0
+
+
 class SnapshotStore:
     """The recent snapshots of each chat; ids `s1`, `s2`… are unique across chats."""
 
@@ -159,7 +167,7 @@ class SnapshotStore:
         self.ttl = ttl
         self.keep = keep
         self._clock = clock
-        self._numbers = itertools.count(1)
+        self._last = 0  # the number of the latest snapshot id given
         self._chats: dict[int, list[Snapshot]] = {}
 
     def add(
@@ -171,8 +179,9 @@ class SnapshotStore:
         *,
         cut: bool = False,
     ) -> Snapshot:
+        self._last += 1
         snapshot = Snapshot(
-            id=f"s{next(self._numbers)}",
+            id=f"s{self._last}",
             session_id=session_id,
             frame=frame,
             items=items,
@@ -180,9 +189,33 @@ class SnapshotStore:
             cut=cut,
             taken=self._clock(),
         )
-        kept = [s for s in self._chats.get(session_id, []) if self._fresh(s)]
-        self._chats[session_id] = [*kept, snapshot][-self.keep :]
+        self._keep(snapshot)
         return snapshot
+
+    def _keep(self, snapshot: Snapshot) -> None:
+        kept = [s for s in self._chats.get(snapshot.session_id, []) if self._fresh(s)]
+        self._chats[snapshot.session_id] = [*kept, snapshot][-self.keep :]
+
+    def restore(self, snapshot: Snapshot, age: float) -> None:
+        """Keep a snapshot another process saw `age` seconds ago, under its own id (new ids are
+        numbered after it); one too old for `ttl` is dropped."""
+        if not 0 <= age <= self.ttl:
+            return
+        self._last = max(self._last, _number(snapshot.id))
+        items = {key: replace(item, restored=True) for key, item in snapshot.items.items()}
+        restored = replace(snapshot, items=items, taken=self._clock() - age)
+        others = [s for s in self.kept(snapshot.session_id) if s.id != snapshot.id]
+        ordered = sorted([*others, restored], key=lambda s: _number(s.id))
+        self._chats[snapshot.session_id] = ordered[-self.keep :]
+
+    def kept(self, session_id: int) -> list[Snapshot]:
+        """The chat's fresh snapshots, oldest first."""
+        kept = [s for s in self._chats.get(session_id, []) if self._fresh(s)]
+        self._chats[session_id] = kept
+        return list(kept)
+
+    def age(self, snapshot: Snapshot) -> float:
+        return self._clock() - snapshot.taken
 
     def _fresh(self, snapshot: Snapshot) -> bool:
         return self._clock() - snapshot.taken <= self.ttl
