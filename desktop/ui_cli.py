@@ -9,7 +9,8 @@ run by the command itself with the same rules), its result printed.
 
 TARGET is `--app NAME [--window-index N] [--title TEXT]`, `--title TEXT`, `--window-id ID` or
 `--display N`; nothing means the front-most window. Ids come from the latest `see` (the app keeps
-the command line's snapshots apart from its chats').
+the command line's snapshots apart from its chats'; without the app, `ui_snapshots.py` keeps them
+in the data dir between commands).
 
 Output is text, or with `--json` one object: `{"ok": true, "command": "see", "text": "…",
 "images": [{"path": "…", "width": 1429, "height": 804, "media_type": "image/png"}]}`, or on

@@ -280,6 +280,23 @@ def test_without_the_app_a_reopened_window_must_be_seen_again(
         second.close()
 
 
+def test_without_the_app_a_field_named_by_its_label_is_found_again(
+    desk: Desk, tmp_path: Path
+) -> None:
+    """GTK's entries have no name of their own: the label beside them names them, again."""
+    data_dir = tmp_path / "alone"
+    data_dir.mkdir()
+    settings = {"permissions": {"rules": {"screen.set_value": "allow"}}}
+    (data_dir / "settings.json").write_text(json.dumps(settings))
+    seen = ui(data_dir, "see", "--title", "Sign in", env=desk.env())
+    assert 'T2 text field "Email"' in seen.out, seen.out
+    typed = ui(data_dir, "type", "T2", "ada@example.com", env=desk.env())
+    assert (typed.code, typed.err) == (0, "")
+    assert typed.out == "Set T2 'Email' (text field, zenity) to 'ada@example.com'.\n"
+    again = ui(data_dir, "see", "--title", "Sign in", env=desk.env())
+    assert 'T2 text field "Email" = "ada@example.com"' in again.out
+
+
 def unseen_error(command: str) -> str:
     return (
         f"deskhand ui {command}: There is no recent snapshot with that id (snapshots expire "

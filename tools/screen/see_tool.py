@@ -558,8 +558,11 @@ class ScreenTool(FunctionTool[ScreenCall]):
         (node,) = await accessibility.read([item.node.ref], value=True)
         if node is None or node.role != item.node.role:
             return None
-        if item.restored and await self._name_now(accessibility, item, node) != item.node.name:
-            return None
+        if item.restored:
+            name = await self._name_now(accessibility, item, node)
+            if name != item.node.name:
+                return None
+            node = replace(node, name=name)  # as a `see` shows it now (a label's, perhaps)
         if item.window is not None:
             worker = self._worker()
             windows = await worker.windows() if worker is not None else None
