@@ -27,7 +27,9 @@ asked about, e.g. ("consequential", ..., "Click 'Buy now' (button) on shop.examp
 resolves the element the call will really act on (however it is addressed: ref, point, the
 focus a key lands on) and judges that; the driver keeps what was described, and right before
 acting resolves it again: if the page or the element changed meanwhile, the call is refused
-with a fixed phrase (`errors.PAGE_CHANGED`) rather than done on something nobody approved.
+with a fixed phrase (`errors.PAGE_CHANGED`) rather than done on something nobody approved,
+and `changed_since_described(tool_use_id)` tells the app so, which then runs the call again:
+`confirm` describes it on the page as it now is and asks anew.
 A confirm that never calls `describe` approves without that re-check.
 
 A standalone `PlaywrightBrowser(**options)` owns a private `BrowserRuntime` (one session);
@@ -42,6 +44,7 @@ import contextlib
 import json
 import logging
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from pathlib import Path
@@ -167,6 +170,7 @@ SCRIPT_TIMEOUT = 30.0
 ZOOM_UPSCALE = 4.0
 LOG_CAP = 20_000
 SNAPSHOT_TIMEOUT_MS = 45_000
+CHANGED_KEPT = 64  # refusals for a changed page an app never asked about are dropped after this
 MouseButton = Literal["left", "middle", "right"]
 TYPE_CHUNK = 16  # characters typed between two checks of the focus
 INSERT_CHUNK = 500  # the same, for long text inserted at once
@@ -256,6 +260,8 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         self._owns_pool = owns_pool
         self._confirm = confirm
         self._plans = Plans()
+        # Calls refused, nothing done, because the page changed after they were described.
+        self._changed: OrderedDict[str, bool] = OrderedDict()
         self.progress = progress
         config = pool.config
         self._config = config
@@ -309,6 +315,11 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
 
     def summary(self, member: str, input: Mapping[str, Any], url: str | None = None) -> str:
         return browser_summary(member, input, url, ref_label=self.ref_label)
+
+    def changed_since_described(self, tool_use_id: str) -> bool:
+        """Whether that call was refused, nothing done, because what it would act on changed
+        after `describe` (asked once: the app then describes it again and asks again)."""
+        return self._changed.pop(tool_use_id, False)
 
     async def describe(self, context: BetaConfirmContext) -> tuple[str, str, str]:
         """(risk, reason, summary) for the call `confirm` is asked about, judged from what it
@@ -367,8 +378,11 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
             raise ToolError(refused.phrase) from None
 
     async def _browser_state(self, context: BetaToolsetCallContext) -> BetaBrowserState:
+        use = context.tool_use
+        # A call the app will run again keeps the changes for the report of that run.
+        drain = use is None or use.id not in self._changed
         try:
-            return await self._session.state()
+            return await self._session.state(drain=drain)
         except Exception:
             # An exception here would stop the whole run; an empty report only loses one update.
             log.exception("Could not collect the browser state")
@@ -387,6 +401,14 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
             return await super().execute(context, name, input)
         except (ToolError, ToolsetUsageError):
             raise
+        except errors.PageChanged as exc:
+            if exc.partly_done:
+                raise errors.refusal(errors.PAGE_CHANGED_MIDWAY) from exc
+            if use is not None:
+                self._changed[use.id] = True
+                while len(self._changed) > CHANGED_KEPT:
+                    self._changed.popitem(last=False)
+            raise errors.refusal(errors.PAGE_CHANGED) from exc
         except keys.UnknownKey as exc:
             raise errors.refusal(errors.UNKNOWN_KEY) from exc
         except Exception as exc:
@@ -478,7 +500,7 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         if typing and effect is not None and effect.password:
             raise errors.refusal(errors.PASSWORD_FIELD)
         if activation is not None and plan is not None:
-            plan.check(step, effect, strict=strict)
+            plan.check(step, effect, strict=strict, partly_done=step > 0)
 
     async def _snapshot(
         self, tab: Tab, *, boxes: bool = False, interactive_depth: int | None = None
@@ -854,7 +876,7 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
             if enter:
                 pressed = await tab.inspector.focused("enter")
                 if plan is not None:
-                    plan.check(1, pressed, strict=False)
+                    plan.check(1, pressed, strict=False, partly_done=index > 0)
             if inserting:
                 await keyboard.insert_text(chunk)
             else:
