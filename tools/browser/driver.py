@@ -140,7 +140,8 @@ from tools.browser.risk import (
 )
 from tools.browser.runtime import BrowserRuntime
 from tools.browser.session import BrowserSession
-from tools.browser.snapshot import AriaNode, parse_snapshot, scan_snapshot
+from tools.browser.snapshot import AriaNode, parse_snapshot, scan_json, scan_snapshot
+from tools.browser.snapshot_tree import snapshot_tree
 from tools.browser.tab import Tab
 from tools.browser.url_policy import UrlPolicy, UrlRefused
 
@@ -507,14 +508,18 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
     ) -> tuple[AriaNode, set[str]]:
         """The page's aria tree, or with `interactive_depth` only its controls (much faster on big
         pages). `boxes`, needed only to tell what is on screen, costs extra time."""
+        roles = INTERACTIVE_ROLES | {"iframe"}
+        if interactive_depth is not None:
+            items = await snapshot_tree(tab.page, timeout_ms=SNAPSHOT_TIMEOUT_MS)
+            if items is not None:
+                root = scan_json(items, is_interactive, interactive_depth, roles=roles)
+                return root, await secret_refs(tab.page, root)
         # A page with tens of thousands of elements takes seconds to snapshot on a busy machine.
         text = await tab.page.aria_snapshot(mode="ai", boxes=boxes, timeout=SNAPSHOT_TIMEOUT_MS)
         if interactive_depth is None:
             root = parse_snapshot(text)
         else:
-            root = scan_snapshot(
-                text, is_interactive, interactive_depth, roles=INTERACTIVE_ROLES | {"iframe"}
-            )
+            root = scan_snapshot(text, is_interactive, interactive_depth, roles=roles)
         return root, await secret_refs(tab.page, root)
 
     @staticmethod

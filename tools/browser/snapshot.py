@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-__all__ = ["AriaNode", "Box", "parse_snapshot", "scan_snapshot"]
+__all__ = ["AriaNode", "Box", "parse_snapshot", "scan_json", "scan_snapshot"]
 
 _LINE = re.compile(r"^( *)- (.*)$")
 _ROLE = re.compile(r"[A-Za-z]+")
@@ -341,3 +341,115 @@ def _attach_lines(text: str, node: AriaNode, indent: int, start: int, stop: int)
 def replace_parent(node: AriaNode, parent: AriaNode) -> AriaNode:
     node.parent = parent
     return node
+
+
+# --- the same snapshot as JSON ------------------------------------------------------------------
+#
+# Playwright can hand the snapshot over as the tree it renders the text from (`ariaSnapshotJSON`),
+# which skips writing and re-reading 60 characters a line on a page of tens of thousands of
+# lines. These functions read that tree into the same nodes the text gives, attribute for
+# attribute (see Playwright's `renderAriaSnapshotAsYaml` for what the text shows of each field).
+
+NAME_SHOWN = 900  # longer names are left out of the text, so out of the nodes too
+
+
+def scan_json(
+    items: list[object], keep: Callable[[AriaNode], bool], depth: int, *, roles: frozenset[str]
+) -> AriaNode:
+    """`scan_snapshot` over the JSON tree: the kept elements flat under a `document` root, each
+    with its own lines (props, text, elements without a ref)."""
+    with _collector_paused():
+        root = AriaNode(role="document")
+        stack: list[tuple[object, int]] = [(item, 1) for item in reversed(items)]
+        while stack:
+            item, level = stack.pop()
+            if not isinstance(item, dict):
+                continue
+            children = item.get("children")
+            if children and level < depth and item.get("text") is None:
+                stack.extend((child, level + 1) for child in reversed(children))
+            if not item.get("ref") or (
+                item.get("role") not in roles and item.get("cursor") != "pointer"
+            ):
+                continue
+            node = _json_element(item)
+            if keep(node):
+                node.parent = root
+                root.children.append(node)
+                for child in _json_children(item, node):
+                    if child.pw_ref is None:
+                        node.children.append(child)
+        return root
+
+
+def _json_element(item: dict[str, object]) -> AriaNode:
+    name = item.get("name")
+    node = AriaNode(
+        role=str(item.get("role", "generic")),
+        name=name if isinstance(name, str) and len(name) <= NAME_SHOWN else "",
+    )
+    flags = node.flags
+    checked = item.get("checked")
+    if checked == "mixed":
+        flags.append("checked=mixed")
+    elif checked is True:
+        flags.append("checked")
+    if item.get("disabled"):
+        flags.append("disabled")
+    if item.get("expanded"):
+        flags.append("expanded")
+    node.focused = bool(item.get("active"))
+    invalid = item.get("invalid")
+    if invalid in ("grammar", "spelling"):
+        flags.append(f"invalid={invalid}")
+    elif invalid is True:
+        flags.append("invalid")
+    if item.get("level"):
+        flags.append(f"level={item['level']}")
+    pressed = item.get("pressed")
+    if pressed == "mixed":
+        flags.append("pressed=mixed")
+    elif pressed is True:
+        flags.append("pressed")
+    if item.get("selected") is True:
+        flags.append("selected")
+    if item.get("ariaHidden"):
+        flags.append("aria-hidden")
+    ref = item.get("ref")
+    if isinstance(ref, str) and ref:
+        node.pw_ref = ref
+        node.pointer = item.get("cursor") == "pointer"
+    box = item.get("box")
+    if isinstance(box, dict):
+        try:
+            node.box = Box(*(int(float(box[key])) for key in ("x", "y", "width", "height")))
+        except (KeyError, TypeError, ValueError):
+            pass
+    for prop in ("url", "placeholder"):
+        if prop in item:
+            node.props[prop] = str(item[prop])
+    text = item.get("text")
+    if isinstance(text, str) and not node.props:
+        node.text = text  # written on the element's own line
+    return node
+
+
+def _json_children(item: dict[str, object], parent: AriaNode) -> list[AriaNode]:
+    """The nodes under `item` as the text shows them (a text value under props is a child)."""
+    text = item.get("text")
+    if isinstance(text, str):
+        if not parent.props or not text:
+            return []
+        return [AriaNode(role="text", text=text, parent=parent)]
+    found: list[AriaNode] = []
+    for child in item.get("children") or ():  # type: ignore[attr-defined]
+        if isinstance(child, str):
+            if child:
+                found.append(AriaNode(role="text", text=child, parent=parent))
+        elif isinstance(child, dict):
+            if child.get("role") == "text":
+                if child.get("text"):
+                    found.append(AriaNode(role="text", text=str(child["text"]), parent=parent))
+                continue
+            found.append(replace_parent(_json_element(child), parent))
+    return found
