@@ -140,7 +140,14 @@ from tools.browser.risk import (
 )
 from tools.browser.runtime import BrowserRuntime
 from tools.browser.session import BrowserSession
-from tools.browser.snapshot import AriaNode, parse_snapshot, scan_json, scan_snapshot
+from tools.browser.snapshot import (
+    AriaNode,
+    collector_paused,
+    parse_snapshot,
+    release,
+    scan_json,
+    scan_snapshot,
+)
 from tools.browser.snapshot_tree import snapshot_tree
 from tools.browser.tab import Tab
 from tools.browser.url_policy import UrlPolicy, UrlRefused
@@ -510,9 +517,15 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         pages). `boxes`, needed only to tell what is on screen, costs extra time."""
         roles = INTERACTIVE_ROLES | {"iframe"}
         if interactive_depth is not None:
-            items = await snapshot_tree(tab.page, timeout_ms=SNAPSHOT_TIMEOUT_MS)
-            if items is not None:
-                root = scan_json(items, is_interactive, interactive_depth, roles=roles)
+            # The tree arrives as some hundred thousand dicts and lists: decoded and scanned
+            # without the collector, whose full passes would each walk the whole heap.
+            with collector_paused():
+                items = await snapshot_tree(tab.page, timeout_ms=SNAPSHOT_TIMEOUT_MS)
+                root = None
+                if items is not None:
+                    root = scan_json(items, is_interactive, interactive_depth, roles=roles)
+                del items
+            if root is not None:
                 return root, await secret_refs(tab.page, root)
         # A page with tens of thousands of elements takes seconds to snapshot on a busy machine.
         text = await tab.page.aria_snapshot(mode="ai", boxes=boxes, timeout=SNAPSHOT_TIMEOUT_MS)
@@ -684,27 +697,35 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         self, context: BetaToolsetCallContext, input: BetaBrowserReadPageInput
     ) -> str:
         tab = await self._tab(input)
-        if input.filter == "interactive" and not input.ref:
-            depth = DEFAULT_DEPTH if input.depth is None else max(input.depth, 0)
-            root, secret = await self._snapshot(tab, interactive_depth=depth)
-        else:
-            root, secret = await self._snapshot(tab, boxes=input.filter is None)
-        if input.ref:
-            entry = tab.refs.resolve(input.ref)
-            node = None
-            if entry is not None:
-                node = next((n for n in root.walk() if n.pw_ref == entry.pw_ref), None)
-            if node is None:
-                raise errors.refusal(errors.STALE_REF)
-            root = AriaNode(role="document", children=[node])
-        return render_page(
-            root,
-            ref_of=self._ref_of(tab),
-            secret=secret,
-            filter=input.filter,
-            depth=input.depth,
-            viewport=self._config.viewport,
-        )
+        # A big page is tens of thousands of nodes made and dropped per read: without the
+        # collector while they live, and with their links cut after, none of them is left for
+        # a full collection (which walks the whole heap) to find.
+        with collector_paused():
+            if input.filter == "interactive" and not input.ref:
+                depth = DEFAULT_DEPTH if input.depth is None else max(input.depth, 0)
+                root, secret = await self._snapshot(tab, interactive_depth=depth)
+            else:
+                root, secret = await self._snapshot(tab, boxes=input.filter is None)
+            try:
+                shown = root
+                if input.ref:
+                    entry = tab.refs.resolve(input.ref)
+                    node = None
+                    if entry is not None:
+                        node = next((n for n in root.walk() if n.pw_ref == entry.pw_ref), None)
+                    if node is None:
+                        raise errors.refusal(errors.STALE_REF)
+                    shown = AriaNode(role="document", children=[node])
+                return render_page(
+                    shown,
+                    ref_of=self._ref_of(tab),
+                    secret=secret,
+                    filter=input.filter,
+                    depth=input.depth,
+                    viewport=self._config.viewport,
+                )
+            finally:
+                release(root)
 
     async def find(self, context: BetaToolsetCallContext, input: BetaBrowserFindInput) -> str:
         tab = await self._tab(input)
