@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from desktop.approvals import ApprovalRequest
@@ -134,13 +135,22 @@ def run_turn(
         nonlocal status
         ws.approvals.subscribe(person)
         await ws.agent.run_turn(person.sid, "Go on in the shop", events.append)
-        page = await person.page()
-        status = await page.evaluate("document.getElementById('status')?.textContent ?? ''")
+        status = await page_status(await person.page())
         await ws.toolbox.close()
         await ws.agent.close()
 
     asyncio.run(go())
     return events, status
+
+
+async def page_status(page: Page) -> str:
+    """The shop's status line, or "" once the page has gone elsewhere (a posted order)."""
+    script = "document.getElementById('status')?.textContent ?? ''"
+    try:
+        return str(await page.evaluate(script))
+    except PlaywrightError:  # caught mid-navigation: read the page it went to
+        await page.wait_for_load_state("load")
+        return str(await page.evaluate(script))
 
 
 def shop(ws: Workspace, pages: PageServer, *turns: tuple[Change | None, Answer]) -> ChangingPerson:
