@@ -145,10 +145,8 @@ from tools.browser.snapshot import (
     collector_paused,
     parse_snapshot,
     release,
-    scan_json,
     scan_snapshot,
 )
-from tools.browser.snapshot_tree import snapshot_tree
 from tools.browser.tab import Tab
 from tools.browser.url_policy import UrlPolicy, UrlRefused
 
@@ -516,17 +514,6 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         """The page's aria tree, or with `interactive_depth` only its controls (much faster on big
         pages). `boxes`, needed only to tell what is on screen, costs extra time."""
         roles = INTERACTIVE_ROLES | {"iframe"}
-        if interactive_depth is not None:
-            # The tree arrives as some hundred thousand dicts and lists: decoded and scanned
-            # without the collector, whose full passes would each walk the whole heap.
-            with collector_paused():
-                items = await snapshot_tree(tab.page, timeout_ms=SNAPSHOT_TIMEOUT_MS)
-                root = None
-                if items is not None:
-                    root = scan_json(items, is_interactive, interactive_depth, roles=roles)
-                del items
-            if root is not None:
-                return root, await secret_refs(tab.page, root)
         # A page with tens of thousands of elements takes seconds to snapshot on a busy machine.
         text = await tab.page.aria_snapshot(mode="ai", boxes=boxes, timeout=SNAPSHOT_TIMEOUT_MS)
         if interactive_depth is None:
