@@ -100,4 +100,5 @@ def browser_family(pool: BrowserPool) -> ToolsetFamily:
         progress_scope=progress_scope,
         target=landing,
         after_call=lambda session_id: refused_notices(pool, session_id),
+        changed=pool.changed_since_described,
     )

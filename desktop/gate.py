@@ -22,6 +22,8 @@ from desktop.permissions import (
 )
 from desktop.store import AuditEntry, Store
 
+ALLOWED_AS_SHOWN = "allowed as shown a moment before"
+
 
 def input_digest(value: object) -> str:
     canonical = json.dumps(value, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
@@ -51,8 +53,15 @@ class Gate:
         """Audit a decision made without asking (a Never rule settled before any work)."""
         return self._audit(call, decision, None if decision.verdict == "allow" else "not run")
 
-    async def check(self, call: ToolCall) -> tuple[Decision, int]:
+    async def check(
+        self, call: ToolCall, *, approved: ToolCall | None = None
+    ) -> tuple[Decision, int]:
+        """`approved`: the same call as the person allowed it moments ago, asked about again
+        because what it acts on changed. If it still reads exactly the same (same target, risk,
+        summary, input), their answer stands rather than a second identical question."""
         decision = decide(call, self._settings())
+        if decision.verdict == "ask" and approved is not None and approved == call:
+            decision = Decision(verdict="allow", by="person", reason=ALLOWED_AS_SHOWN)
         if decision.verdict == "ask":
             try:
                 decision = await self._ask(call)
@@ -90,6 +99,10 @@ class Gate:
                 reason=decision.reason if decision.verdict == "deny" else "",
             )
         )
+
+    def not_run(self, audit_id: int, why: str) -> None:
+        """An allowed call that did not run after all (what it acts on changed)."""
+        self._store.finish_audit(audit_id, f"not run · {why}", 0)
 
     def finished(
         self, audit_id: int, *, ok: bool, started: float, notes: Sequence[str] = ()

@@ -6,7 +6,9 @@ offers `tools[]` entries and answers for the calls it handles: it describes a ca
 `ToolCalls` is the only place that
 
 - calls the gate (`CallContext.approve`, which sources call right before any effect; a
-  Never rule is settled before the source does any work at all),
+  Never rule is settled before the source does any work at all), and asks again when a
+  source reports that what a call acts on changed after its approval (`CallResult.changed`:
+  refused, nothing done): the call runs again, described anew, at most `MAX_ASKED_AGAIN` times,
 - opens and finishes the audit row,
 - saves images (the original on disk, a bounded copy for the model),
 - maps how a call ended (ok, error, denied, blocked, stopped) and answers calls that never
@@ -61,6 +63,10 @@ Outcome = Literal["ok", "error", "denied", "blocked", "stopped"]
 # Kept on each stored tool_result for the thread; never sent to the API (see model.py).
 CARD_KEY = "deskhand_card"
 STOPPED_TOOL = "Stopped by the person before this action finished."
+# A call whose target keeps changing after each approval is refused after this many new asks.
+MAX_ASKED_AGAIN = 2
+ASKING_AGAIN = "What this acts on changed after the approval; asking again."
+CHANGED_NOTE = "what it acts on changed after the approval"
 RESULT_PREVIEW = 300
 INPUT_PREVIEW = 160
 
@@ -114,6 +120,9 @@ class CallResult(BaseModel):
     is_error: bool = False
     notices: list[str] = Field(default_factory=list)  # for the person: the card and the audit
     offers: list[str] = Field(default_factory=list)  # hosts the person may let through
+    # Refused with nothing done: what the call acts on changed after it was approved. The
+    # pipeline runs it again, so the source describes it anew and the gate decides anew.
+    changed: bool = False
 
     @classmethod
     def of(cls, result: ToolResult) -> CallResult:
@@ -192,7 +201,10 @@ class ToolSource(Protocol):
         ...
 
     async def run(self, use: ToolUse, call: ToolCall, ctx: CallContext) -> CallResult:
-        """Run the call; `await ctx.approve(call)` right before any effect, and obey its answer."""
+        """Run the call; `await ctx.approve(call)` right before any effect, and obey its answer.
+
+        A source that finds, right before acting, that what the call acts on changed since
+        the approval does nothing and answers `changed=True`: the call is run again."""
         ...
 
     def action_groups(self) -> list[ActionGroup]: ...
@@ -234,6 +246,7 @@ class _Verdict:
 
     decision: Decision
     audit_id: int
+    call: ToolCall | None = None  # what was decided on, when the source asked
     at: float = field(default_factory=time.monotonic)
 
 
@@ -384,8 +397,8 @@ class ToolCalls:
         emit: Emit,
     ) -> CallResult:
         async def approve(asked: ToolCall) -> Decision:
-            decision, audit_id = await self.gate.check(asked)
-            verdicts.append(_Verdict(decision, audit_id))
+            decision, audit_id = await self.gate.check(asked, approved=_allowed_by_person(verdicts))
+            verdicts.append(_Verdict(decision, audit_id, asked))
             return decision
 
         ctx = CallContext(
@@ -396,6 +409,41 @@ class ToolCalls:
                 ToolProgress(session_id=session_id, tool_use_id=use.id, line=line)
             ),
         )
+        # Notices and offers of runs that were refused for a change, kept for the card.
+        notices: list[str] = []
+        offers: list[str] = []
+        asked_again = 0
+        while True:
+            result = await self._run_once(use, call, source, ctx)
+            last = verdicts[-1] if verdicts else None
+            if (
+                not result.changed
+                or last is None
+                or last.decision.verdict != "allow"
+                or asked_again == MAX_ASKED_AGAIN
+            ):
+                break
+            # Nothing was done, and what was approved is no longer what the call would act on:
+            # the call runs again, so the source describes it on what is there now and the
+            # gate decides again (a rule may settle it; else the person sees the new target).
+            self.gate.not_run(last.audit_id, CHANGED_NOTE)
+            notices += result.notices
+            offers += result.offers
+            asked_again += 1
+            ctx.progress(ASKING_AGAIN)
+        if not notices and not offers:
+            return result
+        return result.model_copy(
+            update={
+                "notices": _unique(notices + result.notices),
+                "offers": _unique(offers + result.offers),
+            }
+        )
+
+    @staticmethod
+    async def _run_once(
+        use: ToolUse, call: ToolCall, source: ToolSource, ctx: CallContext
+    ) -> CallResult:
         try:
             return await source.run(use, call, ctx)
         except asyncio.CancelledError:
@@ -461,6 +509,19 @@ class ToolCalls:
             result.content[index] = block
             stored.append(block)
         return stored
+
+
+def _allowed_by_person(verdicts: list[_Verdict]) -> ToolCall | None:
+    """The call as the person last allowed it, if that is the latest decision on this use."""
+    if not verdicts:
+        return None
+    last = verdicts[-1]
+    allowed = last.decision.verdict == "allow" and last.decision.by == "person"
+    return last.call if allowed else None
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
 
 
 def _outcome(result: CallResult, decision: Decision | None) -> Outcome:

@@ -3,7 +3,9 @@
 The SDK toolset validates a member call, runs its own policies, then asks its `confirm`
 callable; that is where this source hands the call, as the driver describes it from what
 the action will really touch, to the pipeline's gate. A denial raises the SDK's
-`ToolError`, so the model reads our fixed phrase and the person's reason.
+`ToolError`, so the model reads our fixed phrase and the person's reason. A call the driver
+refused because the page changed after that approval says so (`CallResult.changed`), and the
+pipeline runs it again: `confirm` describes it on the page as it now is and asks again.
 """
 
 from __future__ import annotations
@@ -67,6 +69,9 @@ class ToolsetFamily:
     available: Callable[[], bool] = lambda: True
     # After each call: what the person should know (notices) and hosts they may let through.
     after_call: Callable[[int], tuple[list[str], list[str]]] = lambda _session: ([], [])
+    # Whether a call of this chat was refused, nothing done, because what it acts on changed
+    # after it was described (the pipeline then runs it again: described anew, asked anew).
+    changed: Callable[[int, str], bool] = lambda _session, _tool_use_id: False
     # The person answered a question about a call of this chat's toolset, before it acts
     # (the screen then waits for the focus the question took to settle).
     person_answered: Callable[[int], None] = lambda _session: None
@@ -133,7 +138,8 @@ class ToolsetSource:
             self._running.pop(use.id, None)
             notices, offers = self.family.after_call(ctx.session_id)
         result = CallResult.of_block(dict(block))
-        return result.model_copy(update={"notices": notices, "offers": offers})
+        changed = result.is_error and self.family.changed(ctx.session_id, use.id)
+        return result.model_copy(update={"notices": notices, "offers": offers, "changed": changed})
 
     def _progress(self, progress: Callable[[str], None]) -> AbstractContextManager[None]:
         scope = self.family.progress_scope

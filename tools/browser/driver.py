@@ -27,7 +27,9 @@ asked about, e.g. ("consequential", ..., "Click 'Buy now' (button) on shop.examp
 resolves the element the call will really act on (however it is addressed: ref, point, the
 focus a key lands on) and judges that; the driver keeps what was described, and right before
 acting resolves it again: if the page or the element changed meanwhile, the call is refused
-with a fixed phrase (`errors.PAGE_CHANGED`) rather than done on something nobody approved.
+with a fixed phrase (`errors.PAGE_CHANGED`) rather than done on something nobody approved,
+and `changed_since_described(tool_use_id)` tells the app so, which then runs the call again:
+`confirm` describes it on the page as it now is and asks anew.
 A confirm that never calls `describe` approves without that re-check.
 
 A standalone `PlaywrightBrowser(**options)` owns a private `BrowserRuntime` (one session);
@@ -42,6 +44,7 @@ import contextlib
 import json
 import logging
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from pathlib import Path
@@ -137,7 +140,13 @@ from tools.browser.risk import (
 )
 from tools.browser.runtime import BrowserRuntime
 from tools.browser.session import BrowserSession
-from tools.browser.snapshot import AriaNode, parse_snapshot, scan_snapshot
+from tools.browser.snapshot import (
+    AriaNode,
+    collector_paused,
+    parse_snapshot,
+    release,
+    scan_snapshot,
+)
 from tools.browser.tab import Tab
 from tools.browser.url_policy import UrlPolicy, UrlRefused
 
@@ -167,6 +176,7 @@ SCRIPT_TIMEOUT = 30.0
 ZOOM_UPSCALE = 4.0
 LOG_CAP = 20_000
 SNAPSHOT_TIMEOUT_MS = 45_000
+CHANGED_KEPT = 64  # refusals for a changed page an app never asked about are dropped after this
 MouseButton = Literal["left", "middle", "right"]
 TYPE_CHUNK = 16  # characters typed between two checks of the focus
 INSERT_CHUNK = 500  # the same, for long text inserted at once
@@ -256,6 +266,8 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         self._owns_pool = owns_pool
         self._confirm = confirm
         self._plans = Plans()
+        # Calls refused, nothing done, because the page changed after they were described.
+        self._changed: OrderedDict[str, bool] = OrderedDict()
         self.progress = progress
         config = pool.config
         self._config = config
@@ -309,6 +321,11 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
 
     def summary(self, member: str, input: Mapping[str, Any], url: str | None = None) -> str:
         return browser_summary(member, input, url, ref_label=self.ref_label)
+
+    def changed_since_described(self, tool_use_id: str) -> bool:
+        """Whether that call was refused, nothing done, because what it would act on changed
+        after `describe` (asked once: the app then describes it again and asks again)."""
+        return self._changed.pop(tool_use_id, False)
 
     async def describe(self, context: BetaConfirmContext) -> tuple[str, str, str]:
         """(risk, reason, summary) for the call `confirm` is asked about, judged from what it
@@ -367,8 +384,11 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
             raise ToolError(refused.phrase) from None
 
     async def _browser_state(self, context: BetaToolsetCallContext) -> BetaBrowserState:
+        use = context.tool_use
+        # A call the app will run again keeps the changes for the report of that run.
+        drain = use is None or use.id not in self._changed
         try:
-            return await self._session.state()
+            return await self._session.state(drain=drain)
         except Exception:
             # An exception here would stop the whole run; an empty report only loses one update.
             log.exception("Could not collect the browser state")
@@ -387,6 +407,14 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
             return await super().execute(context, name, input)
         except (ToolError, ToolsetUsageError):
             raise
+        except errors.PageChanged as exc:
+            if exc.partly_done:
+                raise errors.refusal(errors.PAGE_CHANGED_MIDWAY) from exc
+            if use is not None:
+                self._changed[use.id] = True
+                while len(self._changed) > CHANGED_KEPT:
+                    self._changed.popitem(last=False)
+            raise errors.refusal(errors.PAGE_CHANGED) from exc
         except keys.UnknownKey as exc:
             raise errors.refusal(errors.UNKNOWN_KEY) from exc
         except Exception as exc:
@@ -478,21 +506,20 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         if typing and effect is not None and effect.password:
             raise errors.refusal(errors.PASSWORD_FIELD)
         if activation is not None and plan is not None:
-            plan.check(step, effect, strict=strict)
+            plan.check(step, effect, strict=strict, partly_done=step > 0)
 
     async def _snapshot(
         self, tab: Tab, *, boxes: bool = False, interactive_depth: int | None = None
     ) -> tuple[AriaNode, set[str]]:
         """The page's aria tree, or with `interactive_depth` only its controls (much faster on big
         pages). `boxes`, needed only to tell what is on screen, costs extra time."""
+        roles = INTERACTIVE_ROLES | {"iframe"}
         # A page with tens of thousands of elements takes seconds to snapshot on a busy machine.
         text = await tab.page.aria_snapshot(mode="ai", boxes=boxes, timeout=SNAPSHOT_TIMEOUT_MS)
         if interactive_depth is None:
             root = parse_snapshot(text)
         else:
-            root = scan_snapshot(
-                text, is_interactive, interactive_depth, roles=INTERACTIVE_ROLES | {"iframe"}
-            )
+            root = scan_snapshot(text, is_interactive, interactive_depth, roles=roles)
         return root, await secret_refs(tab.page, root)
 
     @staticmethod
@@ -657,27 +684,35 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         self, context: BetaToolsetCallContext, input: BetaBrowserReadPageInput
     ) -> str:
         tab = await self._tab(input)
-        if input.filter == "interactive" and not input.ref:
-            depth = DEFAULT_DEPTH if input.depth is None else max(input.depth, 0)
-            root, secret = await self._snapshot(tab, interactive_depth=depth)
-        else:
-            root, secret = await self._snapshot(tab, boxes=input.filter is None)
-        if input.ref:
-            entry = tab.refs.resolve(input.ref)
-            node = None
-            if entry is not None:
-                node = next((n for n in root.walk() if n.pw_ref == entry.pw_ref), None)
-            if node is None:
-                raise errors.refusal(errors.STALE_REF)
-            root = AriaNode(role="document", children=[node])
-        return render_page(
-            root,
-            ref_of=self._ref_of(tab),
-            secret=secret,
-            filter=input.filter,
-            depth=input.depth,
-            viewport=self._config.viewport,
-        )
+        # A big page is tens of thousands of nodes made and dropped per read: without the
+        # collector while they live, and with their links cut after, none of them is left for
+        # a full collection (which walks the whole heap) to find.
+        with collector_paused():
+            if input.filter == "interactive" and not input.ref:
+                depth = DEFAULT_DEPTH if input.depth is None else max(input.depth, 0)
+                root, secret = await self._snapshot(tab, interactive_depth=depth)
+            else:
+                root, secret = await self._snapshot(tab, boxes=input.filter is None)
+            try:
+                shown = root
+                if input.ref:
+                    entry = tab.refs.resolve(input.ref)
+                    node = None
+                    if entry is not None:
+                        node = next((n for n in root.walk() if n.pw_ref == entry.pw_ref), None)
+                    if node is None:
+                        raise errors.refusal(errors.STALE_REF)
+                    shown = AriaNode(role="document", children=[node])
+                return render_page(
+                    shown,
+                    ref_of=self._ref_of(tab),
+                    secret=secret,
+                    filter=input.filter,
+                    depth=input.depth,
+                    viewport=self._config.viewport,
+                )
+            finally:
+                release(root)
 
     async def find(self, context: BetaToolsetCallContext, input: BetaBrowserFindInput) -> str:
         tab = await self._tab(input)
@@ -854,7 +889,7 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
             if enter:
                 pressed = await tab.inspector.focused("enter")
                 if plan is not None:
-                    plan.check(1, pressed, strict=False)
+                    plan.check(1, pressed, strict=False, partly_done=index > 0)
             if inserting:
                 await keyboard.insert_text(chunk)
             else:

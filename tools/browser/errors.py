@@ -42,6 +42,24 @@ PASSWORD_FIELD = (
     "ask the person to enter it themselves."
 )
 PAGE_CHANGED = "The page changed after the approval; nothing was done. Look at the page again."
+PAGE_CHANGED_MIDWAY = (
+    "The page changed while the action ran, so it stopped partway (the earlier keys or text "
+    "went in). Look at the page again."
+)
+
+
+class PageChanged(Exception):
+    """What an approval covered (the page, the element) changed before the call acted on it.
+
+    Nothing was done unless `partly_done` (earlier steps of the call already acted). The model
+    reads `PAGE_CHANGED` (or `PAGE_CHANGED_MIDWAY`); a call that did nothing is remembered, so
+    an app that can ask again (`PlaywrightBrowser.changed_since_described`) does so instead."""
+
+    def __init__(self, *, partly_done: bool = False) -> None:
+        super().__init__("changed since described")
+        self.partly_done = partly_done
+
+
 FOCUS_UNKNOWN = (
     "Could not tell which element has the keyboard focus, so nothing was typed. "
     "Click the field first, then try again."

@@ -5,7 +5,8 @@ will act on (`resolve_effects`) and keeps a `Plan`: the risk it reported, the pa
 (tab, address, document generation) and the effect of each step (a click's target, each
 chord of a key sequence). Right before acting, the driver resolves the target again, the
 same way, and asks the plan: an action whose page or element changed since is not done
-silently, it is refused with a fixed phrase the model reads (`errors.PAGE_CHANGED`).
+silently: it raises `errors.PageChanged`, which the model reads as a fixed phrase
+(`errors.PAGE_CHANGED`) unless the app describes the call again and asks again.
 
 The steps of a key sequence after the first are predicted (Tab order is simulated), not
 seen, so they are held to the risk instead of the element: a step may land elsewhere than
@@ -55,20 +56,23 @@ class Plan(BaseModel):
             or tab.page.url != self.url
             or tab.refs.main_generation != self.generation
         ):
-            raise errors.refusal(errors.PAGE_CHANGED)
+            raise errors.PageChanged()
 
-    def check(self, step: int, actual: Effect | None, *, strict: bool) -> None:
+    def check(
+        self, step: int, actual: Effect | None, *, strict: bool, partly_done: bool = False
+    ) -> None:
         """Refuse if step `step` would now act on something the approval did not cover.
 
-        `strict`: the step's target was seen, not predicted, so it must be the same element."""
+        `strict`: the step's target was seen, not predicted, so it must be the same element.
+        `partly_done`: earlier steps of the call already acted (keys pressed, text typed)."""
         planned = self.effects.get(step)
         if planned is not None and actual is not None and planned.same_target(actual):
             return
         if strict and planned is not None:
-            raise errors.refusal(errors.PAGE_CHANGED)
+            raise errors.PageChanged(partly_done=partly_done)
         level, _reason = judge(actual)
         if higher(level, self.risk) or (planned is not None and level == "consequential"):
-            raise errors.refusal(errors.PAGE_CHANGED)
+            raise errors.PageChanged(partly_done=partly_done)
 
 
 class Plans:

@@ -6,6 +6,7 @@ context per chat) that also hands out a `PlaywrightBrowser` toolset per session:
     pool = BrowserPool(BrowserConfig(...), confirm=gate)
     toolset = pool.for_session(session_id)        # same instance until the config changes
     pool.take_refused(session_id)                 # hosts refused since the last call
+    pool.changed_since_described(session_id, id)  # refused: the page changed after approval
     pool.allow_local(host, session=session_id)    # the person's grant (never the model's)
     await pool.close_session(session_id)          # when the chat is deleted
     await pool.close()                            # on quit
@@ -64,6 +65,12 @@ class BrowserPool(BrowserRuntime):
         )
         self._toolsets[key] = toolset
         return toolset
+
+    def changed_since_described(self, session_id: object, tool_use_id: str) -> bool:
+        """Whether the session's call was refused, nothing done, because the page changed after
+        it was described (see `PlaywrightBrowser.changed_since_described`)."""
+        toolset = self._toolsets.get(str(session_id))
+        return toolset is not None and toolset.changed_since_described(tool_use_id)
 
     async def close_session(self, session_id: object) -> None:
         self._toolsets.pop(str(session_id), None)

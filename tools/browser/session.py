@@ -367,20 +367,25 @@ class BrowserSession:
 
     # --- the report ----------------------------------------------------------------------------
 
-    async def state(self) -> BetaBrowserState:
-        """Every open tab (one active) and the changes since the last report, drained."""
+    async def state(self, *, drain: bool = True) -> BetaBrowserState:
+        """Every open tab (one active) and the changes since the last report, drained unless
+        `drain` is false (the report of a call that will run again: its run reports them)."""
         if self.context is None:
-            changes, self.changes = self.changes, []
+            changes, self.changes = self._take_changes(drain)
             return BetaBrowserState(tabs=[], state_changes=changes)
         live = [tab for tab in self.tabs.values() if not tab.page.is_closed()]
         await asyncio.gather(*(tab.refresh_title() for tab in live))
         if live and (self.active is None or self.active not in {t.tab_id for t in live}):
             self._activate(live[-1].tab_id)
-        changes, self.changes = self.changes, []
+        changes, self.changes = self._take_changes(drain)
         tabs = [tab.entry(active=tab.tab_id == self.active) for tab in live]
         for tab in live:
             tab.refused = False
         return BetaBrowserState(tabs=tabs, state_changes=changes)
+
+    def _take_changes(self, drain: bool) -> tuple[list[StateChange], list[StateChange]]:
+        """(the changes to report, the changes kept for the next report)."""
+        return (self.changes, []) if drain else (list(self.changes), self.changes)
 
     # --- lifetime ------------------------------------------------------------------------------
 

@@ -16,7 +16,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-__all__ = ["AriaNode", "Box", "parse_snapshot", "scan_snapshot"]
+__all__ = [
+    "AriaNode",
+    "Box",
+    "collector_paused",
+    "parse_snapshot",
+    "release",
+    "scan_snapshot",
+]
 
 _LINE = re.compile(r"^( *)- (.*)$")
 _ROLE = re.compile(r"[A-Za-z]+")
@@ -220,9 +227,12 @@ def _apply_attributes(node: AriaNode, attributes: list[tuple[str, str]]) -> None
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
-    # Tens of thousands of small nodes trigger the cyclic collector over and over, which alone
-    # doubles the parse time of a big page; nothing here is garbage until the tree is dropped.
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for the block (refcounting still frees as usual).
+
+    Tens of thousands of small nodes trigger the collector over and over, which alone doubles
+    the parse time of a big page, and each full pass walks the whole heap; nothing here is
+    garbage until the tree is dropped."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -232,9 +242,17 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def release(root: AriaNode) -> None:
+    """Cut the links of a tree no longer needed, so refcounting frees it at once (a node and
+    its parent refer to each other, which only the cyclic collector could otherwise undo)."""
+    for node in list(root.walk()):
+        node.parent = None
+        node.children = []
+
+
 def parse_snapshot(text: str) -> AriaNode:
     """The snapshot as a tree under a synthetic `document` root."""
-    with _collector_paused():
+    with collector_paused():
         return _parse(text)
 
 
@@ -273,7 +291,7 @@ def scan_snapshot(
     expression finds those lines (the rest is never looked at from Python); a kept element's
     own lines come with it: its props, its value written as text under them, a select's options.
     """
-    with _collector_paused():
+    with collector_paused():
         root = AriaNode(role="document")
         current: AriaNode | None = None
         current_indent = -1

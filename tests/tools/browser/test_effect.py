@@ -265,7 +265,7 @@ async def test_each_key_of_a_sequence_is_held_to_the_approved_risk(
     pressed = await app("key", text="Tab Return")
     asked = person.last("key")
     assert asked.risk == "change" and "'Help' (button)" in asked.summary
-    assert pressed.is_error and pressed.text == errors.PAGE_CHANGED
+    assert pressed.is_error and pressed.text == errors.PAGE_CHANGED_MIDWAY
     assert await run_script(app, "document.activeElement.id") == "buy"  # Tab ran, Return did not
     assert orders(pages) == before
 
