@@ -142,7 +142,6 @@ from tools.browser.runtime import BrowserRuntime
 from tools.browser.session import BrowserSession
 from tools.browser.snapshot import (
     AriaNode,
-    collector_paused,
     parse_snapshot,
     release,
     scan_snapshot,
@@ -684,35 +683,33 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         self, context: BetaToolsetCallContext, input: BetaBrowserReadPageInput
     ) -> str:
         tab = await self._tab(input)
-        # A big page is tens of thousands of nodes made and dropped per read: without the
-        # collector while they live, and with their links cut after, none of them is left for
-        # a full collection (which walks the whole heap) to find.
-        with collector_paused():
-            if input.filter == "interactive" and not input.ref:
-                depth = DEFAULT_DEPTH if input.depth is None else max(input.depth, 0)
-                root, secret = await self._snapshot(tab, interactive_depth=depth)
-            else:
-                root, secret = await self._snapshot(tab, boxes=input.filter is None)
-            try:
-                shown = root
-                if input.ref:
-                    entry = tab.refs.resolve(input.ref)
-                    node = None
-                    if entry is not None:
-                        node = next((n for n in root.walk() if n.pw_ref == entry.pw_ref), None)
-                    if node is None:
-                        raise errors.refusal(errors.STALE_REF)
-                    shown = AriaNode(role="document", children=[node])
-                return render_page(
-                    shown,
-                    ref_of=self._ref_of(tab),
-                    secret=secret,
-                    filter=input.filter,
-                    depth=input.depth,
-                    viewport=self._config.viewport,
-                )
-            finally:
-                release(root)
+        # A big page is tens of thousands of nodes per read (parsed with the collector paused):
+        # with their links cut after, refcounting frees them and no full collection has to.
+        if input.filter == "interactive" and not input.ref:
+            depth = DEFAULT_DEPTH if input.depth is None else max(input.depth, 0)
+            root, secret = await self._snapshot(tab, interactive_depth=depth)
+        else:
+            root, secret = await self._snapshot(tab, boxes=input.filter is None)
+        try:
+            shown = root
+            if input.ref:
+                entry = tab.refs.resolve(input.ref)
+                node = None
+                if entry is not None:
+                    node = next((n for n in root.walk() if n.pw_ref == entry.pw_ref), None)
+                if node is None:
+                    raise errors.refusal(errors.STALE_REF)
+                shown = AriaNode(role="document", children=[node])
+            return render_page(
+                shown,
+                ref_of=self._ref_of(tab),
+                secret=secret,
+                filter=input.filter,
+                depth=input.depth,
+                viewport=self._config.viewport,
+            )
+        finally:
+            release(root)
 
     async def find(self, context: BetaToolsetCallContext, input: BetaBrowserFindInput) -> str:
         tab = await self._tab(input)

@@ -19,7 +19,6 @@ from functools import lru_cache
 __all__ = [
     "AriaNode",
     "Box",
-    "collector_paused",
     "parse_snapshot",
     "release",
     "scan_snapshot",
@@ -227,7 +226,7 @@ def _apply_attributes(node: AriaNode, attributes: list[tuple[str, str]]) -> None
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
+def _collector_paused() -> Iterator[None]:
     """The cyclic garbage collector off for the block (refcounting still frees as usual).
 
     Tens of thousands of small nodes trigger the collector over and over, which alone doubles
@@ -252,7 +251,7 @@ def release(root: AriaNode) -> None:
 
 def parse_snapshot(text: str) -> AriaNode:
     """The snapshot as a tree under a synthetic `document` root."""
-    with collector_paused():
+    with _collector_paused():
         return _parse(text)
 
 
@@ -291,7 +290,7 @@ def scan_snapshot(
     expression finds those lines (the rest is never looked at from Python); a kept element's
     own lines come with it: its props, its value written as text under them, a select's options.
     """
-    with collector_paused():
+    with _collector_paused():
         root = AriaNode(role="document")
         current: AriaNode | None = None
         current_indent = -1
