@@ -10,6 +10,9 @@ On three pages shipped in `bench/pages/` (a long article, a complex checkout for
 - Playwright MCP: `browser_snapshot` over MCP stdio (npm `@playwright/mcp`, installed
   into `bench/.mcp/` on first run).
 
+Timed calls alternate between the two drivers, each starting `SETTLE` seconds after the last
+answer so that neither browser's leftover work lands in the other's time.
+
 Targets: our interactive observation at most half of MCP's characters for the same
 interactive elements, and no slower; the driver's overhead for a click by ref plus its
 state report under 100 ms (median, local page).
@@ -58,6 +61,8 @@ PAGES = Path(__file__).resolve().parent / "pages"
 MCP_DIR = Path(__file__).resolve().parent / ".mcp"
 MCP_PACKAGE = "@playwright/mcp@0.0.83"
 MCP_CLI = MCP_DIR / "node_modules" / "@playwright" / "mcp" / "cli.js"
+SETTLE = 0.25  # seconds between timed calls
+
 BENCH_PAGES = [
     ("article", "article.html"),
     ("form", "form.html"),
@@ -305,6 +310,9 @@ async def measure_pages(ours: Ours, mcp: McpClient | None, base: str, runs: int)
             snapshot = ""
             for run in range(runs):
                 for who in ("ours", "mcp") if run % 2 == 0 else ("mcp", "ours"):
+                    # Each timed call starts once the other browser's work has settled: on two
+                    # cores, what one Chromium still does after answering slows the next call.
+                    await asyncio.sleep(SETTLE)
                     if who == "ours":
                         block, elapsed = await ours.call("read_page", filter="interactive")
                         reads.append(elapsed)
