@@ -88,6 +88,10 @@ def _bundle() -> Path | None:
     return Path(sys.executable)
 
 
+class SignatureUnreadable(Exception):
+    """This app's own code signature could not be read (codesign failed or timed out)."""
+
+
 @functools.cache
 def own_team() -> str | None:
     """This Deskhand's team id: only a built, signed app has one. Blocks (runs codesign)."""
@@ -102,9 +106,10 @@ def own_team() -> str | None:
             timeout=CODESIGN_LIMIT,
             check=False,
         )
-    except (OSError, subprocess.TimeoutExpired):
-        log.warning("could not read this app's code signature", exc_info=True)
-        return None
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        # Not "unsigned": a signed app that cannot read its signature trusts no one (and an
+        # exception is not cached, so the next connection tries again).
+        raise SignatureUnreadable from exc
     return team_of(done.stderr)
 
 
@@ -127,8 +132,12 @@ async def _verified(pid: int, team: str) -> bool | None:  # macOS only
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL,
         )
+    except OSError:
+        return None
+    try:
         code = await asyncio.wait_for(process.wait(), CODESIGN_LIMIT)
-    except (OSError, TimeoutError):
+    except TimeoutError:
+        process.kill()
         return None
     return code == 0
 
@@ -137,7 +146,11 @@ async def trusted_peer(sock: socket.socket) -> bool:
     """Whether the (same-user) process at the other end of `sock` may talk to this one."""
     if sys.platform != "darwin":
         return True
-    team = await asyncio.to_thread(own_team)
+    try:
+        team = await asyncio.to_thread(own_team)
+    except SignatureUnreadable:
+        log.warning("refused a peer: this app's own code signature could not be read")
+        return False
     if team is None:
         return verdict(None, None)
     pid = _peer_pid(sock)

@@ -173,9 +173,18 @@ async def screen_control(ws: Workspace) -> Check:
 @register
 async def socket_peers(_: Workspace) -> Check:
     """Who may use `deskhand ui` / `deskhand mcp`'s way into the window (code_signature.py)."""
-    from desktop.code_signature import own_team, peer_signature_line
+    from desktop.code_signature import SignatureUnreadable, own_team, peer_signature_line
 
-    team = await asyncio.to_thread(own_team)
+    try:
+        team = await asyncio.to_thread(own_team)
+    except SignatureUnreadable:
+        return Check(
+            name="Command-line socket",
+            status="warn",
+            detail="This app's code signature could not be read (codesign failed), so the "
+            "command line and MCP clients are refused. Reinstall Deskhand if it persists.",
+            required=False,
+        )
     unsigned_mac = sys.platform == "darwin" and team is None
     return Check(
         name="Command-line socket",

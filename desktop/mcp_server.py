@@ -71,7 +71,6 @@ NEEDS_APPROVAL = (
     "Deskhand's window open so it can ask, or start `deskhand mcp --permission-mode "
     "autonomous` (consequential actions still ask)."
 )
-NOT_ASKED = "It turned out to need approval only when it ran, and they were not asked."
 RISKIER = "It turned out riskier when it ran than what they approved."
 APPROVAL_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -196,7 +195,9 @@ class ServedCalls:
             def from_answers(request: ApprovalRequest) -> None:
                 answer = answers.get(approval_key(request.call))
                 if not isinstance(answer, mcp_types.ElicitResult):
-                    request.answer(Answer(allow=False, reason=NOT_ASKED))
+                    # Not asked (a window ran when the call came, then could not ask): no one
+                    # answered, which is not the person saying no.
+                    request.answer(Answer(allow=False, by="mode", reason=NO_APPROVER))
                 elif RISK_ORDER.index(request.call.risk) > RISK_ORDER.index(asked):
                     request.answer(Answer(allow=False, reason=RISKIER))
                 else:

@@ -248,6 +248,8 @@ class _Verdict:
     audit_id: int
     call: ToolCall | None = None  # what was decided on, when the source asked
     at: float = field(default_factory=time.monotonic)
+    # Superseded: the run it allowed found its target changed and did nothing (audited so).
+    spent: bool = False
 
 
 class ToolCalls:
@@ -370,12 +372,12 @@ class ToolCalls:
         else:
             result = await self._run_source(session_id, use, call, source, verdicts, emit)
         outcome = _outcome(result, verdicts[-1].decision if verdicts else None)
-        if verdicts and verdicts[-1].decision.verdict == "allow":
-            last = verdicts[-1]
+        current = verdicts[-1] if verdicts and not verdicts[-1].spent else None
+        if current is not None and current.decision.verdict == "allow":
             self.gate.finished(
-                last.audit_id, ok=not result.is_error, started=last.at, notes=result.notices
+                current.audit_id, ok=not result.is_error, started=current.at, notes=result.notices
             )
-        elif not verdicts and not result.is_error:
+        elif current is None and not result.is_error:
             # A source that ran without asking the gate is a bug: say so loudly in the log.
             log.error("%s ran %s without the gate", source.name, use.name)
         stored = await self._save_images(session_id, result)
@@ -415,10 +417,10 @@ class ToolCalls:
         asked_again = 0
         while True:
             result = await self._run_once(use, call, source, ctx)
-            last = verdicts[-1] if verdicts else None
+            last = verdicts[-1] if verdicts and not verdicts[-1].spent else None
             if (
                 not result.changed
-                or last is None
+                or last is None  # this run never reached the gate: nothing to ask again about
                 or last.decision.verdict != "allow"
                 or asked_again == MAX_ASKED_AGAIN
             ):
@@ -427,6 +429,7 @@ class ToolCalls:
             # the call runs again, so the source describes it on what is there now and the
             # gate decides again (a rule may settle it; else the person sees the new target).
             self.gate.not_run(last.audit_id, CHANGED_NOTE)
+            last.spent = True
             notices += result.notices
             offers += result.offers
             asked_again += 1

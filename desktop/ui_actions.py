@@ -50,10 +50,11 @@ async def run_action(
     *,
     needs_approval: str,
     notify: Notify = _quiet,
-    hung_up: Awaitable[object] | None = None,
+    hung_up: Callable[[], Awaitable[object]] | None = None,
     ask_first: bool = True,
 ) -> Result | None:
-    """The action's result; None when the command gave up first (`hung_up` finished).
+    """The action's result; None when the command gave up first (what `hung_up()` returns
+    finished; made only once the action starts, so an early refusal leaves nothing unawaited).
 
     `needs_approval` is what the person reads when the gate had no one to ask. With
     `ask_first=False` (no one could answer), a call the gate would ask about is refused as soon
@@ -88,7 +89,7 @@ async def run_action(
     ctx = CallContext(session_id=UI_SESSION, attachments_dir=attachments_dir, approve=approve)
     running = asyncio.ensure_future(source.run(use, call, ctx))
     waiting: set[asyncio.Future[object]] = {running}  # type: ignore[arg-type]
-    given_up = asyncio.ensure_future(hung_up) if hung_up is not None else None
+    given_up = asyncio.ensure_future(hung_up()) if hung_up is not None else None
     if given_up is not None:
         waiting.add(given_up)
     try:

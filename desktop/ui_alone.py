@@ -28,7 +28,7 @@ from desktop.gate import Gate
 from desktop.paths import DataPaths
 from desktop.permissions import PermissionSettings, Rule
 from desktop.screen_elements import ScreenElements
-from desktop.settings import Settings, SettingsFile
+from desktop.settings import SettingsFile
 from desktop.store import Store
 from desktop.ui_actions import UI_SESSION, run_action
 from desktop.ui_protocol import Request, Result
@@ -50,6 +50,11 @@ NEEDS_APP = (
     "in Deskhand → Settings → Permissions (Always allow), or start Deskhand so its window can ask."
 )
 
+SETTINGS_UNREADABLE = (
+    "Deskhand's settings file cannot be read, so your rules cannot be applied and nothing ran. "
+    "Start Deskhand: it sets the broken file aside and says what it kept."
+)
+
 
 class _Seen:
     """The person's own terminal: no "may Claude look at the screen" question."""
@@ -69,8 +74,11 @@ async def run_alone(data_dir: Path | None, action: dict[str, Any]) -> Result:
     """One action, run by this process with the person's rules and audit log."""
     paths = DataPaths.for_data_dir(data_dir)
     await asyncio.to_thread(paths.ensure)
-    # As the file is now; a broken one is left for the app to set aside and report.
-    settings = SettingsFile(paths.settings).read() or Settings()
+    # As the file is now. A broken one is left for the app to set aside and report; until then
+    # nothing runs, since the person's rules (Never, Screen off) are in it.
+    settings = SettingsFile(paths.settings).read()
+    if settings is None:
+        return Result(ok=False, error=SETTINGS_UNREADABLE)
     status = await asyncio.to_thread(screen_status)
     usable = settings.screen.enabled and status.available
     elements = ScreenElements(available=lambda: usable, own_windows=list, looks=_Seen())

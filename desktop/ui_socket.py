@@ -27,8 +27,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
-
 from desktop.code_signature import trusted_peer
 from desktop.permissions import NO_APPROVER, Answer, Rule, RuleScope, never_rule
 from desktop.ui_actions import UI_SESSION, run_action
@@ -44,6 +42,7 @@ from desktop.ui_protocol import (
     info_path,
     new_token,
     parse_request,
+    read_info,
     socket_path,
     write_private,
 )
@@ -56,6 +55,10 @@ log = logging.getLogger(__name__)
 __all__ = ["UI_SESSION", "UiServer", "peer_uid"]
 
 REQUEST_LIMIT = 10.0  # seconds a client has to send its request line
+NOT_SIGNED_ALIKE = (
+    "Refused: this program is not signed like Deskhand. Use the deskhand command of the same "
+    "Deskhand app."
+)
 NEEDS_WINDOW = "This action needs your approval, and Deskhand's window is not open to ask you."
 
 
@@ -91,7 +94,7 @@ class UiServer:
         private = folder(root)
         private.mkdir(mode=0o700, parents=True, exist_ok=True)
         os.chmod(private, 0o700)
-        if await _other_app_answers(info_path(root)):
+        if await _other_app_answers(root):
             log.warning("another Deskhand serves the command line for %s", root)
             return
         path = socket_path(root)
@@ -113,10 +116,10 @@ class UiServer:
             task.cancel()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(server.wait_closed(), 5)
-        info = info_path(self.workspace.paths.root)
-        written = await asyncio.to_thread(_read_info, info)
+        root = self.workspace.paths.root
+        written = await asyncio.to_thread(read_info, root)
         if written is not None and written.pid == os.getpid():
-            info.unlink(missing_ok=True)
+            info_path(root).unlink(missing_ok=True)
         if self._socket is not None:
             self._socket.unlink(missing_ok=True)
             if self._socket.parent != folder(self.workspace.paths.root):
@@ -145,6 +148,7 @@ class UiServer:
             return
         if not await trusted_peer(sock):
             log.warning("refused a command-line connection from a program not signed like Deskhand")
+            await _send(writer, Reply(result=Result(ok=False, error=NOT_SIGNED_ALIKE)))
             return
         line = await asyncio.wait_for(reader.readline(), REQUEST_LIMIT)
         try:
@@ -183,7 +187,7 @@ class UiServer:
             ws.paths.attachments,
             needs_approval=NEEDS_WINDOW,
             notify=notify,
-            hung_up=reader.read(1),  # the command closes to give up
+            hung_up=lambda: reader.read(1),  # the command closes to give up
         )
 
     async def _ask(
@@ -223,16 +227,9 @@ async def _send(writer: asyncio.StreamWriter, reply: Reply) -> None:
     await writer.drain()
 
 
-def _read_info(info: Path) -> ServerInfo | None:
-    try:
-        return ServerInfo.model_validate_json(info.read_text())
-    except (OSError, ValidationError):
-        return None
-
-
-async def _other_app_answers(info: Path) -> bool:
-    """Whether a Deskhand that wrote `info` is still listening (not this process)."""
-    other = await asyncio.to_thread(_read_info, info)
+async def _other_app_answers(root: Path) -> bool:
+    """Whether another Deskhand on this data dir is still listening (not this process)."""
+    other = await asyncio.to_thread(read_info, root)
     if other is None or other.pid == os.getpid():
         return False
     try:

@@ -74,7 +74,7 @@ class WindowAsk:
                     return reply.answer
                 if reply.result is not None:  # the window refused the request itself
                     log.warning("the window did not take the question: %s", reply.result.error)
-                    return Answer(allow=False, by="stop", reason=WINDOW_GONE)
+                    return Answer(allow=False, by="stop", reason=reply.result.error or WINDOW_GONE)
         except (OSError, ValidationError, ValueError):
             return Answer(allow=False, by="stop", reason=WINDOW_GONE)
         finally:

@@ -883,6 +883,8 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
                     raise errors.refusal(errors.PASSWORD_FIELD)
                 if index == 0 and plan is not None:
                     plan.check(0, field, strict=True)
+                elif plan is not None:  # later chunks: still the field that was approved
+                    plan.check_field(0, field, partly_done=True)
             if enter:
                 pressed = await tab.inspector.focused("enter")
                 if plan is not None:

@@ -51,6 +51,13 @@ class Effect(BaseModel):
         """Whether `other` is the same element, doing the same thing."""
         return self.model_dump() == other.model_dump()
 
+    def same_field(self, other: Effect) -> bool:
+        """Whether `other` is the same field, whatever text it holds by now (typing into it
+        changes its content, nothing else)."""
+        if self.node is not None and other.node is not None:
+            return self.node == other.node and self.frame_url == other.frame_url
+        return self.model_dump(exclude={"words"}) == other.model_dump(exclude={"words"})
+
 
 def effect_from_facts(facts: Any, mode: Mode) -> Effect | None:
     """An effect from a description made elsewhere (the person's own browser, through

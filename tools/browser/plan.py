@@ -74,6 +74,13 @@ class Plan(BaseModel):
         if higher(level, self.risk) or (planned is not None and level == "consequential"):
             raise errors.PageChanged(partly_done=partly_done)
 
+    def check_field(self, step: int, actual: Effect, *, partly_done: bool) -> None:
+        """Refuse if the keys of step `step` would now go to another field than the approved
+        one (a page may move the focus while text is typed)."""
+        planned = self.effects.get(step)
+        if planned is not None and not planned.same_field(actual):
+            raise errors.PageChanged(partly_done=partly_done)
+
 
 class Plans:
     """The plans of the calls described and not yet run, by tool_use id."""

@@ -172,10 +172,6 @@ class AccessibilityBackend(Protocol):
         """The element with the keyboard focus in `window`'s application."""
         ...
 
-    async def can_press(self, ref: ElementRef) -> bool:
-        """Whether the element has an action of its own that presses it."""
-        ...
-
     async def takes_text(self, ref: ElementRef) -> bool:
         """Whether the element's text can be set directly (custom-drawn fields often cannot:
         those are clicked and typed into)."""

@@ -382,10 +382,6 @@ class Accessibility:
             return []
         return [str(action[0]) for action in reply[0]]
 
-    async def can_press(self, ref: Ref) -> bool:
-        names = {name.casefold() for name in await self.actions(ref)}
-        return not names.isdisjoint(PRESS_ACTIONS)
-
     async def press(self, ref: Ref) -> bool:
         """Press the element through its own action; False when it has none that presses."""
         names = [name.casefold() for name in await self.actions(ref)]

@@ -291,9 +291,13 @@ class AxAccessibility:
     async def element_at(self, point: Point, window: Window) -> tuple[App, Node] | None:
         if window.pid is None:
             return None
+        # Hit-tested system-wide: a floating panel or alert of another app over the point
+        # (absent from the window list) is what a click there reaches, so it must answer.
+        node = await self._thread.run(_hit, AX.AXUIElementCreateSystemWide(), point)
+        if node is None or await self._thread.run(_pid, node.ref) != window.pid:
+            return None
         app = await self._thread.run(_app, window.pid)
-        node = await self._thread.run(_hit, app.ref, point)
-        return (app, node) if node is not None else None
+        return app, node
 
     async def focused(self, window: Window) -> tuple[App, Node] | None:
         if window.pid is None:
@@ -301,12 +305,6 @@ class AxAccessibility:
         app = await self._thread.run(_app, window.pid)
         node = await self._thread.run(_focused_in, app.ref)
         return (app, node) if node is not None else None
-
-    async def can_press(self, ref: ElementRef) -> bool:
-        def pressable() -> bool:
-            return not set(_actions(ref)).isdisjoint(PRESS_ACTIONS)
-
-        return await self._thread.run(pressable)
 
     async def takes_text(self, ref: ElementRef) -> bool:
         def settable() -> bool:

@@ -129,6 +129,14 @@ NOT_PRESSED = (
     "Use scroll_to first, or see again."
 )
 NOT_SET = "The field did not take the text. Click it and type with the computer tool instead."
+NOT_REACHABLE = (
+    "That field cannot be set directly and its centre is covered or off screen, so nothing was "
+    "typed. Use scroll_to first, or see again."
+)
+TYPED_DIFFERENTLY = (
+    "The text was typed, but the field now reads differently (it may reformat or limit what "
+    "it takes). See again to check it."
+)
 NOT_TYPEABLE = (
     "That field can only be typed into, and the text holds line breaks, tabs or other control "
     "characters, which would be key presses. Set it without them, or use the computer tool."

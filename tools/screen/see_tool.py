@@ -553,16 +553,15 @@ class ScreenTool(FunctionTool[ScreenCall]):
 
     async def _fresh(self, accessibility: AccessibilityBackend, item: Item) -> Item | None:
         """The element read again, or None when the snapshot no longer holds: it is gone, it
-        changed role, or its window moved or closed. An element of a snapshot another process
-        saw (`restored`) must also still have the name it was shown with."""
+        changed role or name (a "Cancel" renamed "Delete all" while the sheet was open is not
+        what was judged), or its window moved or closed."""
         (node,) = await accessibility.read([item.node.ref], value=True)
         if node is None or node.role != item.node.role:
             return None
-        if item.restored:
-            name = await self._name_now(accessibility, item, node)
-            if name != item.node.name:
-                return None
-            node = replace(node, name=name)  # as a `see` shows it now (a label's, perhaps)
+        name = await self._name_now(accessibility, item, node)
+        if name != item.node.name:
+            return None
+        node = replace(node, name=name)  # as a `see` shows it now (a label's, perhaps)
         if item.window is not None:
             worker = self._worker()
             windows = await worker.windows() if worker is not None else None
@@ -603,8 +602,11 @@ class ScreenTool(FunctionTool[ScreenCall]):
         bounds = item.node.bounds
         hit_bounds = hit[1].bounds
         same = hit[1].ref == item.node.ref
+        # Under the centre may be the element's own text or a plain part of it, never another
+        # control (a row's "Delete" button, a field's clear button): that was not judged.
         inside = (
-            bounds is not None
+            hit[1].kind in ("G", "X")
+            and bounds is not None
             and hit_bounds is not None
             and bounds.intersection(hit_bounds) == hit_bounds
         )
@@ -631,18 +633,14 @@ class ScreenTool(FunctionTool[ScreenCall]):
     async def _click(
         self, item: Item, accessibility: AccessibilityBackend, acting: _Acting
     ) -> ToolResult:
-        ref = item.node.ref
-        pressable = await accessibility.can_press(ref)
-        if pressable:
+        if await accessibility.press(item.node.ref):
             # Pressed by its own action: the ring still marks it where the person sees it.
             self._emit_click(acting, _centre(item.node) if item.node.showing else None)
-            if await accessibility.press(ref):
-                return ToolResult(text=f"Pressed {_named(item)}.")
+            return ToolResult(text=f"Pressed {_named(item)}.")
         point = await self._clickable_centre(item, accessibility, acting.worker)
         if point is None:
             return ToolResult.failure(errors.NOT_PRESSED)
-        if not pressable:
-            self._emit_click(acting, point)
+        self._emit_click(acting, point)
         await acting.worker.run(functools.partial(_click_at, point=point))
         return ToolResult(text=f"Clicked {_named(item)} at its centre.")
 
@@ -650,7 +648,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
         self, item: Item, value: str, accessibility: AccessibilityBackend, acting: _Acting
     ) -> ToolResult:
         ref = item.node.ref
-        if await accessibility.takes_text(ref):
+        if await accessibility.takes_text(ref) and await accessibility.set_text(ref, value):
             point = _centre(item.node) if item.node.showing else None
             self._emit(
                 acting,
@@ -661,11 +659,10 @@ class ScreenTool(FunctionTool[ScreenCall]):
                     text=value,
                 ),
             )
-            if await accessibility.set_text(ref, value):
-                now = await accessibility.text(ref)
-                if now is not None and now != value:
-                    return ToolResult.failure(errors.NOT_SET)
-                return ToolResult(text=f"Set {_named(item)} to '{quote(value)}'.")
+            now = await accessibility.text(ref)
+            if now is not None and now != value:
+                return ToolResult.failure(errors.NOT_SET)
+            return ToolResult(text=f"Set {_named(item)} to '{quote(value)}'.")
         return await self._type_into(item, value, accessibility, acting)
 
     async def _type_into(
@@ -678,13 +675,15 @@ class ScreenTool(FunctionTool[ScreenCall]):
             return ToolResult.failure(errors.NOT_TYPEABLE)
         point = await self._clickable_centre(item, accessibility, acting.worker)
         if point is None:
-            return ToolResult.failure(errors.NOT_SET)
+            return ToolResult.failure(errors.NOT_REACHABLE)
         worker = acting.worker
         self._emit_click(acting, point)
         await worker.run(functools.partial(_click_at, point=point))
         if not await self._has_focus(item, accessibility, worker, wait=FOCUS_LIMIT):
             return ToolResult.failure(errors.NOT_FOCUSED)
         await worker.run(_select_all)
+        if not value:
+            await worker.run(_erase)
         self._emit(
             acting,
             ScreenEvent(kind="type", display=acting.display(point), points=(point,), text=value),
@@ -703,7 +702,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
                 text=f"Typed '{quote(value)}' into {_named(item)} (its text cannot be read back)."
             )
         if now != value:
-            return ToolResult.failure(errors.NOT_SET)
+            return ToolResult.failure(errors.TYPED_DIFFERENTLY)
         return ToolResult(text=f"Set {_named(item)} to '{quote(value)}' by typing.")
 
     async def _has_focus(
@@ -714,13 +713,14 @@ class ScreenTool(FunctionTool[ScreenCall]):
         wait: float = 0.0,
     ) -> bool:
         """Whether the keyboard goes to the element: it reports the focus, it is not a password
-        field, and the window with the focus is its app's (when the window system tells)."""
+        field, and the window with the keyboard is its app's (an element's own focus is only
+        its app's: when the window system cannot tell which app has the keys, nothing is typed)."""
         deadline = time.monotonic() + wait
         while True:
             (node,) = await accessibility.read([item.node.ref])
             if node is not None and node.focused and not node.secure:
                 window = await worker.run(lambda backend: backend.focused_window())
-                if window is None or window.pid is None or window.pid == item.pid:
+                if window is not None and window.pid is not None and window.pid == item.pid:
                     return True
             if time.monotonic() >= deadline:
                 return False
@@ -929,6 +929,12 @@ def _select_all(backend: ScreenBackend) -> None:
         backend.key("a", False)
     finally:
         backend.key(modifier, False)
+
+
+def _erase(backend: ScreenBackend) -> None:
+    """BackSpace: the selected text goes (setting a field to nothing types nothing)."""
+    backend.key("BackSpace", True)
+    backend.key("BackSpace", False)
 
 
 def _type(backend: ScreenBackend, text: str) -> None:

@@ -13,7 +13,7 @@ tool clicks with. A secure field's value is never read, so it can never be shown
 
 `SnapshotStore` keeps the last few snapshots of each chat for `TTL` seconds; an action names an
 id of one of them (the latest by default). A snapshot another process saw can be put back
-(`restore`, from `saved.py`): its elements are `restored`, and must still have the name they had.
+(`restore`, from `saved.py`): its elements are marked `restored`.
 Names and values are screen content: untrusted data.
 """
 
@@ -66,7 +66,7 @@ class Item:
     app: str
     pid: int | None
     window: Window | None
-    restored: bool = False  # from a snapshot another process saw: its name is checked again too
+    restored: bool = False  # from a snapshot another process saw (`saved.py`)
 
 
 @dataclass
@@ -193,8 +193,7 @@ class SnapshotStore:
         return snapshot
 
     def _keep(self, snapshot: Snapshot) -> None:
-        kept = [s for s in self._chats.get(snapshot.session_id, []) if self._fresh(s)]
-        self._chats[snapshot.session_id] = [*kept, snapshot][-self.keep :]
+        self._chats[snapshot.session_id] = [*self.kept(snapshot.session_id), snapshot][-self.keep :]
 
     def restore(self, snapshot: Snapshot, age: float) -> None:
         """Keep a snapshot another process saw `age` seconds ago, under its own id (new ids are
@@ -222,8 +221,7 @@ class SnapshotStore:
 
     def get(self, session_id: int, snapshot_id: str | None = None) -> Snapshot | None:
         """The chat's snapshot with that id (its latest without one), if it is still fresh."""
-        kept = [s for s in self._chats.get(session_id, []) if self._fresh(s)]
-        self._chats[session_id] = kept
+        kept = self.kept(session_id)
         if snapshot_id is None:
             return kept[-1] if kept else None
         return next((s for s in kept if s.id == snapshot_id), None)

@@ -59,6 +59,10 @@ OFF_DISPLAYS = (
     "The browser window that shows that tab is outside every display. Ask the person to move "
     "it onto a screen, then try again."
 )
+NO_WINDOW_LIST = (
+    "This computer does not say which windows are on screen, so the browser window cannot be "
+    "told apart from what may cover it; nothing was captured. Use the tab's text instead."
+)
 CAPTURE_FAILED = "The browser window could not be captured. Try again in a moment."
 
 
@@ -196,23 +200,20 @@ class WindowShooter:
         worker = self.worker
         displays = await worker.displays()
         windows = await worker.windows()
-        window: Window | None = None
-        rect = wanted.rect
-        if windows is not None:
-            window = find_window(windows, wanted)
-            if window is None:
-                raise ShotRefused(NOT_ON_SCREEN)
-            rect = window.rect
+        if windows is None:  # a capture of the area could show whatever covers it
+            raise ShotRefused(NO_WINDOW_LIST)
+        window = find_window(windows, wanted)
+        if window is None:
+            raise ShotRefused(NOT_ON_SCREEN)
+        rect = window.rect
         display = _display_of(displays, rect)
         if display is None:
             raise ShotRefused(OFF_DISPLAYS)
-        whole = window is not None and await worker.run(
-            lambda backend: isinstance(backend, WindowCapturer)
-        )
+        whole = await worker.run(lambda backend: isinstance(backend, WindowCapturer))
         region = rect if whole else (rect.intersection(display.frame) or rect)
         frame = ImageFrame.for_region(display.index, region)
         async with around_capture(self._before_capture, self._after_capture):
-            if whole and window is not None:
+            if whole:
                 window_id = window.id
 
                 def capture(backend: ScreenBackend) -> Image.Image:
@@ -223,7 +224,7 @@ class WindowShooter:
             else:
                 pixels = await worker.run(lambda backend: backend.capture(frame.region, frame.size))
         covered = False
-        if windows is not None and window is not None and not whole:
+        if not whole:
             in_front = windows[: windows.index(window)]
             covered = any(other.rect.intersection(region) is not None for other in in_front)
         image = await asyncio.to_thread(_png, pixels)
