@@ -167,6 +167,21 @@ def test_without_the_app_an_action_that_would_ask_is_refused(desk: Desk, tmp_pat
     )
 
 
+def test_without_the_app_a_broken_settings_file_runs_nothing(desk: Desk, tmp_path: Path) -> None:
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    broken = '{"permissions": {"rules": {"screen.windows": "never"'  # cut short mid-write
+    (alone / "settings.json").write_text(broken)
+    refused = ui(alone, "windows", env=desk.env())
+    assert refused.code == 1 and refused.out == ""
+    assert refused.err == (
+        "deskhand ui windows: Deskhand's settings file cannot be read, so your rules cannot be "
+        "applied and nothing ran. Start Deskhand: it sets the broken file aside and says what "
+        "it kept.\n"
+    )
+    assert (alone / "settings.json").read_text() == broken  # left for the app to set aside
+
+
 KEEPER_RECT = (960, 20, 620, 440)  # right of the desk's form and dialog
 PRESSED_SAVE = "Pressed B1 'Save' (button, see_target.py).\n"
 STALE = (

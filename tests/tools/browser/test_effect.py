@@ -353,6 +353,27 @@ async def test_focus_is_checked_before_each_chunk_of_typed_text(
     assert await password_value(app) == ""
 
 
+async def test_typing_stops_when_the_page_moves_the_focus_to_another_field(
+    app: Driver, pages: PageServer
+) -> None:
+    await app.open(pages.url("login.html"))
+    # Once a first chunk has arrived, the page hands the focus to a field of its own.
+    await run_script(
+        app,
+        """const note = document.createElement('input');
+           note.id = 'note'; note.setAttribute('aria-label', 'Note');
+           document.body.appendChild(note);
+           document.getElementById('user').addEventListener('input', (event) => {
+             if (event.target.value.length === 16) note.focus();
+           })""",
+    )
+    await app("left_click", target=at(200, 70))
+    typed = await app("type", text="a" * 16 + "the rest of it")
+    assert typed.is_error and typed.text == errors.PAGE_CHANGED_MIDWAY
+    assert await run_script(app, "document.getElementById('note').value") == ""
+    assert await run_script(app, "document.getElementById('user').value") == "a" * 16
+
+
 async def test_typing_elsewhere_still_works(app: Driver, pages: PageServer) -> None:
     await app.open(pages.url("shop.html"))
     await app("left_click", target=QUANTITY)

@@ -175,6 +175,23 @@ async def test_an_id_from_a_window_that_moved_asks_to_see_again(
         await asyncio.sleep(0.3)
 
 
+async def test_a_button_renamed_after_the_see_is_not_pressed(
+    desk: Desk, elements: Elements
+) -> None:
+    found = elements_of((await elements.ok("see", app="see_target.py")).text)
+    clicks = len(desk.form.of("clicked"))
+    desk.form.send("rename Save Erase")
+    await desk.form.next(lambda e: e["event"] == "renamed" and e["name"] == "Save")
+    try:
+        result = await elements("click", id=found["Save"]["id"])
+        assert result.is_error and result.text == errors.STALE
+        await desk.form.settle(0.2)
+        assert len(desk.form.of("clicked")) == clicks
+    finally:
+        desk.form.send("rename Save Save")
+        await desk.form.next(lambda e: e["event"] == "renamed" and e["to"] == "Save")
+
+
 async def test_deskhands_own_windows_are_neither_listed_nor_acted_on(
     desk: Desk, accessibility: Accessibility, worker: ScreenWorker
 ) -> None:
