@@ -45,10 +45,10 @@ import json
 import logging
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeVar, cast
 
 from anthropic.tools import ToolError, ToolsetUsageError
 from anthropic.tools.browser import (
@@ -107,18 +107,13 @@ from playwright.async_api import Locator
 
 from tools.browser import errors, keys
 from tools.browser.config import BrowserConfig, default_downloads_dir
+from tools.browser.controls import read_controls
 from tools.browser.effect import Effect, Mode
 from tools.browser.egress import NETWORK_ERROR_HEADER
 from tools.browser.egress_check import Resolver
 from tools.browser.forms import set_field
 from tools.browser.images import fit_scale, png_within_limits
-from tools.browser.observe import (
-    DEFAULT_DEPTH,
-    INTERACTIVE_ROLES,
-    find_elements,
-    is_interactive,
-    render_page,
-)
+from tools.browser.observe import DEFAULT_DEPTH, find_elements, render_page
 from tools.browser.pagetext import PAGE_TEXT_SCRIPT, RUN_SCRIPT, bound_text
 from tools.browser.passwords import is_password, secret_refs
 from tools.browser.plan import (
@@ -140,12 +135,7 @@ from tools.browser.risk import (
 )
 from tools.browser.runtime import BrowserRuntime
 from tools.browser.session import BrowserSession
-from tools.browser.snapshot import (
-    AriaNode,
-    parse_snapshot,
-    release,
-    scan_snapshot,
-)
+from tools.browser.snapshot import AriaNode, parse_snapshot, release
 from tools.browser.tab import Tab
 from tools.browser.url_policy import UrlPolicy, UrlRefused
 
@@ -154,6 +144,7 @@ log = logging.getLogger(__name__)
 __all__ = ["PlaywrightBrowser", "Progress", "progress_scope"]
 
 Progress = Callable[[str], None]
+T = TypeVar("T")
 _progress: ContextVar[Progress | None] = ContextVar("deskhand_browser_progress", default=None)
 # The plan the running call was approved under (None: it was never described).
 _plan: ContextVar[Plan | None] = ContextVar("deskhand_browser_plan", default=None)
@@ -184,6 +175,13 @@ FIELD_ROLES = frozenset(
     {"textbox", "searchbox", "combobox", "listbox", "checkbox", "radio", "switch", "slider"}
     | {"spinbutton", "option", "menuitemcheckbox", "menuitemradio"}
 )
+
+
+async def _reading(tab: Tab, work: Awaitable[T]) -> T:
+    """`work` of a member that only reads the page, with the tab's title read alongside it:
+    the state report after the call then needs no round trip of its own."""
+    result, tab.title_fresh = await asyncio.gather(work, tab.refresh_title())
+    return result
 
 
 class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
@@ -507,19 +505,18 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         if activation is not None and plan is not None:
             plan.check(step, effect, strict=strict, partly_done=step > 0)
 
-    async def _snapshot(
-        self, tab: Tab, *, boxes: bool = False, interactive_depth: int | None = None
-    ) -> tuple[AriaNode, set[str]]:
-        """The page's aria tree, or with `interactive_depth` only its controls (much faster on big
-        pages). `boxes`, needed only to tell what is on screen, costs extra time."""
-        roles = INTERACTIVE_ROLES | {"iframe"}
+    async def _snapshot(self, tab: Tab, *, boxes: bool = False) -> tuple[AriaNode, set[str]]:
+        """The page's aria tree, for members that only read the page. `boxes`, needed only to
+        tell what is on screen, costs extra time."""
+        root = parse_snapshot(await self._snapshot_text(tab, boxes=boxes))
+        return root, await secret_refs(tab.page, root.walk())
+
+    @staticmethod
+    async def _snapshot_text(tab: Tab, *, boxes: bool = False) -> str:
+        """The snapshot's text, for members that only read the page (see `_reading`)."""
         # A page with tens of thousands of elements takes seconds to snapshot on a busy machine.
-        text = await tab.page.aria_snapshot(mode="ai", boxes=boxes, timeout=SNAPSHOT_TIMEOUT_MS)
-        if interactive_depth is None:
-            root = parse_snapshot(text)
-        else:
-            root = scan_snapshot(text, is_interactive, interactive_depth, roles=roles)
-        return root, await secret_refs(tab.page, root)
+        snapshot = tab.page.aria_snapshot(mode="ai", boxes=boxes, timeout=SNAPSHOT_TIMEOUT_MS)
+        return await _reading(tab, snapshot)
 
     @staticmethod
     def _ref_of(tab: Tab) -> Callable[[AriaNode], str]:
@@ -683,13 +680,16 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         self, context: BetaToolsetCallContext, input: BetaBrowserReadPageInput
     ) -> str:
         tab = await self._tab(input)
+        if input.filter == "interactive" and not input.ref:
+            return await read_controls(
+                tab.page,
+                await self._snapshot_text(tab),
+                depth=DEFAULT_DEPTH if input.depth is None else max(input.depth, 0),
+                ref_of=self._ref_of(tab),
+            )
         # A big page is tens of thousands of nodes per read (parsed with the collector paused):
         # with their links cut after, refcounting frees them and no full collection has to.
-        if input.filter == "interactive" and not input.ref:
-            depth = DEFAULT_DEPTH if input.depth is None else max(input.depth, 0)
-            root, secret = await self._snapshot(tab, interactive_depth=depth)
-        else:
-            root, secret = await self._snapshot(tab, boxes=input.filter is None)
+        root, secret = await self._snapshot(tab, boxes=input.filter is None)
         try:
             shown = root
             if input.ref:
@@ -720,7 +720,7 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         self, context: BetaToolsetCallContext, input: BetaBrowserGetPageTextInput
     ) -> str:
         tab = await self._tab(input)
-        text = await tab.page.evaluate(PAGE_TEXT_SCRIPT)
+        text = await _reading(tab, tab.page.evaluate(PAGE_TEXT_SCRIPT))
         return bound_text(str(text or ""), what="page text")
 
     # --- members: pointer ----------------------------------------------------------------------

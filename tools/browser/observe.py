@@ -10,18 +10,29 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 
 from tools.browser.snapshot import AriaNode
 
-__all__ = ["READ_PAGE_CAP", "find_elements", "render_page"]
+__all__ = [
+    "INTERACTIVE_ROLES",
+    "NO_CONTROLS",
+    "READ_PAGE_CAP",
+    "CappedLines",
+    "RefOf",
+    "add_controls",
+    "find_elements",
+    "is_interactive",
+    "render_page",
+]
 
 READ_PAGE_CAP = 50_000
 DEFAULT_DEPTH = 15
 FIND_LIMIT = 20
 TEXT_CAP = 600  # one text run or value: a page can put a novel in a single paragraph
 URL_CAP = 160
+NO_CONTROLS = "(no interactive elements)"
 
 INTERACTIVE_ROLES = frozenset(
     {
@@ -99,7 +110,7 @@ def describe(node: AriaNode, ref_of: RefOf, secret: Collection[str]) -> str:
 
 
 @dataclass
-class _Lines:
+class CappedLines:
     """Lines under a character cap, counting what did not fit."""
 
     cap: int
@@ -126,6 +137,20 @@ class _Lines:
                 "Narrow it with ref or a smaller depth.]"
             )
         return body
+
+
+def add_controls(
+    nodes: Iterable[AriaNode], out: CappedLines, ref_of: RefOf, secret: Collection[str]
+) -> None:
+    """The interactive view's lines: one per control (iframes only hold them). Past the cap
+    they are counted, not described, so no refs are handed out for what the model never sees."""
+    for node in nodes:
+        if node.role == "iframe":
+            continue
+        if out.dropped:
+            out.dropped += 1
+        else:
+            out.add("- " + describe(node, ref_of, secret))
 
 
 def _visible_walk(
@@ -156,15 +181,11 @@ def render_page(
     controls of the whole page (on or off screen), one per line, without the text around them.
     """
     limit = DEFAULT_DEPTH if depth is None else max(depth, 0)
-    out = _Lines(cap)
+    out = CappedLines(cap)
     if filter == "interactive":
-        for node, _level in _levels(root, limit):
-            if is_interactive(node) and node.role != "iframe":
-                if out.dropped:
-                    out.dropped += 1  # past the cap: counted, not described (no refs handed out)
-                else:
-                    out.add("- " + describe(node, ref_of, secret))
-        return out.text("(no interactive elements)")
+        controls = (node for node, _level in _levels(root, limit) if is_interactive(node))
+        add_controls(controls, out, ref_of, secret)
+        return out.text(NO_CONTROLS)
 
     shown: set[int] = set()
     if filter != "all":
@@ -186,7 +207,7 @@ def _levels(root: AriaNode, limit: int) -> Iterator[tuple[AriaNode, int]]:
 
 def _render_tree(
     node: AriaNode,
-    out: _Lines,
+    out: CappedLines,
     ref_of: RefOf,
     secret: Collection[str],
     limit: int,

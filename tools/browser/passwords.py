@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Iterable
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator, Page
@@ -39,15 +40,15 @@ async def password_focused(page: Page) -> bool:
     return False
 
 
-async def secret_refs(page: Page, root: AriaNode) -> set[str]:
-    """Playwright refs of the password fields in a snapshot that show a value.
+async def secret_refs(page: Page, nodes: Iterable[AriaNode]) -> set[str]:
+    """Playwright refs of the password fields among `nodes` (of a snapshot) that show a value.
 
     Checked after the snapshot, field by field through its ref (so the snapshot later refs
     resolve against stays the page's), and only for text fields that hold a value.
     """
     candidates = [
         node.pw_ref
-        for node in root.walk()
+        for node in nodes
         if node.role == "textbox"
         and node.pw_ref is not None
         and (node.text or any(child.is_text for child in node.children))
@@ -59,5 +60,7 @@ async def secret_refs(page: Page, root: AriaNode) -> set[str]:
         except PlaywrightError:
             return True  # unreadable: hide it rather than risk showing a password
 
+    if not candidates:
+        return set()
     verdicts = await asyncio.gather(*(secret(ref) for ref in candidates))
     return {ref for ref, hidden in zip(candidates, verdicts, strict=True) if hidden}

@@ -374,13 +374,14 @@ class BrowserSession:
             changes, self.changes = self._take_changes(drain)
             return BetaBrowserState(tabs=[], state_changes=changes)
         live = [tab for tab in self.tabs.values() if not tab.page.is_closed()]
-        await asyncio.gather(*(tab.refresh_title() for tab in live))
+        await asyncio.gather(*(tab.refresh_title() for tab in live if not tab.title_fresh))
         if live and (self.active is None or self.active not in {t.tab_id for t in live}):
             self._activate(live[-1].tab_id)
         changes, self.changes = self._take_changes(drain)
         tabs = [tab.entry(active=tab.tab_id == self.active) for tab in live]
         for tab in live:
             tab.refused = False
+            tab.title_fresh = False
         return BetaBrowserState(tabs=tabs, state_changes=changes)
 
     def _take_changes(self, drain: bool) -> tuple[list[StateChange], list[StateChange]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import json
 import re
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from functools import lru_cache
 __all__ = [
     "AriaNode",
     "Box",
+    "ControlScan",
     "parse_snapshot",
     "release",
     "scan_snapshot",
@@ -280,52 +282,112 @@ def _parse(text: str) -> AriaNode:
     return root
 
 
-def scan_snapshot(
-    text: str, keep: Callable[[AriaNode], bool], depth: int, *, roles: frozenset[str]
-) -> AriaNode:
-    """Only the elements `keep` accepts, flat under a `document` root, without building the tree.
+class ControlScan:
+    """The controls of a snapshot, built lazily in page order, straight from its text.
 
     For the interactive view of a big page: a 2,000-row table is tens of thousands of lines, and
     only a line with a ref and one of `roles` (or a pointer cursor) can be a control. One regular
     expression finds those lines (the rest is never looked at from Python); a kept element's
     own lines come with it: its props, its value written as text under them, a select's options.
+    Nodes are built only as they are taken: a reader that stops at its output cap counts the
+    rest from their lines (`count_rest`) without building them.
     """
-    with _collector_paused():
-        root = AriaNode(role="document")
-        current: AriaNode | None = None
-        current_indent = -1
-        zone = 0  # where the lines still to read under `current` start
-        for match in _candidates(roles).finditer(text):
+
+    def __init__(
+        self, text: str, keep: Callable[[AriaNode], bool], depth: int, *, roles: frozenset[str]
+    ) -> None:
+        # Each candidate is found by the newline before it, which the regex engine seeks far
+        # faster than a multiline `^`; the leading newline gives the first line one too.
+        self._text = "\n" + text
+        self._keep = keep
+        self._depth = depth
+        self._roles = roles
+        self._matches = _candidates(roles).finditer(self._text)
+        self._current: AriaNode | None = None  # the last kept node, still taking its lines
+        self._indent = -1
+        self._zone = 0  # where the lines still to read under `_current` start
+
+    def take(self, limit: int) -> list[AriaNode]:
+        """Up to `limit` more controls, each complete (flat: no parent)."""
+        nodes: list[AriaNode] = []
+        with _collector_paused():
+            while len(nodes) < limit and (node := self._next()) is not None:
+                nodes.append(node)
+        return nodes
+
+    def count_rest(self, skip: frozenset[str] = frozenset()) -> int:
+        """How many controls are left, except those with a role in `skip`, read from their
+        lines alone: nothing more is built, and nothing is left to take after."""
+        rest = 1 if self._current is not None and self._current.role not in skip else 0
+        self._current = None
+        position = next(self._matches, None)  # the rest is counted from where the scan stands
+        if position is None or self._depth <= 0:
+            return rest
+        counting = _countable(self._roles - skip, skip, self._depth)
+        rest += len(counting.findall(self._text, position.start()))
+        self._matches = iter(())
+        return rest
+
+    def _next(self) -> AriaNode | None:
+        """The next kept node once its own lines are attached; None at the end of the text."""
+        text = self._text
+        for match in self._matches:
+            done: AriaNode | None = None
             indent = len(match.group(1))
-            if current is not None:
-                ended = _attach_lines(text, current, current_indent, zone, match.start())
-                if ended or indent <= current_indent:
-                    current, current_indent = None, -1
-            zone = match.end()
-            if indent // 2 + 1 > depth:
-                continue
-            key, value, _children = _split_line(match.group(2))
-            node = _element(key, value)
-            if keep(node):
-                node.parent = root
-                root.children.append(node)
-                current, current_indent = node, indent
-        if current is not None:
-            _attach_lines(text, current, current_indent, zone, len(text))
-        return root
+            if self._current is not None:
+                ended = _attach_lines(text, self._current, self._indent, self._zone, match.start())
+                if ended or indent <= self._indent:
+                    done, self._current, self._indent = self._current, None, -1
+            self._zone = match.end()
+            if indent // 2 + 1 <= self._depth:
+                key, value, _children = _split_line(match.group(2))
+                node = _element(key, value)
+                if self._keep(node):
+                    # A later control ends what the one before it takes (as nested ones do).
+                    done = done or self._current
+                    self._current, self._indent = node, indent
+            if done is not None:
+                return done
+        done, self._current = self._current, None
+        if done is not None:
+            _attach_lines(text, done, self._indent, self._zone, len(text))
+        return done
+
+
+def scan_snapshot(
+    text: str, keep: Callable[[AriaNode], bool], depth: int, *, roles: frozenset[str]
+) -> AriaNode:
+    """Every control `keep` accepts, flat under a `document` root (see `ControlScan`)."""
+    root = AriaNode(role="document")
+    for node in ControlScan(text, keep, depth, roles=roles).take(sys.maxsize):
+        node.parent = root
+        root.children.append(node)
+    return root
 
 
 @lru_cache(maxsize=8)
 def _candidates(roles: frozenset[str]) -> re.Pattern[str]:
     """Lines that can hold a control: with a ref, and one of `roles` or a pointer cursor."""
-    names = "|".join(sorted(roles, key=len, reverse=True))
-    return re.compile(
-        r"^( *)- ("
-        rf"(?:'?(?:{names})(?![A-Za-z])(?=[^\n]*\[ref=)"
-        r"|(?='?[A-Za-z])(?=[^\n]*\[cursor=pointer\])(?=[^\n]*\[ref=))"
-        r"[^\n]*)$",
-        re.MULTILINE,
-    )
+    return re.compile(rf"\n( *)- ({_CONTROL_LINE.format(names=_alternatives(roles))}[^\n]*)")
+
+
+@lru_cache(maxsize=8)
+def _countable(roles: frozenset[str], skip: frozenset[str], depth: int) -> re.Pattern[str]:
+    """The candidate lines no deeper than `depth` whose role is not in `skip` (nor text)."""
+    not_skipped = rf"(?!'?(?:{_alternatives(skip | {'text'})})(?![A-Za-z]))"
+    line = _CONTROL_LINE.format(names=_alternatives(roles))
+    return re.compile(rf"\n {{0,{2 * (depth - 1)}}}- {not_skipped}(?:{line})")
+
+
+# A line's body after `- `: a role of `names`, or any element with a pointer cursor; a ref either way.
+_CONTROL_LINE = (
+    r"(?:'?(?:{names})(?![A-Za-z])(?=[^\n]*\[ref=)"
+    r"|(?='?[A-Za-z])(?=[^\n]*\[cursor=pointer\])(?=[^\n]*\[ref=))"
+)
+
+
+def _alternatives(names: frozenset[str]) -> str:
+    return "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
 
 
 def _attach_lines(text: str, node: AriaNode, indent: int, start: int, stop: int) -> bool:

@@ -30,6 +30,7 @@ class Tab:
         self.popup = popup
         self.cdp: CDPSession | None = None
         self.title = ""
+        self.title_fresh = False  # read during the current call, alongside the page work
         self.console: deque[str] = deque(maxlen=LOG_LINES)
         self.network: deque[str] = deque(maxlen=LOG_LINES)
         self.nav_requests = 0
@@ -55,10 +56,13 @@ class Tab:
     def entry(self, *, active: bool) -> BetaBrowserStateTabEntryParam:
         return {"tab_id": self.tab_id, "title": self.title, "url": self.page.url, "active": active}
 
-    async def refresh_title(self) -> None:
+    async def refresh_title(self) -> bool:
+        """Read the title again; False if it could not be read in time (the last one stays)."""
         # title() waits for a document during a navigation; the last known title is better than a stall
         with contextlib.suppress(PlaywrightError, TimeoutError):
             self.title = await asyncio.wait_for(self.page.title(), TITLE_TIMEOUT)
+            return True
+        return False
 
     async def settle(self, requests_before: int) -> None:
         """After an action: wait for the navigation or the popup it started, so the report shows it."""

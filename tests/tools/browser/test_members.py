@@ -104,6 +104,66 @@ async def test_read_page_interactive_lists_every_form_control(
     assert "Create an account" not in text  # headings are not controls
 
 
+async def test_read_page_interactive_past_the_cap_shows_the_first_controls_and_counts_the_rest(
+    browser: Driver, pages: PageServer
+) -> None:
+    await browser.open(pages.url("form.html"))
+    own = len((await browser("read_page", filter="interactive")).text.splitlines())
+    # 3,000 buttons, a password that holds a value among them (beyond the first few hundred
+    # controls), and one more at the very end.
+    await browser.eval(
+        """(() => {
+            const field = (label, value) => {
+                const input = document.createElement('input');
+                input.type = 'password';
+                input.value = value;
+                input.setAttribute('aria-label', label);
+                return input;
+            };
+            for (let i = 0; i < 3000; i++) {
+                const button = document.createElement('button');
+                button.textContent = 'Row ' + i;
+                document.body.append(button);
+                if (i === 900) document.body.append(field('Later password', 'tiger-lily'));
+            }
+            document.body.append(field('Last password', 'last-one'));
+        })()"""
+    )
+    text = (await browser("read_page", filter="interactive")).text
+    lines = text.splitlines()
+    shown = [line for line in lines if line.startswith("- ")]
+    cut = lines[-1]
+    assert cut.startswith("[Output cut at 50,000 characters; ") and len(text) < 50_300
+    more = int(cut.split("; ")[1].split(" ")[0].replace(",", ""))
+    assert len(shown) + more == own + 3002  # every control, shown or counted
+    rows = [line for line in shown if '"Row ' in line]
+    assert [line.split('"')[1] for line in rows] == [f"Row {n}" for n in range(len(rows))]
+    assert len(rows) > 1000
+    assert 'textbox "Later password" [password]' in text
+    assert "tiger-lily" not in text and "hunter2" not in text and "Last password" not in text
+
+
+async def test_the_state_after_a_read_shows_the_title_as_it_is_and_an_action_reads_it_again(
+    browser: Driver, pages: PageServer
+) -> None:
+    await browser.open(pages.url("form.html"))
+    await browser.eval("document.title = 'Renamed by the page'")
+    for member, input in (("read_page", {"filter": "interactive"}), ("find", {"query": "name"})):
+        assert (await browser(member, **input)).active["title"] == "Renamed by the page"
+    # The title read alongside a read is that call's only: a click that renames the page
+    # reports the new title.
+    await browser.eval(
+        "document.querySelector('button').addEventListener('click', "
+        "e => { e.preventDefault(); document.title = 'Clicked'; })"
+    )
+    await browser("get_page_text")
+    page = await browser("read_page", filter="interactive")
+    clicked = await browser(
+        "left_click", target={"type": "ref", "ref": page.ref('button "Sign up"')}
+    )
+    assert clicked.active["title"] == "Clicked"
+
+
 async def test_read_page_filters_by_viewport_depth_and_subtree(
     browser: Driver, pages: PageServer
 ) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tools.browser.observe import INTERACTIVE_ROLES, find_elements, is_interactive, render_page
 from tools.browser.refs import RefCounter, RefTable
-from tools.browser.snapshot import AriaNode, parse_snapshot, scan_snapshot
+from tools.browser.snapshot import AriaNode, ControlScan, parse_snapshot, scan_snapshot
 
 SNAPSHOT = """\
 - generic [active] [ref=e1] [box=8,8,1264,3391]:
@@ -156,3 +156,18 @@ def test_the_fast_interactive_scan_matches_the_full_parse() -> None:
             render_page(flat, ref_of=scan_ref_of, secret={"e7"}, filter="interactive", depth=depth)
             == full
         )
+
+
+def test_controls_taken_a_few_at_a_time_and_the_rest_counted_match_the_whole_scan() -> None:
+    roles = INTERACTIVE_ROLES | {"iframe"}
+    for depth in (0, 2, 15):
+        whole = scan_snapshot(SNAPSHOT, is_interactive, depth, roles=roles).children
+        for batch in (1, 2, 3):
+            scan = ControlScan(SNAPSHOT, is_interactive, depth, roles=roles)
+            taken = scan.take(batch)
+            assert [(n.role, n.name, n.pw_ref, n.text, n.props) for n in taken] == [
+                (n.role, n.name, n.pw_ref, n.text, n.props) for n in whole[:batch]
+            ]
+            rest = scan.count_rest(skip=frozenset({"iframe"}))
+            assert rest == sum(1 for n in whole[len(taken) :] if n.role != "iframe")
+            assert scan.take(batch) == []  # counted is consumed: nothing is handed out twice
