@@ -127,9 +127,8 @@ async def _dictionary(args: argparse.Namespace, catalog: AppCatalog) -> int:
 
 async def _call(args: argparse.Namespace, workspace: Workspace) -> int:
     from desktop.function_tools import FunctionTools
-    from desktop.gate import denial_text
-    from desktop.permissions import Decision, ToolCall
-    from desktop.tool_calls import CallContext, ToolUse
+    from desktop.permissions import NO_APPROVER
+    from desktop.tool_calls import ToolUse, run_gated
     from tools.base import InvalidInput
 
     if workspace.registry.get("app_command") is None:
@@ -155,17 +154,21 @@ async def _call(args: argparse.Namespace, workspace: Workspace) -> int:
         print("Those arguments do not fit app_command (see --help).", file=sys.stderr)
         return 2
 
-    async def approve(asked: ToolCall) -> Decision:
-        decision, _audit = await workspace.gate.check(asked)  # no window: an ask is refused
-        return decision
-
-    ctx = CallContext(session_id=0, attachments_dir=workspace.paths.attachments, approve=approve)
     try:
-        result = await source.run(use, call, ctx)
+        # No window here: a call the gate would ask about is refused, and says how to allow it.
+        settled = await run_gated(
+            use,
+            call,
+            source,
+            gate=workspace.gate,
+            session_id=0,
+            attachments_dir=workspace.paths.attachments,
+        )
     finally:
         await workspace.toolbox.close()
-    text = result.text()
-    if text.startswith(denial_text(Decision(verdict="deny", by="mode"))):
+    text = settled.result.text()
+    decision = settled.decision
+    if decision is not None and decision.by == "mode" and decision.reason == NO_APPROVER:
         text = ASK_IN_THE_APP.format(key=call.rule_key)
     print(text)
-    return 1 if result.is_error else 0
+    return 1 if settled.result.is_error else 0

@@ -26,7 +26,6 @@ import base64
 import hashlib
 import json
 import logging
-import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -39,7 +38,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from desktop import __version__, images
 from desktop.approvals import ApprovalQueue, ApprovalRequest
-from desktop.gate import Gate, denial_text
+from desktop.gate import Gate
 from desktop.mcp_offer import Offered, offered_tools
 from desktop.permissions import (
     NO_APPROVER,
@@ -50,13 +49,12 @@ from desktop.permissions import (
     ToolCall,
     decide,
     input_for_approver,
-    never_rule,
 )
-from desktop.tool_calls import CallContext, CallResult
+from desktop.tool_calls import CallResult, refused_by_never, run_gated
 from desktop.ui_protocol import read_info
 from desktop.window_ask import WindowAsk, could_not_ask
 from desktop.workspace import Workspace
-from tools.base import BAD_INPUT, TOOL_FAILED, UNKNOWN_TOOL, InvalidInput, ToolImage
+from tools.base import BAD_INPUT, UNKNOWN_TOOL, InvalidInput, ToolImage
 
 log = logging.getLogger(__name__)
 
@@ -260,10 +258,9 @@ class ServedCalls:
         except InvalidInput:
             return _text(BAD_INPUT, error=True)
         self.workspace.refresh_settings()  # rules the window saved since the last call
-        gate = self._gate(None)
-        if never_rule(call, gate.settings().rules) is not None:
-            gate.record(call, Decision(verdict="deny", by="rule", reason="set to Never"))
-            return _text(denial_text(Decision(verdict="deny", by="rule")), error=True)
+        never = refused_by_never(call, self._gate(None))  # before anyone is asked anything
+        if never is not None:
+            return _text(never.result.text(), error=True)
         question = self._question(ctx, params, call)
         if question is not None:
             return question
@@ -277,17 +274,14 @@ class ServedCalls:
         call: ToolCall,
     ) -> mcp_types.CallToolResult:
         fallback = self._viewer(ctx, params, call)
-        verdicts: list[tuple[Decision, int, float]] = []
 
-        async def approve(asked: ToolCall) -> Decision:
+        async def check(asked: ToolCall, approved: ToolCall | None) -> tuple[Decision, int]:
             viewer = fallback
             if decide(asked, self.workspace.permissions()).verdict == "ask":
                 window = await WindowAsk.connect(self.workspace.paths.root)
                 if window is not None:
                     viewer = self._from_window(window, client_name(ctx), fallback)
-            decision, audit_id = await self._gate(viewer).check(asked)
-            verdicts.append((decision, audit_id, time.monotonic()))
-            return decision
+            return await self._gate(viewer).check(asked, approved=approved)
 
         sent: list[asyncio.Future[None]] = []  # kept until the call ends
 
@@ -296,30 +290,20 @@ class ServedCalls:
                 asyncio.ensure_future(ctx.session.report_progress(len(sent) + 1, None, line))
             )
 
-        context = CallContext(
+        settled = await run_gated(
+            offered.tool_use(call.tool_use_id, call.input),
+            call,
+            offered.source,
+            gate=self._gate(None),
             session_id=SESSION,
             attachments_dir=self.workspace.paths.attachments,
-            approve=approve,
             progress=progress,
+            check=check,
         )
-        use = offered.tool_use(call.tool_use_id, call.input)
-        try:
-            result = await offered.source.run(use, call, context)
-        except asyncio.CancelledError:
-            context.cancelled.set()
-            raise
-        except Exception:
-            log.exception("%s failed over MCP", offered.name)
-            result = CallResult.failure(TOOL_FAILED)
-        if verdicts:
-            decision, audit_id, started = verdicts[-1]
-            if decision.verdict == "allow":
-                self._gate(None).finished(audit_id, ok=not result.is_error, started=started)
-            elif decision.by == "mode" and decision.reason == NO_APPROVER:
-                return _text(NEEDS_APPROVAL.format(label=call.label or call.rule_key), error=True)
-        elif not result.is_error:
-            log.error("%s ran %s without the gate", offered.source.name, offered.name)
-        return await mcp_result(result)
+        decision = settled.decision
+        if decision is not None and decision.by == "mode" and decision.reason == NO_APPROVER:
+            return _text(NEEDS_APPROVAL.format(label=call.label or call.rule_key), error=True)
+        return await mcp_result(settled.result)
 
 
 async def mcp_result(result: CallResult) -> mcp_types.CallToolResult:

@@ -3,13 +3,17 @@
 A `ToolSource` (function tools, an SDK toolset, later MCP servers and generated tools)
 offers `tools[]` entries and answers for the calls it handles: it describes a call
 (label, summary, target, action, risk and its reason) and runs it with a `CallContext`.
-`ToolCalls` is the only place that
+`run_gated` is the only place that runs a described call, whoever sent it (a chat's reply
+through `ToolCalls`, `deskhand ui`, `deskhand mcp`, `deskhand apps call`). It
 
 - calls the gate (`CallContext.approve`, which sources call right before any effect; a
   Never rule is settled before the source does any work at all), and asks again when a
   source reports that what a call acts on changed after its approval (`CallResult.changed`:
   refused, nothing done): the call runs again, described anew, at most `MAX_ASKED_AGAIN` times,
-- opens and finishes the audit row,
+- opens and finishes the audit row.
+
+`ToolCalls`, for a chat's replies,
+
 - saves images (the original on disk, a bounded copy for the model),
 - maps how a call ended (ok, error, denied, blocked, stopped) and answers calls that never
   ran, echoing `toolset_name` on every result a toolset call gets,
@@ -364,97 +368,21 @@ class ToolCalls:
             return self._finish(
                 session_id, use, card, CallResult.failure(TOOL_FAILED), "error", [], emit
             )
-        verdicts: list[_Verdict] = []
-        never = self._never(call)
-        if never is not None:
-            verdicts.append(_Verdict(never, self.gate.record(call, never)))
-            result = CallResult.failure(denial_text(never))
-        else:
-            result = await self._run_source(session_id, use, call, source, verdicts, emit)
-        outcome = _outcome(result, verdicts[-1].decision if verdicts else None)
-        current = verdicts[-1] if verdicts and not verdicts[-1].spent else None
-        if current is not None and current.decision.verdict == "allow":
-            self.gate.finished(
-                current.audit_id, ok=not result.is_error, started=current.at, notes=result.notices
-            )
-        elif current is None and not result.is_error:
-            # A source that ran without asking the gate is a bug: say so loudly in the log.
-            log.error("%s ran %s without the gate", source.name, use.name)
-        stored = await self._save_images(session_id, result)
-        return self._finish(session_id, use, card, result, outcome, stored, emit)
-
-    def _never(self, call: ToolCall) -> Decision | None:
-        """A Never rule decides before the source does any work (no lookups, no scripts)."""
-        if never_rule(call, self.gate.settings().rules) is not None:
-            return Decision(verdict="deny", by="rule", reason="set to Never")
-        return None
-
-    async def _run_source(
-        self,
-        session_id: int,
-        use: ToolUse,
-        call: ToolCall,
-        source: ToolSource,
-        verdicts: list[_Verdict],
-        emit: Emit,
-    ) -> CallResult:
-        async def approve(asked: ToolCall) -> Decision:
-            decision, audit_id = await self.gate.check(asked, approved=_allowed_by_person(verdicts))
-            verdicts.append(_Verdict(decision, audit_id, asked))
-            return decision
-
-        ctx = CallContext(
+        settled = await run_gated(
+            use,
+            call,
+            source,
+            gate=self.gate,
             session_id=session_id,
             attachments_dir=self.attachments_dir,
-            approve=approve,
             progress=lambda line: emit(
                 ToolProgress(session_id=session_id, tool_use_id=use.id, line=line)
             ),
         )
-        # Notices and offers of runs that were refused for a change, kept for the card.
-        notices: list[str] = []
-        offers: list[str] = []
-        asked_again = 0
-        while True:
-            result = await self._run_once(use, call, source, ctx)
-            last = verdicts[-1] if verdicts and not verdicts[-1].spent else None
-            if (
-                not result.changed
-                or last is None  # this run never reached the gate: nothing to ask again about
-                or last.decision.verdict != "allow"
-                or asked_again == MAX_ASKED_AGAIN
-            ):
-                break
-            # Nothing was done, and what was approved is no longer what the call would act on:
-            # the call runs again, so the source describes it on what is there now and the
-            # gate decides again (a rule may settle it; else the person sees the new target).
-            self.gate.not_run(last.audit_id, CHANGED_NOTE)
-            last.spent = True
-            notices += result.notices
-            offers += result.offers
-            asked_again += 1
-            ctx.progress(ASKING_AGAIN)
-        if not notices and not offers:
-            return result
-        return result.model_copy(
-            update={
-                "notices": _unique(notices + result.notices),
-                "offers": _unique(offers + result.offers),
-            }
-        )
-
-    @staticmethod
-    async def _run_once(
-        use: ToolUse, call: ToolCall, source: ToolSource, ctx: CallContext
-    ) -> CallResult:
-        try:
-            return await source.run(use, call, ctx)
-        except asyncio.CancelledError:
-            ctx.cancelled.set()
-            raise
-        except Exception:
-            log.exception("%s failed in %s", use.name, source.name)
-            return CallResult.failure(TOOL_FAILED)
+        result = settled.result
+        outcome = _outcome(result, settled.decision)
+        stored = await self._save_images(session_id, result)
+        return self._finish(session_id, use, card, result, outcome, stored, emit)
 
     def _finish(
         self,
@@ -512,6 +440,130 @@ class ToolCalls:
             result.content[index] = block
             stored.append(block)
         return stored
+
+
+Check = Callable[[ToolCall, ToolCall | None], Awaitable[tuple[Decision, int]]]
+
+
+@dataclass
+class Settled:
+    """How one call ended: what it returned, and the gate's decision that stands (None: it
+    never reached the gate)."""
+
+    result: CallResult
+    decision: Decision | None
+
+
+async def run_gated(
+    use: ToolUse,
+    call: ToolCall,
+    source: ToolSource,
+    *,
+    gate: Gate,
+    session_id: int,
+    attachments_dir: Path,
+    progress: Callable[[str], None] = lambda _line: None,
+    check: Check | None = None,
+) -> Settled:
+    """One described call, from the gate to its audited end: how every entry point runs a call
+    (a chat's reply, `deskhand ui`, `deskhand mcp`, `deskhand apps call`).
+
+    A Never rule refuses it before the source does any work. The source asks the gate right
+    before its effect, through `check` (by default `gate.check`, told what the person last
+    allowed for this use). A run refused because what it acts on changed after its approval
+    runs again, described anew, at most `MAX_ASKED_AGAIN` times. The allowed run's audit row
+    is finished.
+    """
+    never = refused_by_never(call, gate)
+    if never is not None:
+        return never
+    verdicts: list[_Verdict] = []
+
+    async def approve(asked: ToolCall) -> Decision:
+        approved = _allowed_by_person(verdicts)
+        if check is None:
+            decision, audit_id = await gate.check(asked, approved=approved)
+        else:
+            decision, audit_id = await check(asked, approved)
+        verdicts.append(_Verdict(decision, audit_id, asked))
+        return decision
+
+    ctx = CallContext(
+        session_id=session_id, attachments_dir=attachments_dir, approve=approve, progress=progress
+    )
+    result = await _run_until_settled(use, call, source, ctx, gate, verdicts)
+    current = verdicts[-1] if verdicts and not verdicts[-1].spent else None
+    if current is not None and current.decision.verdict == "allow":
+        gate.finished(
+            current.audit_id, ok=not result.is_error, started=current.at, notes=result.notices
+        )
+    elif current is None and not result.is_error:
+        # A source that ran without asking the gate is a bug: say so loudly in the log.
+        log.error("%s ran %s without the gate", source.name, use.name)
+    return Settled(result, verdicts[-1].decision if verdicts else None)
+
+
+def refused_by_never(call: ToolCall, gate: Gate) -> Settled | None:
+    """The refusal of a call a Never rule covers, audited; None when none does."""
+    if never_rule(call, gate.settings().rules) is None:
+        return None
+    never = Decision(verdict="deny", by="rule", reason="set to Never")
+    gate.record(call, never)
+    return Settled(CallResult.failure(denial_text(never)), never)
+
+
+async def _run_until_settled(
+    use: ToolUse,
+    call: ToolCall,
+    source: ToolSource,
+    ctx: CallContext,
+    gate: Gate,
+    verdicts: list[_Verdict],
+) -> CallResult:
+    # Notices and offers of runs that were refused for a change, kept for the card.
+    notices: list[str] = []
+    offers: list[str] = []
+    asked_again = 0
+    while True:
+        result = await _run_once(use, call, source, ctx)
+        last = verdicts[-1] if verdicts and not verdicts[-1].spent else None
+        if (
+            not result.changed
+            or last is None  # this run never reached the gate: nothing to ask again about
+            or last.decision.verdict != "allow"
+            or asked_again == MAX_ASKED_AGAIN
+        ):
+            break
+        # Nothing was done, and what was approved is no longer what the call would act on:
+        # the call runs again, so the source describes it on what is there now and the
+        # gate decides again (a rule may settle it; else the person sees the new target).
+        gate.not_run(last.audit_id, CHANGED_NOTE)
+        last.spent = True
+        notices += result.notices
+        offers += result.offers
+        asked_again += 1
+        ctx.progress(ASKING_AGAIN)
+    if not notices and not offers:
+        return result
+    return result.model_copy(
+        update={
+            "notices": _unique(notices + result.notices),
+            "offers": _unique(offers + result.offers),
+        }
+    )
+
+
+async def _run_once(
+    use: ToolUse, call: ToolCall, source: ToolSource, ctx: CallContext
+) -> CallResult:
+    try:
+        return await source.run(use, call, ctx)
+    except asyncio.CancelledError:
+        ctx.cancelled.set()
+        raise
+    except Exception:
+        log.exception("%s failed in %s", use.name, source.name)
+        return CallResult.failure(TOOL_FAILED)
 
 
 def _allowed_by_person(verdicts: list[_Verdict]) -> ToolCall | None:

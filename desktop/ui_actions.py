@@ -11,20 +11,16 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import logging
-import time
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from desktop.function_tools import FunctionTools
 from desktop.gate import Gate
-from desktop.permissions import NO_APPROVER, Decision, ToolCall, decide, never_rule
-from desktop.tool_calls import CallContext, CallResult, ToolUse
+from desktop.permissions import NO_APPROVER, Decision, ToolCall, decide
+from desktop.tool_calls import CallResult, ToolUse, run_gated
 from desktop.ui_protocol import Image, Request, Result
-from tools.base import BAD_INPUT, TOOL_FAILED, InvalidInput, ToolImage
-
-log = logging.getLogger(__name__)
+from tools.base import BAD_INPUT, InvalidInput, ToolImage
 
 __all__ = ["NEVER", "NOT_OFFERED", "UI_SESSION", "run_action"]
 
@@ -68,26 +64,30 @@ async def run_action(
         call = source.describe(use, UI_SESSION)
     except InvalidInput:
         return Result(ok=False, error=BAD_INPUT)
-    if never_rule(call, gate.settings().rules) is not None:
-        gate.record(call, Decision(verdict="deny", by="rule", reason="set to Never"))
-        return Result(ok=False, error=NEVER.format(label=call.label))
     if not ask_first and decide(call, gate.settings()).verdict == "ask":
         gate.record(call, Decision(verdict="deny", by="mode", reason=NO_APPROVER))
         return Result(ok=False, error=needs_approval.format(label=call.label))
-    verdicts: list[tuple[Decision, int, float]] = []
 
-    async def approve(asked: ToolCall) -> Decision:
+    async def check(asked: ToolCall, approved: ToolCall | None) -> tuple[Decision, int]:
         asking = decide(asked, gate.settings()).verdict == "ask" and gate.approvals.has_viewer
         if asking:
             await notify("asking", asked.summary)
-        decision, audit_id = await gate.check(asked)
+        decided = await gate.check(asked, approved=approved)
         if asking:
             await notify("answered", "")
-        verdicts.append((decision, audit_id, time.monotonic()))
-        return decision
+        return decided
 
-    ctx = CallContext(session_id=UI_SESSION, attachments_dir=attachments_dir, approve=approve)
-    running = asyncio.ensure_future(source.run(use, call, ctx))
+    running = asyncio.ensure_future(
+        run_gated(
+            use,
+            call,
+            source,
+            gate=gate,
+            session_id=UI_SESSION,
+            attachments_dir=attachments_dir,
+            check=check,
+        )
+    )
     waiting: set[asyncio.Future[object]] = {running}  # type: ignore[arg-type]
     given_up = asyncio.ensure_future(hung_up()) if hung_up is not None else None
     if given_up is not None:
@@ -96,31 +96,24 @@ async def run_action(
         await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
     finally:
         if not running.done():
-            ctx.cancelled.set()
-            running.cancel()
+            running.cancel()  # the source's context is told it is cancelled
             with contextlib.suppress(BaseException):
                 await running
         if given_up is not None:
             given_up.cancel()
     if running.cancelled():
         return None
-    try:
-        result = running.result()
-    except Exception:
-        log.exception("a command-line action failed")
-        result = CallResult.failure(TOOL_FAILED)
-    if verdicts:
-        decision, audit_id, started = verdicts[-1]
-        if decision.verdict == "allow":
-            gate.finished(audit_id, ok=not result.is_error, started=started)
-        elif decision.by == "mode" and decision.reason == NO_APPROVER:
+    settled = running.result()
+    decision = settled.decision
+    if decision is not None and decision.verdict == "deny":
+        if decision.by == "mode" and decision.reason == NO_APPROVER:
             return Result(ok=False, error=needs_approval.format(label=call.label))
-        elif decision.by == "rule":
+        if decision.by == "rule":
             return Result(ok=False, error=NEVER.format(label=call.label))
-        elif decision.by == "person":
+        if decision.by == "person":
             because = f" ({decision.reason})" if decision.reason else ""
             return Result(ok=False, error=f"You said no in Deskhand's window{because}.")
-    return await as_result(result)
+    return await as_result(settled.result)
 
 
 async def as_result(result: CallResult) -> Result:
