@@ -79,16 +79,19 @@ def test_a_call_takes_the_pipeline_never_first_and_an_allowed_one_is_audited_as_
         bundle_id="com.apple.finder",
         sdef=(FIXTURES / "Finder.sdef").read_text(),
     )
-    catalog = AppCatalog(
-        tmp_path / "cache", roots=[str(tmp_path / "Applications")], include_root=INCLUDES
-    )
+
+    def catalog() -> AppCatalog:  # each process has its own; the cache on disk is shared
+        return AppCatalog(
+            tmp_path / "cache", roots=[str(tmp_path / "Applications")], include_root=INCLUDES
+        )
+
     args = argparse.Namespace(
         app="Finder", verb="delete", dry_run=False, args=json.dumps({"reference": DESKTOP_REPORT})
     )
 
     def call_with(rule: Rule) -> tuple[int, str, str | None]:
         workspace = Workspace.open(tmp_path / "data")
-        workspace.registry.add(AppCommandTool(catalog, OsaEngine(workers=1)))
+        workspace.registry.add(AppCommandTool(catalog(), OsaEngine(workers=1)))
         use = ToolUse(
             id="probe",
             name="app_command",
@@ -104,11 +107,14 @@ def test_a_call_takes_the_pipeline_never_first_and_an_allowed_one_is_audited_as_
             workspace.store.close()
         return code, capsys.readouterr().out, f"{audit.decision}/{audit.decided_by}/{audit.outcome}"
 
-    asyncio.run(catalog.apps())  # as after `deskhand apps list`: the rule names the app's bundle
+    asyncio.run(catalog().apps())  # an earlier `deskhand apps list` (Settings names apps so too)
+    index = tmp_path / "cache" / "index.json"
+    scanned = index.stat().st_mtime_ns
     code, out, audit = call_with(Rule.NEVER)
     assert code == 1 and "Never" in out
     assert audit == "denied/rule/not run"
     assert "report.pdf" in files_on_desktop(world)
+    assert index.stat().st_mtime_ns == scanned  # refused before any discovery ran
 
     code, out, audit = call_with(Rule.ALLOW)
     assert code == 0, out

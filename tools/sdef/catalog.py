@@ -82,6 +82,7 @@ class AppCatalog:
         self._apps: list[ScriptableApp] = []
         self._files: dict[str, str] = {}  # app path -> its cached dictionary file
         self._found_at = -FRESH_SECONDS
+        self._index_read = False  # the saved index, read once for `peek` before a discovery
         self._memory: OrderedDict[str, Dictionary] = OrderedDict()
         self._lock = asyncio.Lock()
 
@@ -167,6 +168,10 @@ class AppCatalog:
     def _finish(self, index: CacheIndex) -> tuple[list[ScriptableApp], dict[str, str]]:
         self.cache.save_index(index)
         self.cache.prune({e.dictionary_file for e in index.entries.values() if e.dictionary_file})
+        return self._known(index)
+
+    @staticmethod
+    def _known(index: CacheIndex) -> tuple[list[ScriptableApp], dict[str, str]]:
         apps = sorted(
             (e.app for e in index.entries.values() if e.app is not None),
             key=lambda app: (app.name.lower(), app.path),
@@ -179,7 +184,14 @@ class AppCatalog:
     # --- lookups ------------------------------------------------------------------------
 
     def peek(self, name: str) -> ScriptableApp | None:
-        """The app called `name` (its name, bundle id or path) among those last discovered."""
+        """The app called `name` (its name, bundle id or path) among those last discovered,
+        in this process or, before its first discovery, by an earlier one (the saved index).
+
+        So a call is described by the app's bundle id from the start, and a rule the person
+        set on it (Never included) applies before any discovery or dictionary work runs."""
+        if not self._apps and self._found_at < 0 and not self._index_read:
+            self._index_read = True
+            self._apps, self._files = self._known(self.cache.load_index())
         key = term_key(name)
         for app in self._apps:
             if name in (app.path, app.bundle_id) or term_key(app.name) == key:
