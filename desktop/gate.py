@@ -53,6 +53,10 @@ class Gate:
         """Audit a decision made without asking (a Never rule settled before any work)."""
         return self._audit(call, decision, None if decision.verdict == "allow" else "not run")
 
+    def will_ask(self, call: ToolCall, approved: ToolCall | None = None) -> bool:
+        """Whether `check` would put this call to someone (no rule or mode settles it)."""
+        return decide(call, self._settings()).verdict == "ask" and not _as_shown(call, approved)
+
     async def check(
         self, call: ToolCall, *, approved: ToolCall | None = None
     ) -> tuple[Decision, int]:
@@ -60,7 +64,7 @@ class Gate:
         because what it acts on changed. If it still reads exactly the same (same target, risk,
         summary, input), their answer stands rather than a second identical question."""
         decision = decide(call, self._settings())
-        if decision.verdict == "ask" and approved is not None and approved == call:
+        if decision.verdict == "ask" and _as_shown(call, approved):
             decision = Decision(verdict="allow", by="person", reason=ALLOWED_AS_SHOWN)
         if decision.verdict == "ask":
             try:
@@ -111,6 +115,11 @@ class Gate:
         if notes:
             outcome += " · " + "; ".join(notes)
         self._store.finish_audit(audit_id, outcome, int((time.monotonic() - started) * 1000))
+
+
+def _as_shown(call: ToolCall, approved: ToolCall | None) -> bool:
+    """Whether `call` reads exactly as the person allowed it a moment ago."""
+    return approved is not None and approved == call
 
 
 def denial_text(decision: Decision) -> str:

@@ -277,7 +277,7 @@ class ServedCalls:
 
         async def check(asked: ToolCall, approved: ToolCall | None) -> tuple[Decision, int]:
             viewer = fallback
-            if decide(asked, self.workspace.permissions()).verdict == "ask":
+            if self._gate(None).will_ask(asked, approved):
                 window = await WindowAsk.connect(self.workspace.paths.root)
                 if window is not None:
                     viewer = self._from_window(window, client_name(ctx), fallback)

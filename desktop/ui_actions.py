@@ -69,7 +69,7 @@ async def run_action(
         return Result(ok=False, error=needs_approval.format(label=call.label))
 
     async def check(asked: ToolCall, approved: ToolCall | None) -> tuple[Decision, int]:
-        asking = decide(asked, gate.settings()).verdict == "ask" and gate.approvals.has_viewer
+        asking = gate.will_ask(asked, approved) and gate.approvals.has_viewer
         if asking:
             await notify("asking", asked.summary)
         decided = await gate.check(asked, approved=approved)

@@ -398,6 +398,7 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         input: BetaBrowserMemberInput,
     ) -> Any:
         self._report_progress(name, input)
+        self._session.titles_unread()  # a read stopped before its report leaves none behind
         use = context.tool_use
         token = _plan.set(self._plans.take(use.id) if use is not None else None)
         try:

@@ -384,6 +384,11 @@ class BrowserSession:
             tab.title_fresh = False
         return BetaBrowserState(tabs=tabs, state_changes=changes)
 
+    def titles_unread(self) -> None:
+        """Every tab's title is read again for the next report (none was read alongside it)."""
+        for tab in self.tabs.values():
+            tab.title_fresh = False
+
     def _take_changes(self, drain: bool) -> tuple[list[StateChange], list[StateChange]]:
         """(the changes to report, the changes kept for the next report)."""
         return (self.changes, []) if drain else (list(self.changes), self.changes)

@@ -31,6 +31,7 @@ _ROLE = re.compile(r"[A-Za-z]+")
 _ATTR = re.compile(r"\[([A-Za-z-]+)(?:=([^\]]*))?\]")
 # The usual key in one match: role, optional JSON-quoted name, bracketed attributes.
 _KEY = re.compile(r'([A-Za-z]+)(?: ("(?:[^"\\]|\\.)*"))?((?: \[[^\]]*\])*)')
+DEPTH_LIMIT = 1000  # levels of a snapshot read by ControlScan
 _YAML_ESCAPES = {"\\": "\\", '"': '"', "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -300,7 +301,8 @@ class ControlScan:
         # faster than a multiline `^`; the leading newline gives the first line one too.
         self._text = "\n" + text
         self._keep = keep
-        self._depth = depth
+        # No page nests a thousand levels; the bound keeps the counting pattern's repeat in range.
+        self._depth = min(depth, DEPTH_LIMIT)
         self._roles = roles
         self._matches = _candidates(roles).finditer(self._text)
         self._current: AriaNode | None = None  # the last kept node, still taking its lines

@@ -141,6 +141,8 @@ async def test_read_page_interactive_past_the_cap_shows_the_first_controls_and_c
     assert len(rows) > 1000
     assert 'textbox "Later password" [password]' in text
     assert "tiger-lily" not in text and "hunter2" not in text and "Last password" not in text
+    deepest = await browser("read_page", filter="interactive", depth=3_000_000_000)
+    assert deepest.text == text  # any depth the model asks for reads the same page
 
 
 async def test_the_state_after_a_read_shows_the_title_as_it_is_and_an_action_reads_it_again(
@@ -158,6 +160,23 @@ async def test_the_state_after_a_read_shows_the_title_as_it_is_and_an_action_rea
     )
     await browser("get_page_text")
     page = await browser("read_page", filter="interactive")
+    clicked = await browser(
+        "left_click", target={"type": "ref", "ref": page.ref('button "Sign up"')}
+    )
+    assert clicked.active["title"] == "Clicked"
+
+
+async def test_a_read_stopped_before_its_report_leaves_no_stale_title_behind(
+    browser: Driver, pages: PageServer
+) -> None:
+    await browser.open(pages.url("form.html"))
+    await browser.eval(
+        "document.querySelector('button').addEventListener('click', "
+        "e => { e.preventDefault(); document.title = 'Clicked'; })"
+    )
+    page = await browser("read_page", filter="interactive")
+    tab = await browser.toolset._session.tab(None)
+    tab.title_fresh = True  # as a read stopped between reading the title and its report leaves it
     clicked = await browser(
         "left_click", target={"type": "ref", "ref": page.ref('button "Sign up"')}
     )
