@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import json
 import re
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -23,7 +22,6 @@ __all__ = [
     "ControlScan",
     "parse_snapshot",
     "release",
-    "scan_snapshot",
 ]
 
 _LINE = re.compile(r"^( *)- (.*)$")
@@ -354,17 +352,6 @@ class ControlScan:
         if done is not None:
             _attach_lines(text, done, self._indent, self._zone, len(text))
         return done
-
-
-def scan_snapshot(
-    text: str, keep: Callable[[AriaNode], bool], depth: int, *, roles: frozenset[str]
-) -> AriaNode:
-    """Every control `keep` accepts, flat under a `document` root (see `ControlScan`)."""
-    root = AriaNode(role="document")
-    for node in ControlScan(text, keep, depth, roles=roles).take(sys.maxsize):
-        node.parent = root
-        root.children.append(node)
-    return root
 
 
 @lru_cache(maxsize=8)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tools.browser.observe import INTERACTIVE_ROLES, find_elements, is_interactive, render_page
 from tools.browser.refs import RefCounter, RefTable
-from tools.browser.snapshot import AriaNode, ControlScan, parse_snapshot, scan_snapshot
+from tools.browser.snapshot import AriaNode, ControlScan, parse_snapshot
 
 SNAPSHOT = """\
 - generic [active] [ref=e1] [box=8,8,1264,3391]:
@@ -143,15 +143,21 @@ def test_find_ranks_by_name_role_and_row_context() -> None:
     assert 'link "Docs"' in find_elements(tree(), "documentation link docs", ref_of=ref_of)
 
 
-def test_the_fast_interactive_scan_matches_the_full_parse() -> None:
+def scan_all(depth: int) -> AriaNode:
+    """Every control the lazy scan finds, flat under a document root."""
     roles = INTERACTIVE_ROLES | {"iframe"}
+    controls = ControlScan(SNAPSHOT, is_interactive, depth, roles=roles).take(1_000)
+    return AriaNode(role="document", children=controls)
+
+
+def test_the_fast_interactive_scan_matches_the_full_parse() -> None:
     for depth in (0, 2, 15):
         _full_table, full_ref_of = refs()
         _scan_table, scan_ref_of = refs()
         full = render_page(
             tree(), ref_of=full_ref_of, secret={"e7"}, filter="interactive", depth=depth
         )
-        flat = scan_snapshot(SNAPSHOT, is_interactive, depth, roles=roles)
+        flat = scan_all(depth)
         assert (
             render_page(flat, ref_of=scan_ref_of, secret={"e7"}, filter="interactive", depth=depth)
             == full
@@ -161,7 +167,7 @@ def test_the_fast_interactive_scan_matches_the_full_parse() -> None:
 def test_controls_taken_a_few_at_a_time_and_the_rest_counted_match_the_whole_scan() -> None:
     roles = INTERACTIVE_ROLES | {"iframe"}
     for depth in (0, 2, 15):
-        whole = scan_snapshot(SNAPSHOT, is_interactive, depth, roles=roles).children
+        whole = scan_all(depth).children
         for batch in (1, 2, 3):
             scan = ControlScan(SNAPSHOT, is_interactive, depth, roles=roles)
             taken = scan.take(batch)
