@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from typing import Any
 
 import mss
@@ -34,6 +35,10 @@ from tools.screen.x11_keyboard import Keyboard
 __all__ = ["X11Backend", "status"]
 
 log = logging.getLogger(__name__)
+
+UNREACHABLE = "The X display could not be reached."
+CONNECT_TRIES = 3
+CONNECT_PAUSE = 0.15  # seconds between tries
 
 _BUTTONS: dict[str, int] = {"left": 1, "middle": 2, "right": 3}
 _WHEEL: dict[str, int] = {"up": 4, "down": 5, "left": 6, "right": 7}
@@ -84,15 +89,27 @@ def status(display: str | None = None) -> ScreenStatus:
     return ScreenStatus(available=True, backend="x11", reason=reason)
 
 
+def _connect(name: str | None) -> xdisplay.Display:
+    """The X display. A server that closes the connection during its handshake (one starting
+    up, or at its client limit) is tried again a moment later; then it is unreachable."""
+    for attempt in range(CONNECT_TRIES):
+        try:
+            return xdisplay.Display(name)
+        except xerror.ConnectionClosedError as exc:
+            if attempt == CONNECT_TRIES - 1:
+                raise BackendError(UNREACHABLE) from exc
+            time.sleep(CONNECT_PAUSE)  # on the backend's own thread, never the event loop
+        except (xerror.DisplayError, OSError) as exc:
+            raise BackendError(UNREACHABLE) from exc
+    raise BackendError(UNREACHABLE)
+
+
 class X11Backend:
     name = "x11"
 
     def __init__(self, display: str | None = None) -> None:
         self._name = display or os.environ.get("DISPLAY") or ""
-        try:
-            self._x = xdisplay.Display(self._name or None)
-        except (xerror.DisplayError, OSError) as exc:
-            raise BackendError("The X display could not be reached.") from exc
+        self._x = _connect(self._name or None)
         if self._x.query_extension("XTEST") is None:
             self._x.close()
             raise BackendError("The X server has no XTEST extension.")

@@ -3,12 +3,17 @@ when it cannot; checked against a real X server and against none."""
 
 from __future__ import annotations
 
+import socket
+import threading
+from pathlib import Path
+
 import pytest
 from anthropic.types.beta import BetaToolUseBlock
 
 from tests.support.x11 import Xvfb, xvfb_missing
 from tools.screen import ScreenComputer, errors, screen_status
 from tools.screen.displays import number_displays
+from tools.screen.errors import BackendError
 from tools.screen.x11 import X11Backend
 
 pytestmark = pytest.mark.anyio
@@ -95,3 +100,38 @@ def test_x11_reports_the_screen_as_one_primary_display(xvfb: Xvfb) -> None:
         assert display.scale == 1.0
     finally:
         backend.close()
+
+
+def test_a_display_that_closes_the_handshake_is_tried_again_then_reported_unreachable() -> None:
+    """A server starting up or at its client limit closes new connections: a moment later it
+    may take them; one that keeps closing them is unreachable, said plainly (not Xlib's error)."""
+    sockets = Path("/tmp/.X11-unix")
+    sockets.mkdir(mode=0o1777, exist_ok=True)
+    number = next(
+        n
+        for n in range(940, 980)  # clear of NO_SERVER
+        if not (sockets / f"X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists()
+    )
+    path = sockets / f"X{number}"
+    accepted: list[int] = []
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        server.listen(8)
+
+        def close_each() -> None:
+            while True:
+                try:
+                    client, _ = server.accept()
+                except OSError:
+                    return
+                accepted.append(1)
+                with client:
+                    client.recv(64)
+
+        threading.Thread(target=close_each, daemon=True).start()
+        try:
+            with pytest.raises(BackendError, match="could not be reached"):
+                X11Backend(f":{number}")
+        finally:
+            path.unlink()
+    assert len(accepted) == 3
