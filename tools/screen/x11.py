@@ -92,16 +92,17 @@ def status(display: str | None = None) -> ScreenStatus:
 def _connect(name: str | None) -> xdisplay.Display:
     """The X display. A server that closes the connection during its handshake (one starting
     up, or at its client limit) is tried again a moment later; then it is unreachable."""
-    for attempt in range(CONNECT_TRIES):
+    tries_left = CONNECT_TRIES
+    while True:
+        tries_left -= 1
         try:
             return xdisplay.Display(name)
         except xerror.ConnectionClosedError as exc:
-            if attempt == CONNECT_TRIES - 1:
+            if not tries_left:
                 raise BackendError(UNREACHABLE) from exc
-            time.sleep(CONNECT_PAUSE)  # on the backend's own thread, never the event loop
         except (xerror.DisplayError, OSError) as exc:
             raise BackendError(UNREACHABLE) from exc
-    raise BackendError(UNREACHABLE)
+        time.sleep(CONNECT_PAUSE)  # on the backend's own thread, never the event loop
 
 
 class X11Backend:

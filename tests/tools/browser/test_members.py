@@ -145,6 +145,14 @@ async def test_read_page_interactive_past_the_cap_shows_the_first_controls_and_c
     assert deepest.text == text  # any depth the model asks for reads the same page
 
 
+# The form's button, made to rename the page when clicked (and not submit it).
+SIGN_UP = 'button "Sign up"'
+RENAME_ON_CLICK = (
+    "document.querySelector('button').addEventListener('click', "
+    "e => { e.preventDefault(); document.title = 'Clicked'; })"
+)
+
+
 async def test_the_state_after_a_read_shows_the_title_as_it_is_and_an_action_reads_it_again(
     browser: Driver, pages: PageServer
 ) -> None:
@@ -154,15 +162,10 @@ async def test_the_state_after_a_read_shows_the_title_as_it_is_and_an_action_rea
         assert (await browser(member, **input)).active["title"] == "Renamed by the page"
     # The title read alongside a read is that call's only: a click that renames the page
     # reports the new title.
-    await browser.eval(
-        "document.querySelector('button').addEventListener('click', "
-        "e => { e.preventDefault(); document.title = 'Clicked'; })"
-    )
+    await browser.eval(RENAME_ON_CLICK)
     await browser("get_page_text")
     page = await browser("read_page", filter="interactive")
-    clicked = await browser(
-        "left_click", target={"type": "ref", "ref": page.ref('button "Sign up"')}
-    )
+    clicked = await browser("left_click", target={"type": "ref", "ref": page.ref(SIGN_UP)})
     assert clicked.active["title"] == "Clicked"
 
 
@@ -170,16 +173,11 @@ async def test_a_read_stopped_before_its_report_leaves_no_stale_title_behind(
     browser: Driver, pages: PageServer
 ) -> None:
     await browser.open(pages.url("form.html"))
-    await browser.eval(
-        "document.querySelector('button').addEventListener('click', "
-        "e => { e.preventDefault(); document.title = 'Clicked'; })"
-    )
+    await browser.eval(RENAME_ON_CLICK)
     page = await browser("read_page", filter="interactive")
     tab = await browser.toolset._session.tab(None)
     tab.title_fresh = True  # as a read stopped between reading the title and its report leaves it
-    clicked = await browser(
-        "left_click", target={"type": "ref", "ref": page.ref('button "Sign up"')}
-    )
+    clicked = await browser("left_click", target={"type": "ref", "ref": page.ref(SIGN_UP)})
     assert clicked.active["title"] == "Clicked"
 
 
