@@ -36,10 +36,10 @@ sys.path.insert(0, str(ROOT))
 from playwright.async_api import async_playwright  # noqa: E402
 
 from tools.browser import BrowserConfig, BrowserPool, UrlPolicy, find_browser  # noqa: E402
-from tools.browser.egress import EgressProxy  # noqa: E402
-from tools.browser.egress_check import EgressChecker  # noqa: E402
 from tools.browser.launch import launch_args  # noqa: E402
-from tools.browser.refused import RefusedRequests  # noqa: E402
+from tools.browser.network.check import EgressChecker  # noqa: E402
+from tools.browser.network.proxy import EgressProxy  # noqa: E402
+from tools.browser.network.refused import RefusedRequests  # noqa: E402
 
 HOST = "bench.example"  # the checker's resolver and Chromium both map it to 127.0.0.1
 PAGE = b"<!doctype html><title>bench</title><p>" + b"x" * 2000

@@ -58,8 +58,8 @@ from desktop.app import freeze_startup_objects  # noqa: E402
 from tools.browser import PlaywrightBrowser, UrlPolicy, find_browser  # noqa: E402
 from tools.browser.config import BrowserConfig  # noqa: E402
 from tools.browser.launch import launch_args  # noqa: E402
-from tools.browser.observe import is_interactive, render_page  # noqa: E402
-from tools.browser.snapshot import parse_snapshot  # noqa: E402
+from tools.browser.page.observe import is_interactive, render_page  # noqa: E402
+from tools.browser.page.snapshot import parse_snapshot  # noqa: E402
 
 PAGES = Path(__file__).resolve().parent / "pages"
 MCP_DIR = Path(__file__).resolve().parent / ".mcp"

@@ -25,7 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tools.osa.engine import OSASCRIPT_ENV, OsaEngine, find_osascript  # noqa: E402
+from tools.mac.osa.engine import OSASCRIPT_ENV, OsaEngine, find_osascript  # noqa: E402
 
 STANDIN = ROOT / "tests" / "support" / "jxa" / "osascript"
 Call = Callable[[int], Awaitable[Any]]

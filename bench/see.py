@@ -41,11 +41,11 @@ from tests.support.atspi import SessionBus, atspi_missing  # noqa: E402
 from tests.support.desk import wait_accessible  # noqa: E402
 from tests.support.x11 import TargetApp, Xvfb, xvfb_missing  # noqa: E402
 from tools.base import RunContext  # noqa: E402
-from tools.screen.atspi import Accessibility, AtspiInspector  # noqa: E402
+from tools.screen.a11y.atspi import Accessibility, AtspiInspector  # noqa: E402
+from tools.screen.backends.x11 import X11Backend  # noqa: E402
 from tools.screen.geometry import Point  # noqa: E402
-from tools.screen.see_tool import ScreenTool  # noqa: E402
+from tools.screen.see.tool import ScreenTool  # noqa: E402
 from tools.screen.worker import ScreenWorker  # noqa: E402
-from tools.screen.x11 import X11Backend  # noqa: E402
 
 WIDTH, HEIGHT = 1600, 900
 WINDOW = (40, 20, 1200, 860)

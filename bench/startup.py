@@ -160,9 +160,9 @@ def make_long_chat(data_dir: Path, screenshots: int) -> int:
     """A chat of `screenshots` browser steps, each with a screenshot file, as the app stores it."""
     from PIL import Image, ImageDraw
 
-    from desktop.images import stored_image
-    from desktop.store import Store
-    from desktop.tool_calls import CARD_KEY
+    from desktop.calls.pipeline import CARD_KEY
+    from desktop.chat.images import stored_image
+    from desktop.system.store import Store
 
     store = Store.open(data_dir / "deskhand.db")
     session = store.create_session("A long browsing session")
@@ -218,7 +218,7 @@ def bench_long_chat(screenshots: int) -> tuple[float, float, float]:
     from PySide6.QtWidgets import QApplication
 
     from desktop.workspace import Workspace
-    from ui.main_window import MainWindow
+    from ui.window.main_window import MainWindow
 
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp)

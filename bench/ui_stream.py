@@ -45,12 +45,12 @@ from PySide6.QtGui import QPaintEvent
 from PySide6.QtWidgets import QApplication
 
 from desktop.app import freeze_startup_objects
-from desktop.stream_worker import shared_worker
+from desktop.model_stream.worker import shared_worker
 from desktop.workspace import Workspace
 from tests.support.model_server import Reply, ScriptedModelServer, Text, Usage
-from ui.main_window import MainWindow
-from ui.markdown_view import MarkdownView
-from ui.rich_text import RichTextView
+from ui.thread.markdown_view import MarkdownView
+from ui.thread.rich_text import RichTextView
+from ui.window.main_window import MainWindow
 
 CHARS_PER_TOKEN = 4
 STALL_TARGET_MS = 50.0

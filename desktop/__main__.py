@@ -14,11 +14,12 @@ import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop import __version__, apps_cli
-from desktop.ui_cli import add_ui_parser, run_ui
+from desktop import __version__
+from desktop.command import apps as apps_cli
+from desktop.command.cli import add_ui_parser, run_ui
 
 if TYPE_CHECKING:
-    from desktop.doctor import Check
+    from desktop.system.doctor import Check
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -109,7 +110,7 @@ def mcp_config_entry() -> str:
 
 def qt_checks() -> list[Check]:
     """Qt and the display. They live here: only the composition root may import Qt."""
-    from desktop.doctor import Check, display_check
+    from desktop.system.doctor import Check, display_check
 
     try:
         from PySide6.QtGui import QGuiApplication
@@ -123,7 +124,7 @@ def qt_checks() -> list[Check]:
 
 
 def doctor(args: argparse.Namespace) -> int:
-    from desktop import doctor as checks
+    from desktop.system import doctor as checks
     from desktop.workspace import Workspace
 
     checks.use_offscreen_without_display()  # before any Qt object: without a display Qt aborts
@@ -149,10 +150,10 @@ def serve_mcp(args: argparse.Namespace) -> int:
     import logging
     import logging.handlers
 
-    from desktop.login_path import adopt_login_path
-    from desktop.mcp_server import serve
-    from desktop.permissions import Mode
-    from desktop.playwright_env import configure_playwright
+    from desktop.calls.permissions import Mode
+    from desktop.mcp.server import serve
+    from desktop.system.login_path import adopt_login_path
+    from desktop.system.playwright_env import configure_playwright
     from desktop.workspace import Workspace
 
     configure_playwright()
@@ -178,7 +179,7 @@ def serve_mcp(args: argparse.Namespace) -> int:
 
 
 def install_desktop_entry() -> int:
-    from desktop import desktop_entry
+    from desktop.system import desktop_entry
 
     if not sys.platform.startswith("linux"):
         print("The app launcher entry is for Linux; on a Mac, use Deskhand.app.", file=sys.stderr)
@@ -197,7 +198,7 @@ def install_desktop_entry() -> int:
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else argv
     if arguments[:1] == ["--stream-process"]:  # started by the app itself, never by a person
-        from desktop.stream_process import main as stream_process
+        from desktop.model_stream.process import main as stream_process
 
         return stream_process(arguments[1:])
     args = parse_args(argv)
@@ -212,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "ui":
         return run_ui(args)
     if args.self_test:
-        from ui.self_test import run_self_test
+        from ui.window.self_test import run_self_test
 
         return run_self_test(args.data_dir)
     from desktop.app import run

@@ -34,12 +34,12 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
-from desktop.login_path import adopt_login_path
-from desktop.paths import DataPaths
-from desktop.permissions import Mode
-from desktop.playwright_env import configure_playwright
-from desktop.stream_worker import shared_worker
-from desktop.ui_socket import UiServer
+from desktop.calls.permissions import Mode
+from desktop.command.listener import UiServer
+from desktop.model_stream.worker import shared_worker
+from desktop.system.login_path import adopt_login_path
+from desktop.system.paths import DataPaths
+from desktop.system.playwright_env import configure_playwright
 from desktop.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -192,7 +192,7 @@ def _setup_logging(paths: DataPaths) -> None:
 
 
 async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
-    from ui.main_window import MainWindow
+    from ui.window.main_window import MainWindow
 
     quitting = asyncio.Event()
     app.quit_requested.connect(quitting.set)  # first: a quit while starting up is not lost
@@ -237,7 +237,9 @@ def run(args: argparse.Namespace) -> int:
     app = DeskhandApplication(sys.argv)
     app.setApplicationName("Deskhand")
     app.setOrganizationName("Deskhand")
-    app.setDesktopFileName("deskhand")  # matches the launcher entry (desktop/desktop_entry.py)
+    app.setDesktopFileName(
+        "deskhand"
+    )  # matches the launcher entry (desktop/system/desktop_entry.py)
     app.setWindowIcon(_app_icon())
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)

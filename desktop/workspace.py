@@ -11,22 +11,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from desktop import model
-from desktop.agent import Agent
-from desktop.approvals import ApprovalQueue
-from desktop.browser_toolset import browser_config
-from desktop.conversations import Conversations
-from desktop.events import AgentEvent
-from desktop.gate import Gate
-from desktop.keystore import KeyStore
-from desktop.paths import DataPaths
-from desktop.permissions import Mode, PermissionSettings, Rule
-from desktop.settings import KeyStorage, Settings, SettingsFile
-from desktop.store import Store
-from desktop.tool_calls import ToolCalls
-from desktop.toolbox import Toolbox
-from desktop.transcript import replay
-from tools.apps import Preset
+from desktop.calls.approvals import ApprovalQueue
+from desktop.calls.gate import Gate
+from desktop.calls.permissions import Mode, PermissionSettings, Rule
+from desktop.calls.pipeline import ToolCalls
+from desktop.calls.sources.browser import browser_config
+from desktop.calls.toolbox import Toolbox
+from desktop.chat.agent import Agent
+from desktop.chat.conversations import Conversations
+from desktop.chat.events import AgentEvent
+from desktop.chat.transcript import replay
+from desktop.model_stream import client as model
+from desktop.system.keystore import KeyStore
+from desktop.system.paths import DataPaths
+from desktop.system.settings import KeyStorage, Settings, SettingsFile
+from desktop.system.store import Store
+from tools.mac.apps import Preset
 
 
 class Workspace:

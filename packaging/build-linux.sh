@@ -39,7 +39,7 @@ BUNDLE="$DIST/Deskhand"
 "$BUNDLE/Deskhand" --version
 # The launcher entry and icons, laid out as under /usr/share (Exec expects Deskhand on PATH).
 XDG_DATA_HOME="$BUNDLE/share" "$PYTHON" -c \
-  'import pathlib, sys; from desktop.desktop_entry import install; install(pathlib.Path("Deskhand"))'
+  'import pathlib, sys; from desktop.system.desktop_entry import install; install(pathlib.Path("Deskhand"))'
 
 if [ "$SELF_TEST" = 1 ]; then
   QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}" "$BUNDLE/Deskhand" --self-test

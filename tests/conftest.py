@@ -16,7 +16,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
 
 from desktop.app import AFTER_FIRST_PAINT
-from desktop.stream_worker import shared_worker
+from desktop.model_stream.worker import shared_worker
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer
 from tests.support.page_server import PageServer

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from desktop import __version__
-from desktop.doctor import use_offscreen_without_display
-from desktop.paths import DataPaths
+from desktop.system.doctor import use_offscreen_without_display
+from desktop.system.paths import DataPaths
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer
 from tests.support.x11 import Xvfb, xvfb_missing

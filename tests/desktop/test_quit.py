@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.store import Store, StoredMessage
+from desktop.system.store import Store, StoredMessage
 from tests.support import mcp_servers
 from tests.support.model_server import (
     Hang,

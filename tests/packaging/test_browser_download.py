@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QWidget
 
-from desktop.playwright_env import BrowserDownloadFailed, DownloadProgress, download_chromium
+from desktop.system.playwright_env import BrowserDownloadFailed, DownloadProgress, download_chromium
 from tests.support.waiting import wait_until
-from ui.browser_download import BrowserDownloadDialog
+from ui.window.browser_download import BrowserDownloadDialog
 
 RECORDED = Path(__file__).with_name("data") / "playwright-install-ok.txt"
 

@@ -84,7 +84,9 @@ def test_linux_bundle_from_a_clean_tree_passes_its_self_test(tmp_path: Path) -> 
 
     bundle = dist / "Deskhand"
     internal = bundle / "_internal"
-    scripts = sorted(p.relative_to(source) for p in (source / "tools/osa/scripts").rglob("*.js"))
+    scripts = sorted(
+        p.relative_to(source) for p in (source / "tools/mac/osa/scripts").rglob("*.js")
+    )
     assert scripts and all((internal / s).is_file() for s in scripts)
     assert os.access(internal / "playwright" / "driver" / "node", os.X_OK)
     assert not (internal / "playwright" / "driver" / "package" / ".local-browsers").exists()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.login_path import (
+from desktop.system.login_path import (
     MARKER,
     adopt_login_path,
     merge_paths,

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop import playwright_env
-from desktop.playwright_env import (
+from desktop.system import playwright_env
+from desktop.system.playwright_env import (
     BROWSERS_PATH_ENV,
     BrowserDownloadFailed,
     DownloadProgress,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.settings import Settings
+from desktop.system.settings import Settings
 from desktop.workspace import Workspace
 from tools.browser.locate import BRANDED
 

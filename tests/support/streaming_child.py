@@ -10,7 +10,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from desktop.events import AgentEvent, TextDelta
+from desktop.chat.events import AgentEvent, TextDelta
 from desktop.workspace import Workspace
 
 

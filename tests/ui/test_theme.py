@@ -14,10 +14,10 @@ from PySide6.QtWidgets import QApplication, QDialogButtonBox, QWidget
 from desktop.workspace import Workspace
 from tests.support.waiting import wait_until
 from ui import theme
-from ui.main_window import MainWindow
-from ui.markdown_view import CodeBlockView, ProseBlockView
 from ui.settings import SettingsDialog
 from ui.settings.appearance import AppearancePage
+from ui.thread.markdown_view import CodeBlockView, ProseBlockView
+from ui.window.main_window import MainWindow
 
 REPLY = "Claude's answer, in **plain** words with a [link](https://example.com).\n"
 

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tools.browser.config import BrowserConfig
     from tools.browser.driver import PlaywrightBrowser, Progress, progress_scope
+    from tools.browser.effect.risk import browser_action, browser_risk, browser_summary
     from tools.browser.errors import BrowserError, BrowserNotFound
     from tools.browser.locate import BrowserChoice, find_browser, install_hint
+    from tools.browser.network.url_policy import UrlPolicy, UrlRefused
     from tools.browser.pool import BrowserPool
-    from tools.browser.risk import browser_action, browser_risk, browser_summary
-    from tools.browser.url_policy import UrlPolicy, UrlRefused
 
 _HOMES = {
     "BrowserConfig": "config",
@@ -39,11 +39,11 @@ _HOMES = {
     "find_browser": "locate",
     "install_hint": "locate",
     "BrowserPool": "pool",
-    "browser_action": "risk",
-    "browser_risk": "risk",
-    "browser_summary": "risk",
-    "UrlPolicy": "url_policy",
-    "UrlRefused": "url_policy",
+    "browser_action": "effect.risk",
+    "browser_risk": "effect.risk",
+    "browser_summary": "effect.risk",
+    "UrlPolicy": "network.url_policy",
+    "UrlRefused": "network.url_policy",
 }
 
 __all__ = [

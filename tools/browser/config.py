@@ -7,7 +7,7 @@ from pathlib import Path
 
 import platformdirs
 
-from tools.browser.url_policy import UrlPolicy
+from tools.browser.network.url_policy import UrlPolicy
 
 __all__ = ["BrowserConfig", "default_downloads_dir"]
 

@@ -105,18 +105,9 @@ from anthropic.types.beta import (
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator
 
-from tools.browser import errors, keys
+from tools.browser import errors
 from tools.browser.config import BrowserConfig, default_downloads_dir
-from tools.browser.controls import read_controls
-from tools.browser.effect import Effect, Mode
-from tools.browser.egress import NETWORK_ERROR_HEADER
-from tools.browser.egress_check import Resolver
-from tools.browser.forms import set_field
-from tools.browser.images import fit_scale, png_within_limits
-from tools.browser.observe import DEFAULT_DEPTH, find_elements, render_page
-from tools.browser.pagetext import PAGE_TEXT_SCRIPT, RUN_SCRIPT, bound_text
-from tools.browser.passwords import is_password, secret_refs
-from tools.browser.plan import (
+from tools.browser.effect.approval import (
     Plan,
     Plans,
     effect_of_target,
@@ -124,8 +115,8 @@ from tools.browser.plan import (
     ref_locator,
     resolve_effects,
 )
-from tools.browser.refs import RefEntry
-from tools.browser.risk import (
+from tools.browser.effect.passwords import is_password, secret_refs
+from tools.browser.effect.risk import (
     EFFECT_MEMBERS,
     browser_action,
     browser_risk,
@@ -133,11 +124,21 @@ from tools.browser.risk import (
     effect_summary,
     judge_effects,
 )
+from tools.browser.effect.target import Effect, Mode
+from tools.browser.network.check import Resolver
+from tools.browser.network.proxy import NETWORK_ERROR_HEADER
+from tools.browser.network.url_policy import UrlPolicy, UrlRefused
+from tools.browser.page import keys
+from tools.browser.page.controls import read_controls
+from tools.browser.page.forms import set_field
+from tools.browser.page.images import fit_scale, png_within_limits
+from tools.browser.page.observe import DEFAULT_DEPTH, find_elements, render_page
+from tools.browser.page.refs import RefEntry
+from tools.browser.page.snapshot import AriaNode, parse_snapshot, release
+from tools.browser.page.text import PAGE_TEXT_SCRIPT, RUN_SCRIPT, bound_text
 from tools.browser.runtime import BrowserRuntime
 from tools.browser.session import BrowserSession
-from tools.browser.snapshot import AriaNode, parse_snapshot, release
 from tools.browser.tab import Tab
-from tools.browser.url_policy import UrlPolicy, UrlRefused
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from anthropic.tools.browser import BetaAsyncConfirmCallable, BetaToolConfigs
 
 from tools.browser.config import BrowserConfig
 from tools.browser.driver import PlaywrightBrowser, Progress
-from tools.browser.egress_check import Resolver
+from tools.browser.network.check import Resolver
 from tools.browser.runtime import BrowserRuntime
 
 __all__ = ["BrowserPool"]

@@ -37,15 +37,15 @@ from playwright.async_api import Error as PlaywrightError
 
 from tools.browser import errors
 from tools.browser.config import BrowserConfig
-from tools.browser.egress import EgressProxy
-from tools.browser.egress_check import EgressChecker, Resolver
-from tools.browser.grants import SHARED, LocalGrants
-from tools.browser.guard import RequestGuard
 from tools.browser.launch import launch_args, seed_profile
 from tools.browser.locate import find_browser, install_hint
-from tools.browser.refused import RefusedHost, RefusedRequests
+from tools.browser.network.check import EgressChecker, Resolver
+from tools.browser.network.grants import SHARED, LocalGrants
+from tools.browser.network.guard import RequestGuard
+from tools.browser.network.proxy import EgressProxy
+from tools.browser.network.refused import RefusedHost, RefusedRequests
+from tools.browser.network.url_policy import UrlPolicy
 from tools.browser.session import BrowserSession, PendingRefusals
-from tools.browser.url_policy import UrlPolicy
 
 log = logging.getLogger(__name__)
 

@@ -42,7 +42,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from tools.browser import errors
 from tools.browser.downloads import safe_filename, unique_path
-from tools.browser.refs import RefCounter, RefTable
+from tools.browser.page.refs import RefCounter, RefTable
 from tools.browser.tab import Tab
 
 if TYPE_CHECKING:

@@ -11,8 +11,8 @@ from anthropic.types.beta import BetaBrowserStateTabEntryParam
 from playwright.async_api import CDPSession, Page, Request
 from playwright.async_api import Error as PlaywrightError
 
-from tools.browser.effect import Effect, Inspector
-from tools.browser.refs import RefTable
+from tools.browser.effect.target import Effect, Inspector
+from tools.browser.page.refs import RefTable
 
 __all__ = ["Tab"]
 

@@ -2,5 +2,5 @@
 the official `mcp` SDK, the API names their tools get, and how their results read.
 
 Nothing here decides whether a call may run: the app's tool source describes each call to
-the gate first (`desktop/mcp_source.py`).
+the gate first (`desktop/mcp/source.py`).
 """

@@ -19,9 +19,9 @@ Public pieces:
 
 from typing import TYPE_CHECKING, Any
 
-from tools.screen.backend import ScreenBackend, ScreenStatus, ScreenUnavailable, screen_status
+from tools.screen.a11y.elements import Element, Inspector
+from tools.screen.backends.base import ScreenBackend, ScreenStatus, ScreenUnavailable, screen_status
 from tools.screen.displays import Display, describe_displays
-from tools.screen.elements import Element, Inspector
 from tools.screen.errors import ScreenError
 from tools.screen.events import ScreenEvent, ScreenEventSink
 from tools.screen.geometry import Point, Rect

@@ -91,7 +91,8 @@ from anthropic.types.beta import (
 from PIL import Image
 
 from tools.screen import errors
-from tools.screen.backend import (
+from tools.screen.a11y.elements import Element, Inspector
+from tools.screen.backends.base import (
     MouseButton,
     ScreenBackend,
     ScreenUnavailable,
@@ -106,7 +107,6 @@ from tools.screen.displays import (
     primary_display,
     to_local,
 )
-from tools.screen.elements import Element, Inspector
 from tools.screen.errors import BackendError, NoKeycode, refusal
 from tools.screen.events import CaptureHook, ScreenEvent, ScreenEventSink, around_capture
 from tools.screen.geometry import Point, Rect

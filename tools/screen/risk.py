@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tools.base import Risk
-from tools.screen.elements import Element
+from tools.screen.a11y.elements import Element
 from tools.weighty import VERBS, weighty
 
 __all__ = ["READ_MEMBERS", "quote", "screen_action", "screen_risk", "screen_summary"]

@@ -1,6 +1,6 @@
 """Screenshots within the model's image limits, and exact mapping between screenshot and screen.
 
-Limits (DESIGN.md, the same numbers as `tools/browser/images.py`): long edge <= 1568 px, at
+Limits (DESIGN.md, the same numbers as `tools/browser/page/images.py`): long edge <= 1568 px, at
 most 1.15 megapixels, base64 under 5 MB. A display larger than that is shown shrunk; a smaller
 one is never enlarged, so one screenshot pixel always covers one or more logical units.
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.mac_setup import AUTOMATION_SETTINGS_URL, macos_status
+from desktop.system.mac_setup import AUTOMATION_SETTINGS_URL, macos_status
 from desktop.workspace import Workspace
 from ui.settings.form import Draft, FormPage, SettingsForm, hint_label
 

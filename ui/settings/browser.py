@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QWidget
 
-from desktop.browser_setup import find_browser, install_hint
+from desktop.system.browser_setup import find_browser, install_hint
 from desktop.workspace import Workspace
 from ui.settings.form import FormPage, SettingsForm, hint_label
 

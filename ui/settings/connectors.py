@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.mcp_config import (
+from desktop.mcp.config import (
     ConfigChanged,
     McpConfig,
     ServerEntry,
@@ -40,8 +40,8 @@ from desktop.mcp_config import (
     name_problem,
     read_config,
 )
-from desktop.mcp_source import McpSource, ServerState, ServerStatus
-from desktop.settings import KeyStorage
+from desktop.mcp.source import McpSource, ServerState, ServerStatus
+from desktop.system.settings import KeyStorage
 from desktop.workspace import Workspace
 from ui.settings.form import Draft, SettingsForm, SettingsPage, TextField, hint_label, set_role
 

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.settings import Settings
+from desktop.system.settings import Settings
 from desktop.workspace import Workspace
 from ui import theme
 from ui.settings.appearance import AppearancePage
@@ -40,7 +40,7 @@ from ui.settings.form import Draft, SettingsPage, set_role
 from ui.settings.model import ModelPage
 from ui.settings.permissions import PermissionsPage
 from ui.settings.screen import ScreenPage
-from ui.welcome import WelcomePanel
+from ui.window.welcome import WelcomePanel
 
 __all__ = ["PAGES", "PageSpec", "SettingsDialog"]
 

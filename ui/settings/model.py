@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.errors import MissingKeyError, describe
-from desktop.keystore import keychain_available
-from desktop.model import list_models, make_client
-from desktop.settings import DEFAULT_MODEL, KeyStorage, Settings, newest_sonnet
+from desktop.model_stream.client import list_models, make_client
+from desktop.model_stream.errors import MissingKeyError, describe
+from desktop.system.keystore import keychain_available
+from desktop.system.settings import DEFAULT_MODEL, KeyStorage, Settings, newest_sonnet
 from desktop.workspace import Workspace
 from ui.settings.form import Draft, SettingsForm, SettingsPage, TextField, hint_label
 

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.permissions import (
+from desktop.calls.permissions import (
     DEFAULT_CAP,
     MODE_TITLES,
     RISK_ORDER,

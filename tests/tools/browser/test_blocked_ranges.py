@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from tools.browser.blocked_ranges import IPV4_TABLE, blocked, embedded_ipv4
+from tools.browser.network.blocked_ranges import IPV4_TABLE, blocked, embedded_ipv4
 
 REQUIRED_V4 = [
     "0.0.0.0/8",

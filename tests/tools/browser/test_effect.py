@@ -19,7 +19,7 @@ from anthropic.tools.browser import BetaConfirmContext
 from tests.support.page_server import PageServer
 from tests.tools.browser.conftest import TEST_POLICY, Driver
 from tools.browser import BrowserConfig, BrowserPool, PlaywrightBrowser, errors
-from tools.browser.risk import UNKNOWN_REASON
+from tools.browser.effect.risk import UNKNOWN_REASON
 
 pytestmark = pytest.mark.anyio
 

@@ -22,7 +22,7 @@ from tests.support.listener import Listener
 from tests.support.page_server import PageServer
 from tests.tools.browser.conftest import Driver, Gate
 from tools.browser import BrowserConfig, BrowserPool, UrlPolicy
-from tools.browser.url_policy import Refusal
+from tools.browser.network.url_policy import Refusal
 
 pytestmark = pytest.mark.anyio
 

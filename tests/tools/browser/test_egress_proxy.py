@@ -14,10 +14,10 @@ import pytest
 
 from tests.support.listener import Listener
 from tests.support.page_server import PageServer
-from tools.browser.egress import EgressProxy
-from tools.browser.egress_check import EgressChecker
-from tools.browser.refused import RefusedRequests
-from tools.browser.url_policy import Refusal, UrlPolicy, UrlRefused
+from tools.browser.network.check import EgressChecker
+from tools.browser.network.proxy import EgressProxy
+from tools.browser.network.refused import RefusedRequests
+from tools.browser.network.url_policy import Refusal, UrlPolicy, UrlRefused
 
 pytestmark = pytest.mark.anyio
 

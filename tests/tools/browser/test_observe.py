@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tools.browser.observe import INTERACTIVE_ROLES, find_elements, is_interactive, render_page
-from tools.browser.refs import RefCounter, RefTable
-from tools.browser.snapshot import AriaNode, ControlScan, parse_snapshot
+from tools.browser.page.observe import INTERACTIVE_ROLES, find_elements, is_interactive, render_page
+from tools.browser.page.refs import RefCounter, RefTable
+from tools.browser.page.snapshot import AriaNode, ControlScan, parse_snapshot
 
 SNAPSHOT = """\
 - generic [active] [ref=e1] [box=8,8,1264,3391]:

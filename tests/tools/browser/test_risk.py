@@ -7,23 +7,23 @@ from pathlib import Path
 import pytest
 
 from tools.browser.downloads import safe_filename, unique_path
-from tools.browser.effect import Effect
-from tools.browser.forms import as_bool, as_text, pick_option
-from tools.browser.keys import (
-    UnknownKey,
-    activation,
-    focus_move,
-    is_text_entry,
-    modifier_keys,
-    parse_sequence,
-)
-from tools.browser.risk import (
+from tools.browser.effect.risk import (
     UNKNOWN_REASON,
     browser_risk,
     browser_summary,
     effect_summary,
     judge,
     judge_effects,
+)
+from tools.browser.effect.target import Effect
+from tools.browser.page.forms import as_bool, as_text, pick_option
+from tools.browser.page.keys import (
+    UnknownKey,
+    activation,
+    focus_move,
+    is_text_entry,
+    modifier_keys,
+    parse_sequence,
 )
 from tools.weighty import weighty
 

@@ -10,10 +10,10 @@ import pytest
 from tests.support.page_server import PageServer
 from tests.tools.browser.conftest import TEST_POLICY, Driver, Gate
 from tools.browser import errors
-from tools.browser.egress_check import EgressChecker
-from tools.browser.guard import RequestGuard
-from tools.browser.refused import RefusedRequests
-from tools.browser.url_policy import Refusal, UrlPolicy
+from tools.browser.network.check import EgressChecker
+from tools.browser.network.guard import RequestGuard
+from tools.browser.network.refused import RefusedRequests
+from tools.browser.network.url_policy import Refusal, UrlPolicy
 
 pytestmark = pytest.mark.anyio
 REFUSED_LINE = "A navigation was refused."

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from tools.browser.blocked_ranges import blocked
-from tools.browser.url_policy import Refusal, UrlPolicy, UrlRefused, parse_ipv4
+from tools.browser.network.blocked_ranges import blocked
+from tools.browser.network.url_policy import Refusal, UrlPolicy, UrlRefused, parse_ipv4
 
 STRICT = UrlPolicy()
 

@@ -24,8 +24,8 @@ from PIL import Image, ImageChops
 from tests.support.desk import Desk, running_desk
 from tests.support.x11 import TargetApp, Xvfb, xvfb_missing
 from tools.screen import Rect, ScreenComputer, ScreenEvent
-from tools.screen.atspi import Accessibility
-from tools.screen.elements import Element, Inspector
+from tools.screen.a11y.atspi import Accessibility
+from tools.screen.a11y.elements import Element, Inspector
 from tools.screen.geometry import Point
 from tools.screen.worker import ScreenWorker
 
@@ -146,7 +146,7 @@ class Screen:
     def __init__(
         self, display: str, own_pids: set[int] | None = None, inspector: Inspector | None = None
     ) -> None:
-        from tools.screen.x11 import X11Backend
+        from tools.screen.backends.x11 import X11Backend
 
         self.gate = Gate()
         self.own: list[Rect] = []
@@ -217,7 +217,7 @@ async def accessibility(anyio_backend: str, desk: Desk) -> AsyncIterator[Accessi
 
 @pytest.fixture
 async def worker(anyio_backend: str, desk: Desk) -> AsyncIterator[ScreenWorker]:
-    from tools.screen.x11 import X11Backend
+    from tools.screen.backends.x11 import X11Backend
 
     made = ScreenWorker(lambda: X11Backend(desk.display))
     yield made
@@ -250,9 +250,9 @@ class Elements:
         own_pids: set[int] | None = None,
         session_id: int = 7,
     ) -> None:
-        from desktop.function_tools import FunctionTools
+        from desktop.calls.sources.function_tools import FunctionTools
         from tools.base import ToolRegistry
-        from tools.screen.see_tool import ScreenTool
+        from tools.screen.see.tool import ScreenTool
 
         self.looks = Looked()
         self.events: list[tuple[int, ScreenEvent]] = []  # (chat, event) as the visualizer hears
@@ -272,8 +272,8 @@ class Elements:
         self.answer = True
 
     async def __call__(self, action: str, **input: Any) -> Result:
-        from desktop.permissions import Decision
-        from desktop.tool_calls import CallContext, ToolUse
+        from desktop.calls.permissions import Decision
+        from desktop.calls.pipeline import CallContext, ToolUse
 
         use = ToolUse(id=f"toolu_{next(_ids)}", name="screen", input={"action": action, **input})
         call = self.source.describe(use, self.session_id)

@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from tools.screen.accessible import LIMITS, Limits, Node
-from tools.screen.ax_read import ax_node, ax_rect, walk
-from tools.screen.ax_tables import ax_role, is_secure, reads_value
+from tools.screen.a11y.accessible import LIMITS, Limits, Node
+from tools.screen.a11y.ax_read import ax_node, ax_rect, walk
+from tools.screen.a11y.ax_tables import ax_role, is_secure, reads_value
 from tools.screen.geometry import Point, Rect
 from tools.screen.risk import screen_risk
 from tools.screen.scaling import ImageFrame
-from tools.screen.snapshot import Item, element_line, number_items, shown_rect
+from tools.screen.see.snapshot import Item, element_line, number_items, shown_rect
 
 # --- roles -----------------------------------------------------------------------------------
 

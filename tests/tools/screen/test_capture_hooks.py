@@ -1,6 +1,6 @@
 """The hooks around each capture that let the app take its overlay out of the pixels, on a real
 X server. (That the app's overlay is absent from screenshots is checked in the window's own
-end-to-end test, tests/ui/test_window_screen.py.)"""
+end-to-end test, tests/ui/screen/test_window_screen.py.)"""
 
 from __future__ import annotations
 

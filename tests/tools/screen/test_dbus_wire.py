@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from jeepney import DBusAddress, Message, new_error, new_method_call, new_method_return
 from jeepney.low_level import HeaderFields
 
-from tools.screen.dbus_wire import ERROR, METHOD_RETURN, encode_call, message_size, read_reply
+from tools.screen.a11y.dbus_wire import ERROR, METHOD_RETURN, encode_call, message_size, read_reply
 
 names = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"), max_size=40

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from tools.screen.backends.mac_windows import windows_from_cg
 from tools.screen.displays import Display
 from tools.screen.geometry import Rect
-from tools.screen.mac_windows import windows_from_cg
-from tools.screen.targets import Target, TargetError, resolve
+from tools.screen.see.targets import Target, TargetError, resolve
 
 
 def cg(number: int, owner: str, pid: int, bounds: tuple[float, ...], **extra: object) -> dict:

@@ -17,7 +17,7 @@ from tools.screen.displays import number_displays, primary_display
 from tools.screen.geometry import Point
 
 if TYPE_CHECKING:
-    from tools.screen.macos import MacBackend
+    from tools.screen.backends.macos import MacBackend
 
 pytestmark = [
     pytest.mark.macos,
@@ -27,7 +27,7 @@ pytestmark = [
 
 @pytest.fixture
 def backend() -> Iterator[MacBackend]:
-    from tools.screen.macos import MacBackend
+    from tools.screen.backends.macos import MacBackend
 
     made = MacBackend()
     yield made
@@ -73,7 +73,7 @@ def test_the_pointer_goes_where_it_is_sent(backend: MacBackend) -> None:
 
 
 def test_each_permission_has_a_status_that_agrees_with_the_screen_status() -> None:
-    from tools.screen.permissions import mac_permissions
+    from tools.screen.backends.mac_permissions import mac_permissions
 
     permissions = {p.key: p for p in mac_permissions()}
     assert set(permissions) == {"screen_recording", "accessibility"}

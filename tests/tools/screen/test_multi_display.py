@@ -14,7 +14,7 @@ from anthropic.types.beta import BetaToolUseBlock
 from PIL import Image
 
 from tools.screen import Display, Point, Rect, ScreenComputer, errors
-from tools.screen.backend import MouseButton, ScrollDirection, WindowInfo
+from tools.screen.backends.base import MouseButton, ScrollDirection, WindowInfo
 
 pytestmark = pytest.mark.anyio
 

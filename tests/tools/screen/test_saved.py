@@ -1,7 +1,7 @@
 """Snapshots kept as plain data between two processes (no X server needed): what a file keeps,
 what it refuses, and how old a put-back snapshot may be.
 
-Acting on a put-back snapshot against real windows is in tests/desktop/test_ui_cli.py.
+Acting on a put-back snapshot against real windows is in tests/desktop/command/test_cli.py.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import time
 
 import pytest
 
-from tools.screen.accessible import Node
+from tools.screen.a11y.accessible import Node
 from tools.screen.geometry import Rect
-from tools.screen.saved import UnreadableSnapshots, dump, load, restore
 from tools.screen.scaling import ImageFrame
-from tools.screen.snapshot import TTL, SnapshotStore, number_items
+from tools.screen.see.saved import UnreadableSnapshots, dump, load, restore
+from tools.screen.see.snapshot import TTL, SnapshotStore, number_items
 from tools.screen.windows import Window
 
 FRAME = ImageFrame.for_region(0, Rect(0, 0, 1600, 900))

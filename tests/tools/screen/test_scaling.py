@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from PIL import Image
 
-from tools.browser import images as browser_images
+from tools.browser.page import images as browser_images
 from tools.screen.geometry import Point, Rect
 from tools.screen.scaling import (
     MAX_BASE64,

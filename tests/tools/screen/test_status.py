@@ -12,9 +12,9 @@ from anthropic.types.beta import BetaToolUseBlock
 
 from tests.support.x11 import Xvfb, xvfb_missing
 from tools.screen import ScreenComputer, errors, screen_status
+from tools.screen.backends.x11 import X11Backend
 from tools.screen.displays import number_displays
 from tools.screen.errors import BackendError
-from tools.screen.x11 import X11Backend
 
 pytestmark = pytest.mark.anyio
 NO_SERVER = ":987"  # a display number no test starts a server on

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from tools.screen.atspi import Node
+from tools.screen.a11y.atspi import Node
 from tools.screen.displays import Display
 from tools.screen.geometry import Rect
 from tools.screen.scaling import ImageFrame
-from tools.screen.snapshot import SnapshotStore, number_items
-from tools.screen.targets import Target, TargetError, resolve
+from tools.screen.see.snapshot import SnapshotStore, number_items
+from tools.screen.see.targets import Target, TargetError, resolve
 from tools.screen.windows import Window
 
 DISPLAYS = [

@@ -20,7 +20,7 @@ from tests.support.typed_target import PLAIN_START
 from tests.support.x11 import TargetApp, Xvfb, xvfb_missing
 from tests.tools.screen.conftest import Elements
 from tools.screen import errors
-from tools.screen.atspi import Accessibility
+from tools.screen.a11y.atspi import Accessibility
 from tools.screen.geometry import Point, Rect
 from tools.screen.worker import ScreenWorker
 
@@ -61,7 +61,7 @@ def typed_desk() -> Iterator[TypedDesk]:
 
 @pytest.fixture
 async def typed(anyio_backend: str, typed_desk: TypedDesk) -> AsyncIterator[Elements]:
-    from tools.screen.x11 import X11Backend
+    from tools.screen.backends.x11 import X11Backend
 
     accessibility = Accessibility(session=typed_desk.bus.address)
     worker = ScreenWorker(lambda: X11Backend(typed_desk.display))

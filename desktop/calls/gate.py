@@ -1,0 +1,131 @@
+"""The gate in front of every tool call: decide, ask the person when needed, audit, remember rules."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+from collections.abc import Callable, Sequence
+
+from desktop.calls.approvals import ApprovalQueue
+from desktop.calls.permissions import (
+    DENIED_BY_PERSON,
+    DENIED_BY_RULE,
+    NO_APPROVER,
+    Decision,
+    PermissionSettings,
+    Rule,
+    RuleScope,
+    ToolCall,
+    decide,
+)
+from desktop.system.store import AuditEntry, Store
+
+ALLOWED_AS_SHOWN = "allowed as shown a moment before"
+
+
+def input_digest(value: object) -> str:
+    canonical = json.dumps(value, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+class Gate:
+    """`await gate.check(call)` returns the final decision (allow/deny) and its audit row."""
+
+    def __init__(
+        self,
+        *,
+        settings: Callable[[], PermissionSettings],
+        store: Store,
+        remember: Callable[[str, Rule], None],
+        approvals: ApprovalQueue,
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._remember = remember
+        self.approvals = approvals  # the window views it; with no viewer, asks are denied
+
+    def settings(self) -> PermissionSettings:
+        return self._settings()
+
+    def record(self, call: ToolCall, decision: Decision) -> int:
+        """Audit a decision made without asking (a Never rule settled before any work)."""
+        return self._audit(call, decision, None if decision.verdict == "allow" else "not run")
+
+    def will_ask(self, call: ToolCall, approved: ToolCall | None = None) -> bool:
+        """Whether `check` would put this call to someone (no rule or mode settles it)."""
+        return decide(call, self._settings()).verdict == "ask" and not _as_shown(call, approved)
+
+    async def check(
+        self, call: ToolCall, *, approved: ToolCall | None = None
+    ) -> tuple[Decision, int]:
+        """`approved`: the same call as the person allowed it moments ago, asked about again
+        because what it acts on changed. If it still reads exactly the same (same target, risk,
+        summary, input), their answer stands rather than a second identical question."""
+        decision = decide(call, self._settings())
+        if decision.verdict == "ask" and _as_shown(call, approved):
+            decision = Decision(verdict="allow", by="person", reason=ALLOWED_AS_SHOWN)
+        if decision.verdict == "ask":
+            try:
+                decision = await self._ask(call)
+            except asyncio.CancelledError:
+                self._audit(
+                    call, Decision(verdict="deny", by="stop", reason="stopped"), outcome="not run"
+                )
+                raise
+        outcome = None if decision.verdict == "allow" else "not run"
+        return decision, self._audit(call, decision, outcome)
+
+    async def _ask(self, call: ToolCall) -> Decision:
+        if not self.approvals.has_viewer:
+            return Decision(verdict="deny", by="mode", reason=NO_APPROVER)
+        answer = await self.approvals.ask(call)
+        allowed = answer.allow and answer.by == "person"  # nothing else can say yes
+        if allowed and answer.always:
+            self._remember(RuleScope.of(call).key, Rule.ALLOW)
+        return Decision(
+            verdict="allow" if allowed else "deny", by=answer.by, reason=answer.reason.strip()
+        )
+
+    def _audit(self, call: ToolCall, decision: Decision, outcome: str | None) -> int:
+        return self._store.add_audit(
+            AuditEntry(
+                at=time.time(),
+                session_id=call.session_id,
+                tool=call.tool,
+                action=call.action,
+                summary=call.summary,
+                input_digest=input_digest(call.input),
+                decision="allowed" if decision.verdict == "allow" else "denied",
+                decided_by=decision.by,
+                outcome=outcome,
+                reason=decision.reason if decision.verdict == "deny" else "",
+            )
+        )
+
+    def not_run(self, audit_id: int, why: str) -> None:
+        """An allowed call that did not run after all (what it acts on changed)."""
+        self._store.finish_audit(audit_id, f"not run · {why}", 0)
+
+    def finished(
+        self, audit_id: int, *, ok: bool, started: float, notes: Sequence[str] = ()
+    ) -> None:
+        outcome = "ok" if ok else "error"
+        if notes:
+            outcome += " · " + "; ".join(notes)
+        self._store.finish_audit(audit_id, outcome, int((time.monotonic() - started) * 1000))
+
+
+def _as_shown(call: ToolCall, approved: ToolCall | None) -> bool:
+    """Whether `call` reads exactly as the person allowed it a moment ago."""
+    return approved is not None and approved == call
+
+
+def denial_text(decision: Decision) -> str:
+    """The fixed phrase the model reads for a denial, plus the person's own reason if they gave one."""
+    if decision.by == "rule":
+        return DENIED_BY_RULE
+    if decision.by == "person":
+        return DENIED_BY_PERSON + (f" Their reason: {decision.reason}" if decision.reason else "")
+    return decision.reason or NO_APPROVER

@@ -1,0 +1,1 @@
+"""The tool sources: function tools, the SDK toolsets (browser, screen) and their app-side hooks."""

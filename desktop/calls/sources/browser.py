@@ -1,0 +1,109 @@
+"""The browser as a toolset family: Settings → Browser mapped onto the driver, and its members.
+
+Everything else about browser calls (the gate, cards, results) is the shared toolset source's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from desktop.calls.sources.toolsets import ToolsetFamily
+from desktop.system.playwright_env import is_frozen
+from desktop.system.settings import BrowserSettings
+from tools.base import ActionInfo, Risk
+from tools.browser.config import BrowserConfig
+from tools.browser.effect.risk import (
+    CHANGE_MEMBERS,
+    CONSEQUENTIAL_MEMBERS,
+    READ_MEMBERS,
+    browser_risk,
+)
+from tools.browser.network.url_policy import UrlPolicy
+
+if TYPE_CHECKING:
+    from tools.browser.pool import BrowserPool
+
+NAME = "browser"
+TITLE = "Browser"
+# The API's wording for the calls of a reply skipped after a browser call failed.
+NOT_EXECUTED = "Not executed: an earlier action in this turn failed."
+# Members off unless the person turns them on in Settings → Browser (the SDK's configs).
+OPTIONAL_MEMBERS = ("read_console", "read_network", "javascript_exec", "file_upload")
+
+
+def browser_config(settings: BrowserSettings, downloads: Path) -> BrowserConfig:
+    return BrowserConfig(
+        executable_path=settings.executable_path.strip() or None,
+        branded_first=is_frozen(),  # a bundle brings no Chromium: the person's Chrome comes first
+        headless=settings.headless,
+        profile_dir=downloads.parent / "browser-profile" if settings.persistent_profile else None,
+        url_policy=UrlPolicy(
+            allow_hosts=settings.hosts(settings.allow_hosts),
+            block_hosts=settings.hosts(settings.block_hosts),
+        ),
+        downloads_dir=downloads,
+        upload_dir=Path(settings.upload_dir).expanduser() if settings.upload_dir.strip() else None,
+        read_console=settings.read_console,
+        read_network=settings.read_network,
+        javascript_exec=settings.javascript_exec,
+        file_upload=settings.file_upload,
+    )
+
+
+def browser_members(config: BrowserConfig) -> list[ActionInfo]:
+    """Every member the model can call with this config, with its usual risk."""
+    names = sorted(READ_MEMBERS | CHANGE_MEMBERS | CONSEQUENTIAL_MEMBERS)
+    off = {name for name in OPTIONAL_MEMBERS if not getattr(config, name)}
+    members = []
+    for name in names:
+        if name in off:
+            continue
+        risk, reason = browser_risk(name, {})
+        members.append(ActionInfo(name=name, risk=Risk(risk), description=reason))
+    return members
+
+
+def landing(member: str, input: Mapping[str, Any], page: str | None) -> str | None:
+    """Where a browser call lands: the destination of a navigate, else the page it acts on."""
+    url = input.get("url")
+    if member == "navigate" and isinstance(url, str) and "://" in url:
+        return url
+    return page
+
+
+def refused_notices(pool: BrowserPool, session_id: int) -> tuple[list[str], list[str]]:
+    """What the page tried and was refused since the last call: lines for the card and the
+    audit, and the local hosts the person may let through (for this chat, or always)."""
+    refused = pool.take_refused(session_id)
+    notices: list[str] = []
+    local = [entry for entry in refused if entry.local]
+    if local:
+        count = sum(entry.count for entry in local)
+        hosts = ", ".join(entry.host for entry in local if entry.host)
+        noun = "request" if count == 1 else "requests"
+        notices.append(f"Blocked {count} {noun} to local addresses ({hosts})")
+    other = sum(entry.count for entry in refused if not entry.local)
+    if other:
+        noun = "request" if other == 1 else "requests"
+        notices.append(f"Blocked {other} {noun} to sites that are not allowed")
+    return notices, [entry.host for entry in local if entry.host]
+
+
+def browser_family(pool: BrowserPool) -> ToolsetFamily:
+    from tools.browser.driver import progress_scope  # Playwright and the SDK, with the pool
+
+    return ToolsetFamily(
+        name=NAME,
+        title=TITLE,
+        for_session=lambda session_id, confirm: pool.for_session(session_id, confirm=confirm),
+        members=lambda: browser_members(pool.config),
+        not_executed=NOT_EXECUTED,
+        close_session=pool.close_session,
+        close=pool.close,
+        progress_scope=progress_scope,
+        target=landing,
+        after_call=lambda session_id: refused_notices(pool, session_id),
+        changed=pool.changed_since_described,
+    )

@@ -1,0 +1,99 @@
+"""Function tools as a tool source: the registry's tools, each described and run the same way.
+
+A call is validated against the tool's schema, described (action, risk, summary, target),
+prepared (lookups the approver should see), approved through the context's gate, and run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from desktop.calls.gate import denial_text
+from desktop.calls.permissions import ToolCall
+from desktop.calls.pipeline import ActionGroup, CallContext, CallResult, ToolUse, tool_label
+from tools.base import FunctionTool, InvalidInput, RunContext, ToolRegistry
+
+
+class FunctionTools:
+    """The `ToolSource` of the registry's function tools (Mac apps, tests' tools, later MCP)."""
+
+    name = "functions"
+    stop_after_failure = False
+    not_executed = ""
+
+    def __init__(self, registry: ToolRegistry) -> None:
+        self.registry = registry
+
+    def api_tools(self) -> list[dict[str, Any]]:
+        return self.registry.api_tools()
+
+    def handles(self, use: ToolUse) -> bool:
+        return use.toolset_name is None and use.name in self.registry
+
+    def _tool(self, use: ToolUse) -> FunctionTool[Any]:
+        tool = self.registry.get(use.name)
+        if tool is None:  # removed since the reply was written
+            raise InvalidInput(use.name)
+        return tool
+
+    def label(self, use: ToolUse) -> str:
+        tool = self.registry.get(use.name)
+        if tool is None:
+            return use.name
+        action = use.arguments.get("action")
+        return tool_label(tool.title, action if isinstance(action, str) else tool.name)
+
+    def describe(self, use: ToolUse, session_id: int) -> ToolCall:
+        tool = self._tool(use)
+        return self._call(
+            tool, tool.bind(tool.validate(use.arguments), session_id), use, session_id
+        )
+
+    @staticmethod
+    def _call(tool: FunctionTool[Any], parsed: Any, use: ToolUse, session_id: int) -> ToolCall:
+        action = tool.action(parsed)
+        risk, reason = tool.risk(parsed)
+        return ToolCall(
+            session_id=session_id,
+            tool_use_id=use.id,
+            tool=tool.name,
+            action=action,
+            label=tool_label(tool.title, action),
+            input=use.arguments,
+            risk=risk,
+            reason=reason,
+            summary=tool.summary(parsed),
+            target=tool.target(parsed),
+        )
+
+    async def run(self, use: ToolUse, call: ToolCall, ctx: CallContext) -> CallResult:
+        tool = self._tool(use)
+        parsed = tool.bind(tool.validate(use.arguments), ctx.session_id)
+        if (refusal := await tool.preflight(parsed)) is not None:
+            return CallResult.of(refusal)  # nothing to ask about: it could not run as written
+        parsed = await tool.prepare(parsed)
+        decision = await ctx.approve(self._call(tool, parsed, use, ctx.session_id))
+        if decision.verdict != "allow":
+            return CallResult.failure(denial_text(decision))
+        run_context = RunContext(
+            session_id=ctx.session_id,
+            attachments_dir=ctx.attachments_dir,
+            progress=ctx.progress,
+            cancelled=ctx.cancelled,
+        )
+        return CallResult.of(await tool.run(parsed, run_context))
+
+    def action_groups(self) -> list[ActionGroup]:
+        return [
+            ActionGroup(tool=tool.name, title=tool.title, actions=tool.actions())
+            for tool in self.registry
+        ]
+
+    async def start(self) -> None:
+        return None
+
+    async def close_session(self, session_id: int) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None

@@ -1,0 +1,95 @@
+"""Other apps' elements for the screen: the inspector the gate reads, and the `screen` tool.
+
+Started with the screen (`ScreenControl.start`), behind the window: where the screen can be used
+and other apps' elements can be read (AT-SPI's bus answers on Linux; macOS grants Deskhand the
+Accessibility permission), it connects (lazily, on first use) and offers
+
+- the `Inspector` of the computer toolset's gate (this object: it answers what a screen click or
+  keystroke affects once accessibility is there, and "unknown" before, so such calls are consequential);
+- `tool`: the `screen` function tool (see, wait, click by id…), offered while the screen is and
+  other apps' elements can be read; what it does reaches the visualizer as the computer tool's
+  events do (`on_event`), and its captures hide the visualizer the same way.
+
+One connection and one backend thread serve every chat. Nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from tools.screen.a11y.accessible import AccessibilityBackend, AccessibilityStatus
+from tools.screen.a11y.backend import accessibility_status, open_accessibility
+from tools.screen.a11y.elements import Element, Inspector
+from tools.screen.geometry import Point, Rect
+from tools.screen.see.tool import Looks, ScreenTool
+from tools.screen.worker import ScreenWorker
+
+__all__ = ["ScreenElements"]
+
+log = logging.getLogger(__name__)
+
+STATUS_LIMIT = 10.0  # seconds the accessibility bus may take to start and answer
+
+
+class ScreenElements:
+    def __init__(
+        self,
+        *,
+        available: Callable[[], bool],
+        own_windows: Callable[[], Iterable[Rect | tuple[int, int, int, int]]],
+        looks: Looks | None = None,
+        on_event: Callable[[int, Any], None] | None = None,
+        before_capture: Callable[[], Any] | None = None,
+        after_capture: Callable[[], Any] | None = None,
+    ) -> None:
+        self.status: AccessibilityStatus | None = None  # known once `start` has looked
+        self.accessibility: AccessibilityBackend | None = None
+        self.worker: ScreenWorker | None = None
+        self.inspector: Inspector | None = None
+        self.tool = ScreenTool(
+            accessibility=lambda: self.accessibility,
+            worker=lambda: self.worker,
+            available=lambda: available() and self.accessibility is not None,
+            own_windows=own_windows,
+            looks=looks,
+            on_event=on_event,
+            before_capture=before_capture,
+            after_capture=after_capture,
+        )
+
+    async def start(self) -> None:
+        """The screen can be used: open what reads it, and look for the accessibility bus."""
+        if self.worker is None:
+            self.worker = ScreenWorker()
+        try:
+            async with asyncio.timeout(STATUS_LIMIT):
+                self.status = await accessibility_status()
+        except TimeoutError:
+            log.warning("the accessibility bus did not answer in time")
+            return
+        if self.status.available:
+            self.accessibility, self.inspector = open_accessibility(self.worker)
+
+    async def element_at(self, point: Point) -> Element | None:
+        inspector = self.inspector
+        return await inspector.element_at(point) if inspector is not None else None
+
+    async def focused_element(self) -> Element | None:
+        inspector = self.inspector
+        return await inspector.focused_element() if inspector is not None else None
+
+    def forget(self, session_id: int) -> None:
+        """A chat ended: its snapshots go."""
+        self.tool.snapshots.forget(session_id)
+
+    async def close(self) -> None:
+        self.inspector = None
+        accessibility, self.accessibility = self.accessibility, None
+        if accessibility is not None:
+            await accessibility.close()
+        worker, self.worker = self.worker, None
+        if worker is not None:
+            await worker.close()

@@ -1,0 +1,238 @@
+"""The tool sources this machine offers, built from the settings; it starts and closes them.
+
+Sources, in the order their tools are offered: the function tools (Mac apps, offered only
+where osascript exists), then the browser toolset when it is on, the screen where this
+computer allows it, then the MCP servers' tools (last, so that when they are many the tool
+search entry ends the list). The browser's and the screen's sources are built when first
+needed: they bring in Playwright and the SDK, which take more than a second to load, and
+the window shows before that (the app loads them after its first paint, off the event loop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from desktop.calls.pipeline import ActionGroup, ToolSource
+from desktop.calls.sources.browser import browser_config, browser_family
+from desktop.calls.sources.function_tools import FunctionTools
+from desktop.calls.sources.screen_hooks import ScreenHooks
+from desktop.calls.sources.toolsets import ToolsetSource
+from desktop.mcp.source import McpSource
+from desktop.system.paths import DataPaths
+from desktop.system.settings import Settings
+from tools.base import ToolRegistry
+from tools.mac.apps import AppsTool
+from tools.mac.desktop_context import desktop_snapshot
+from tools.mac.macos import AutomationLog, MacosTool, macos_available
+from tools.mac.osa.engine import OsaEngine
+from tools.mac.osa.errors import OsaProblem
+from tools.mac.sdef import AppCatalog, AppCommandTool, AppDictionaryTool, AppsListTool
+from tools.mac.tabs import TabsTool
+
+# How long a message sent at launch waits for the tool sources still starting.
+START_WAIT = 15.0
+
+if TYPE_CHECKING:
+    from desktop.calls.sources.screen import ScreenControl
+    from tools.browser.pool import BrowserPool
+    from tools.screen.backends.window_shot import WindowShooter
+
+
+class Toolbox:
+    """Owns the tool sources and the long-lived things behind them (osascript workers, browser)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        paths: DataPaths,
+        *,
+        on_automation_change: Callable[[dict[str, str]], None] | None = None,
+        on_problem: Callable[[OsaProblem], None] | None = None,
+        on_save_preset: Callable[[dict[str, Any]], None] | None = None,
+        current_settings: Callable[[], Settings] | None = None,
+    ) -> None:
+        self._settings = current_settings or (lambda: settings)
+        self._starting = False
+        self._started = asyncio.Event()
+        self.registry = ToolRegistry()
+        self.functions = FunctionTools(self.registry)
+        self.osa: OsaEngine | None = None
+        self.automation = AutomationLog(settings.apps.automation)
+        if on_automation_change is not None:
+            log = self.automation
+            log.subscribe(lambda _app, _state: on_automation_change(dict(log.states())))
+        self._downloads = paths.downloads
+        self._browser_pool: BrowserPool | None = None
+        self._browser: ToolsetSource | None = None
+        self._browser_built = False
+        self._screen: ScreenControl | None = None
+        self.screen_hooks = ScreenHooks()  # the window wires itself here before the screen loads
+        self._screen_source: ToolsetSource | None = None
+        self._window_shooter: WindowShooter | None = None
+        if settings.apps.macos_enabled and macos_available():
+            self.osa = OsaEngine(automation=self.automation)
+            self.registry.add(MacosTool(self.osa, on_problem=on_problem))
+            self.registry.add(
+                AppsTool(
+                    self.osa,
+                    presets=lambda: [p.model_dump() for p in self._settings().apps.presets],
+                    save_preset=on_save_preset,
+                    on_problem=on_problem,
+                )
+            )
+            self.registry.add(
+                TabsTool(self.osa, on_problem=on_problem, window_shots=self._window_shots)
+            )
+            # Any other scriptable app, from its own dictionary (three tools, not thousands).
+            catalog = AppCatalog(paths.cache / "dictionaries")
+            self.registry.add(AppsListTool(catalog))
+            self.registry.add(AppDictionaryTool(catalog))
+            self.registry.add(AppCommandTool(catalog, self.osa, on_problem=on_problem))
+        # MCP servers from the config dir's mcp.json; they start in `start`, behind the window.
+        self.mcp = McpSource(
+            paths.mcp_config,
+            logs_dir=paths.logs,
+            cache_path=paths.cache / "mcp-tools.json",
+            others=self._tools_besides_mcp,
+            # Tool search is a Claude model's: a compatible server running another model
+            # gets every tool, as it would without it.
+            can_defer=lambda: self._settings().model.model.startswith("claude"),
+        )
+
+    def _window_shots(self) -> WindowShooter:
+        """What captures the person's browser window for `tabs screenshot`, made on first use
+        (it loads the screen's libraries): it follows Settings → Screen and hides the
+        visualizer while it reads pixels, like the screen's own captures."""
+        if self._window_shooter is None:
+            from tools.screen.backends.window_shot import WindowShooter
+
+            hooks = self.screen_hooks
+            self._window_shooter = WindowShooter(
+                enabled=lambda: self._settings().screen.enabled,
+                before_capture=lambda: hooks.before_capture() if hooks.before_capture else None,
+                after_capture=lambda: hooks.after_capture() if hooks.after_capture else None,
+            )
+        return self._window_shooter
+
+    def _build_browser(self) -> None:
+        """The browser's pool and source, once; the pool launches nothing until first used."""
+        if self._browser_built:
+            return
+        self._browser_built = True
+        settings = self._settings()
+        if settings.browser.enabled:
+            from tools.browser.pool import BrowserPool
+
+            self._browser_pool = BrowserPool(browser_config(settings.browser, self._downloads))
+            self._browser = ToolsetSource(browser_family(self._browser_pool))
+
+    @property
+    def browser_pool(self) -> BrowserPool | None:
+        self._build_browser()
+        return self._browser_pool
+
+    @property
+    def built_browser_pool(self) -> BrowserPool | None:
+        """The pool if it was built (new settings need no pool that does not exist yet)."""
+        return self._browser_pool
+
+    @property
+    def browser(self) -> ToolsetSource | None:
+        self._build_browser()
+        return self._browser
+
+    @property
+    def screen(self) -> ScreenControl:
+        """The screen's toolsets and status; offered once `start` found a usable display (and
+        while Settings → Screen allows it)."""
+        if self._screen is None:
+            from desktop.calls.sources.screen import ScreenControl
+
+            self._screen = ScreenControl(
+                enabled=lambda: self._settings().screen.enabled, hooks=self.screen_hooks
+            )
+            self._screen_source = ToolsetSource(self._screen.family())
+            self.registry.add(self._screen.elements.tool)  # `screen`: see, wait, click by id
+        return self._screen
+
+    @property
+    def screen_source(self) -> ToolsetSource:
+        self.screen  # noqa: B018  (builds it)
+        assert self._screen_source is not None
+        return self._screen_source
+
+    async def desktop_context(self) -> str | None:
+        """For the system prompt: the displays when Claude may use the screen, and on a Mac the
+        bounded snapshot of apps, screens, presets and tabs, if on."""
+        settings = self._settings()
+        parts = [await self.screen.displays_text()]
+        if self.osa is not None and settings.apps.desktop_context:
+            presets = [p.model_dump() for p in settings.apps.presets]
+            parts.append(await desktop_snapshot(self.osa, presets))
+        return "\n\n".join(part for part in parts if part) or None
+
+    def sources(self) -> list[ToolSource]:
+        sources: list[ToolSource] = [self.functions]
+        if self.browser is not None:
+            sources.append(self.browser)
+        sources.append(self.screen_source)
+        sources.append(self.mcp)
+        return sources
+
+    def _tools_besides_mcp(self) -> int:
+        """How many `tools[]` entries the other sources offer (MCP tools defer above a total)."""
+        return sum(len(s.api_tools()) for s in self.sources() if s is not self.mcp)
+
+    def action_groups(self) -> list[ActionGroup]:
+        """Every tool's actions with their usual risk, for Settings → Permissions."""
+        return [group for source in self.sources() for group in source.action_groups()]
+
+    def title_of(self, tool: str) -> str:
+        """A tool's display name ("Browser", "macOS") for the rules key `tool`."""
+        for group in self.action_groups():
+            if group.tool == tool:
+                return group.title
+        return tool.capitalize()
+
+    async def start(self) -> None:
+        """Start every source (behind the window: MCP servers may take seconds to answer)."""
+        self._starting = True
+        try:
+            for source in self.sources():
+                await source.start()
+        finally:
+            self._starting = False
+            self._started.set()
+
+    async def settled(self, limit: float = START_WAIT) -> None:
+        """While the sources are starting, wait for them (at most `limit` seconds), so that a
+        message sent at launch already sees every tool; at once otherwise."""
+        if self._starting:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._started.wait(), limit)
+
+    def _live_sources(self) -> list[ToolSource]:
+        """The sources built so far (closing needs no browser that was never built)."""
+        built = [self.functions, self._browser, self._screen_source, self.mcp]
+        return [source for source in built if source is not None]
+
+    async def close_session(self, session_id: int) -> None:
+        """A chat was deleted: each source lets go of what it held for it (browser tabs)."""
+        for source in self._live_sources():
+            await source.close_session(session_id)
+
+    async def close(self) -> None:
+        for source in reversed(self._live_sources()):
+            await source.close()
+        self._browser_built = True  # closed: nothing is built after this
+        self._browser = None
+        self._browser_pool = None
+        if self._window_shooter is not None:
+            await self._window_shooter.close()
+            self._window_shooter = None
+        if self.osa is not None:
+            await self.osa.aclose()
+            self.osa = None

@@ -1,0 +1,175 @@
+"""Typed events the agent emits while a turn runs; the window renders them.
+
+The agent knows nothing about Qt: it calls `emit(event)` and whoever listens draws.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from desktop.chat.attachments import Attachment
+
+
+class Usage(BaseModel):
+    """Token counts of one model call (or a whole turn, summed)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_creation_input_tokens=self.cache_creation_input_tokens
+            + other.cache_creation_input_tokens,
+            cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
+        )
+
+
+class TurnStarted(BaseModel):
+    kind: Literal["turn_started"] = "turn_started"
+    session_id: int
+
+
+class PromptAdded(BaseModel):
+    """The person's message joined the thread (sent now, or replayed from history)."""
+
+    kind: Literal["prompt_added"] = "prompt_added"
+    session_id: int
+    text: str
+    message_id: int | None = None  # what Edit replaces
+    attachments: list[Attachment] = Field(default_factory=list)
+
+
+class ReplyContinued(BaseModel):
+    """The person asked Claude to go on with a reply that was stopped or cut off."""
+
+    kind: Literal["reply_continued"] = "reply_continued"
+    session_id: int
+
+
+class EarlierVersion(BaseModel):
+    """A prompt and its answer as they were before Edit or Regenerate replaced them."""
+
+    message_id: int  # its prompt's: what choosing this version again names
+    prompt: str
+    attachments: list[Attachment] = Field(default_factory=list)
+    reply: str
+    steps: int = 0  # tool calls it made
+
+
+class EarlierVersions(BaseModel):
+    """The versions the next prompt replaced, the most recently current first (shown folded
+    above it). Versions are numbered in the order they were written, by message id."""
+
+    kind: Literal["earlier_versions"] = "earlier_versions"
+    session_id: int
+    versions: list[EarlierVersion]
+    current_prompt: str = ""  # the message that replaced them, as it reads now
+    current_id: int = 0  # that message's id
+
+    def order(self) -> list[int]:
+        """Every version's prompt id, the current one's included, oldest first: a version's
+        number is its place here, whichever version is current."""
+        return sorted([self.current_id, *(version.message_id for version in self.versions)])
+
+    def number_of(self, message_id: int) -> int:
+        return self.order().index(message_id) + 1
+
+
+class MessageStarted(BaseModel):
+    """The model began a new assistant message (text deltas that follow belong to it)."""
+
+    kind: Literal["message_started"] = "message_started"
+    session_id: int
+
+
+class TextDelta(BaseModel):
+    kind: Literal["text_delta"] = "text_delta"
+    session_id: int
+    text: str
+
+
+class ToolStarted(BaseModel):
+    kind: Literal["tool_started"] = "tool_started"
+    session_id: int
+    tool_use_id: str
+    name: str
+    label: str  # "Browser: navigate"
+    summary: str = ""  # "Open https://example.com"
+    input: dict[str, object] = Field(default_factory=dict)
+
+
+class ToolProgress(BaseModel):
+    kind: Literal["tool_progress"] = "tool_progress"
+    session_id: int
+    tool_use_id: str
+    line: str
+
+
+class ToolFinished(BaseModel):
+    kind: Literal["tool_finished"] = "tool_finished"
+    session_id: int
+    tool_use_id: str
+    is_error: bool
+    summary: str
+    outcome: Literal["ok", "error", "denied", "blocked", "stopped"] = "ok"
+    images: list[str] = Field(default_factory=list)  # attachment paths
+    # What the person should know beyond the result ("Blocked 3 requests to local addresses"),
+    # and hosts they may let through (the card offers it; the model never can).
+    notices: list[str] = Field(default_factory=list)
+    offers: list[str] = Field(default_factory=list)
+
+
+class MessageCommitted(BaseModel):
+    """A message reached the store; `status` says whether it is complete or was cut short."""
+
+    kind: Literal["message_committed"] = "message_committed"
+    session_id: int
+    message_id: int
+    role: Literal["user", "assistant"]
+    status: str
+
+
+class TurnFinished(BaseModel):
+    """The turn ended. `notice` is a visible outcome when it ended other than normally."""
+
+    kind: Literal["turn_finished"] = "turn_finished"
+    session_id: int
+    stop_reason: str
+    notice: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    model: str = ""
+
+
+class TurnFailed(BaseModel):
+    """The turn stopped on an error the person should see, with what to do about it."""
+
+    kind: Literal["turn_failed"] = "turn_failed"
+    session_id: int
+    error_kind: str
+    title: str
+    detail: str
+    retryable: bool = True
+    open_settings: bool = False
+
+
+AgentEvent = Annotated[
+    TurnStarted
+    | PromptAdded
+    | ReplyContinued
+    | EarlierVersions
+    | MessageStarted
+    | TextDelta
+    | ToolStarted
+    | ToolProgress
+    | ToolFinished
+    | MessageCommitted
+    | TurnFinished
+    | TurnFailed,
+    Field(discriminator="kind"),
+]

@@ -1,0 +1,174 @@
+"""`deskhand apps`: the scriptable apps and their dictionaries from a terminal.
+
+- `apps list`: the scriptable apps this Mac has, each with a one-line purpose.
+- `apps dictionary NAME|PATH.sdef [--json]`: a parsed dictionary with each command's risk;
+  a `.sdef` path works anywhere (Linux too), for tests and for debugging a dictionary.
+- `apps call APP COMMAND --args JSON [--dry-run]`: one command, through the same gate and
+  audit as the window. With no window to ask in, a call that would ask is refused, with
+  how to allow it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+# The parser is built on every start of `deskhand`; what the commands need loads when one runs.
+if TYPE_CHECKING:
+    from desktop.workspace import Workspace
+    from tools.mac.sdef.catalog import AppCatalog
+
+NEEDS_A_MAC = (
+    "Running app commands needs macOS (osascript). On this computer, `deskhand apps "
+    "dictionary PATH.sdef` still reads a dictionary file."
+)
+ASK_IN_THE_APP = (
+    "Not run: this command needs your approval. Run it from a chat in Deskhand, or allow it in "
+    "Settings → Permissions (rule “{key}”) and try again."
+)
+
+
+def add_parser(commands: Any) -> None:
+    apps = commands.add_parser("apps", help="scriptable Mac apps: list, read a dictionary, call")
+    verbs = apps.add_subparsers(dest="apps_command", required=True)
+    listing = verbs.add_parser("list", help="the scriptable apps on this Mac")
+    dictionary = verbs.add_parser(
+        "dictionary", help="an app's parsed dictionary (an app name, or a path to a .sdef file)"
+    )
+    dictionary.add_argument("app", help="the app's name or bundle id, or PATH.sdef")
+    dictionary.add_argument("--json", action="store_true", help="print the whole model as JSON")
+    call = verbs.add_parser("call", help="run one command (asks nothing: rules decide)")
+    call.add_argument("app")
+    call.add_argument("verb", metavar="COMMAND", help="the dictionary's command, e.g. delete")
+    call.add_argument(
+        "--args",
+        default="{}",
+        help='JSON: {"reference": [...], "direct_parameter": ..., "parameters": {...}}',
+    )
+    call.add_argument("--dry-run", action="store_true", help="show what would be sent")
+    for verb in (listing, dictionary, call):  # also accepted after the command
+        verb.add_argument(
+            "--data-dir", type=Path, default=argparse.SUPPRESS, help="as for deskhand itself"
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    from desktop.workspace import Workspace
+
+    if args.apps_command == "dictionary":
+        path = Path(args.app).expanduser()
+        args.sdef = path if path.suffix == ".sdef" and path.is_file() else None
+    workspace = Workspace.open(args.data_dir)
+    try:
+        return asyncio.run(_run(args, workspace))
+    finally:
+        workspace.store.close()
+
+
+async def _run(args: argparse.Namespace, workspace: Workspace) -> int:
+    from tools.mac.sdef.catalog import AppCatalog
+
+    catalog = AppCatalog(workspace.paths.cache / "dictionaries")
+    if args.apps_command == "list":
+        apps = await catalog.apps()
+        if not apps:
+            print("No scriptable apps found (app dictionaries are a macOS feature).")
+        for app in apps:
+            print(f"{app.name}  ({app.bundle_id or app.path})  {app.purpose}".rstrip())
+        return 0
+    if args.apps_command == "dictionary":
+        return await _dictionary(args, catalog)
+    return await _call(args, workspace)
+
+
+async def _dictionary(args: argparse.Namespace, catalog: AppCatalog) -> int:
+    from tools.mac.sdef.errors import SdefError
+    from tools.mac.sdef.export import dictionary_json
+    from tools.mac.sdef.model import Dictionary
+    from tools.mac.sdef.parse import parse_sdef_file
+
+    name, bundle_id = str(args.app), None
+    path: Path | None = args.sdef
+    parsed: Dictionary | None
+    if path is not None:
+        try:
+            parsed = await asyncio.to_thread(parse_sdef_file, path)
+        except SdefError as exc:
+            print(f"{path} is not a dictionary Deskhand can read: {exc}", file=sys.stderr)
+            return 1
+        name = path.stem
+    else:
+        app = await catalog.find(name)
+        if app is None:
+            print(f"No scriptable app named {name!r}. `deskhand apps list` shows them.")
+            return 1
+        parsed, name, bundle_id = await catalog.dictionary(app), app.name, app.bundle_id
+        if parsed is None:
+            print(f"{name}'s dictionary could not be read.", file=sys.stderr)
+            return 1
+    model = dictionary_json(name, parsed, bundle_id=bundle_id)
+    if args.json:
+        print(json.dumps(model, indent=2, ensure_ascii=False))
+        return 0
+    for suite in model["suites"]:
+        print(f"{suite['name']}")
+        for command in suite["commands"]:
+            print(f"  {command['name']}  [{command['risk']}]  {command.get('description') or ''}")
+        for cls in suite["classes"]:
+            print(f"  class {cls['name']} ({len(cls['properties'])} properties)")
+    for skipped in model["skipped_includes"]:
+        print(f"(skipped include: {skipped})")
+    return 0
+
+
+async def _call(args: argparse.Namespace, workspace: Workspace) -> int:
+    from desktop.calls.permissions import NO_APPROVER
+    from desktop.calls.pipeline import ToolUse, run_gated
+    from desktop.calls.sources.function_tools import FunctionTools
+    from tools.base import InvalidInput
+
+    if workspace.registry.get("app_command") is None:
+        print(NEEDS_A_MAC, file=sys.stderr)
+        return 1
+    try:
+        extra = json.loads(args.args)
+    except ValueError:
+        print("--args must be a JSON object.", file=sys.stderr)
+        return 2
+    if not isinstance(extra, dict):
+        print("--args must be a JSON object.", file=sys.stderr)
+        return 2
+    use = ToolUse(
+        id="cli",
+        name="app_command",
+        input={"app": args.app, "command": args.verb, "dry_run": args.dry_run, **extra},
+    )
+    source = FunctionTools(workspace.registry)
+    try:
+        call = source.describe(use, session_id=0)
+    except InvalidInput:
+        print("Those arguments do not fit app_command (see --help).", file=sys.stderr)
+        return 2
+
+    try:
+        # No window here: a call the gate would ask about is refused, and says how to allow it.
+        settled = await run_gated(
+            use,
+            call,
+            source,
+            gate=workspace.gate,
+            session_id=0,
+            attachments_dir=workspace.paths.attachments,
+        )
+    finally:
+        await workspace.toolbox.close()
+    text = settled.result.text()
+    decision = settled.decision
+    if decision is not None and decision.by == "mode" and decision.reason == NO_APPROVER:
+        text = ASK_IN_THE_APP.format(key=call.rule_key)
+    print(text)
+    return 1 if settled.result.is_error else 0

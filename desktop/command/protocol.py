@@ -1,0 +1,179 @@
+"""How `deskhand ui` talks to the running app: where the socket is, and the messages, one JSON a line.
+
+The app (`ui_socket.py`) listens on a Unix socket in a folder of the data dir only its user can
+open (`DATA/ui/ui.sock`, mode 0600; a private temporary folder when that path is too long for a
+socket) and writes, for this run only, `DATA/ui/ui.json` (mode 0600): the socket's path, a random
+token and its process id. A command (`ui_cli.py`) reads that file, connects, and sends one
+request line; the app checks the peer's user id and the token, runs the action through its
+pipeline and gate, and answers with event lines and then one result line:
+
+    → {"token": "…", "tool": "screen", "input": {"action": "see", "app": "Mail"}}
+    ← {"event": "asking", "summary": "Click B2 'Send' (button, Mail)"}   the window asks
+    ← {"result": {"ok": true, "text": "…", "images": [{"media_type": "image/png",
+                  "width": 1429, "height": 804, "data": "<base64>"}]}}
+
+`error` in a result is a one-line message for the person.
+
+`deskhand mcp` asks the window's approval sheet the same way, with a request of kind `ask`: the
+call exactly as its gate described it and the name the MCP client gave itself. The window shows
+its sheet ("An MCP client (Claude Desktop) asks:") and answers with one line; only the person's
+own answer (`by: person`) can allow. A Never rule in the window refuses (`rule`); a window with
+no sheet to show answers `mode` (then the asker falls back as if no window ran). "Always allow"
+is saved by the window (the one writer of the settings file), which the asker re-reads:
+
+    → {"token": "…", "kind": "ask", "client": "Claude Desktop",
+       "call": {"tool": "browser", "action": "navigate", "summary": "Open …", "input": {…}, …}}
+    ← {"event": {"event": "asking", "summary": "Open …"}}
+    ← {"answer": {"allow": true, "always": false, "reason": "", "by": "person"}}
+
+If either end goes away before the person answers, the question is dropped: the window closes
+its sheet, and the asker treats the call as refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import tempfile
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from desktop.calls.permissions import Answer, ToolCall
+
+__all__ = [
+    "AskRequest",
+    "Event",
+    "Reply",
+    "Request",
+    "Result",
+    "ServerInfo",
+    "info_path",
+    "new_token",
+    "parse_request",
+    "read_info",
+    "socket_path",
+]
+
+FOLDER = "ui"
+INFO = "ui.json"
+SOCKET = "ui.sock"
+MAX_LINE = 1 << 16  # a request line; replies may carry images and are read without a limit
+SOCKET_PATH_LIMIT = 100  # bytes: AF_UNIX paths are at most 104–108 bytes long
+
+
+class Request(BaseModel):
+    """Run one action (the `deskhand ui` commands)."""
+
+    token: str
+    kind: Literal["run"] = "run"
+    tool: Literal["screen"] = "screen"
+    input: dict[str, Any]
+
+
+ASKER_LIMIT = 60  # characters of a client's name shown on the sheet
+
+
+class AskRequest(BaseModel):
+    """Ask the person about a call another Deskhand process is about to make (`deskhand mcp`)."""
+
+    token: str
+    kind: Literal["ask"]
+    client: str = Field("", max_length=200)  # the MCP client's own name for itself
+    call: ToolCall
+
+    def asker(self) -> str:
+        """Who the sheet says asks."""
+        name = " ".join(self.client.split())[:ASKER_LIMIT]
+        return f"An MCP client ({name})" if name else "An MCP client"
+
+
+def parse_request(line: bytes) -> Request | AskRequest:
+    """A request line of either kind; raises ValueError when it is neither."""
+    try:
+        raw = json.loads(line)
+        if isinstance(raw, dict) and raw.get("kind") == "ask":
+            return AskRequest.model_validate(raw)
+        return Request.model_validate(raw)
+    except ValidationError as exc:
+        raise ValueError("not a request") from exc
+
+
+class Image(BaseModel):
+    media_type: str
+    width: int
+    height: int
+    data: str  # base64
+
+
+class Result(BaseModel):
+    ok: bool
+    text: str = ""
+    images: list[Image] = Field(default_factory=list)
+    error: str = ""  # for the person: why nothing ran (not running, refused, timed out)
+
+
+class Event(BaseModel):
+    event: Literal["asking", "answered"]
+    summary: str = ""
+
+
+class Reply(BaseModel):
+    """One line from the app: an event, or the result or answer (the last line)."""
+
+    event: Event | None = None
+    result: Result | None = None
+    answer: Answer | None = None
+
+
+class ServerInfo(BaseModel):
+    socket: str
+    token: str
+    pid: int
+
+
+def read_info(root: Path) -> ServerInfo | None:
+    """What the running app wrote about its socket, or None when no app runs on this data dir.
+    Blocks briefly (a small file and a signal 0)."""
+    try:
+        info = ServerInfo.model_validate_json(info_path(root).read_text())
+    except (OSError, ValidationError):
+        return None
+    try:
+        os.kill(info.pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass  # alive, someone else's: the socket's owner check will say no
+    return info
+
+
+def folder(root: Path) -> Path:
+    return root / FOLDER
+
+
+def info_path(root: Path) -> Path:
+    return folder(root) / INFO
+
+
+def socket_path(root: Path) -> Path:
+    """Where the socket goes: in the data dir, or in a private temporary folder when that path
+    would be too long for a Unix socket."""
+    path = folder(root) / SOCKET
+    if len(os.fsencode(path)) <= SOCKET_PATH_LIMIT:
+        return path
+    return Path(tempfile.mkdtemp(prefix="deskhand-ui-")) / SOCKET
+
+
+def new_token() -> str:
+    return secrets.token_hex(16)
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write a file only its owner can read (created with mode 0600, never wider)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        file.write(text)
+    os.chmod(path, 0o600)  # an older file keeps its mode through O_CREAT

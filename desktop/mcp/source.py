@@ -1,0 +1,394 @@
+"""MCP servers' tools as one tool source: every configured server, its status, its tools.
+
+Tools are offered as ``mcp__<server>__<tool>`` with the server's description and input schema
+passed through as data. A call is described for the gate like any other: tools from outside
+are consequential unless the person marked the server trusted (then the server's own
+`readOnlyHint`/`destructiveHint` set the default) or set a rule; the hints always show on the
+sheet as what "the server says". When all sources together offer more than `DEFER_OVER`
+tools, the MCP tools are sent with `defer_loading` and the API's tool search finds them.
+
+Servers start behind the window (`start`), or on their first call when the config says so
+(their tools are then known from the last run); all stop on `close`. The config file is read
+here and written only by `save`, which Settings → Connectors calls on an explicit Save.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from desktop import __version__
+from desktop.calls.gate import denial_text
+from desktop.calls.permissions import ToolCall
+from desktop.calls.pipeline import ActionGroup, CallContext, CallResult, ToolUse, input_line
+from desktop.mcp.config import ConfigRead, McpConfig, ServerEntry, read_config, write_config
+from tools.base import ActionInfo, InvalidInput, Risk
+from tools.mcp.errors import CallRefused, ServerGone, ServerUnavailable
+from tools.mcp.names import api_name, rules_action, rules_tool, server_key
+
+# Re-exported: Settings → Connectors reads server states from here, since ui never imports tools.
+from tools.mcp.spec import ServerState as ServerState
+from tools.mcp.spec import ServerStatus as ServerStatus
+
+if TYPE_CHECKING:  # the SDK loads when the first server starts, not before the window shows
+    import mcp_types
+
+    from tools.mcp.connection import ServerConnection
+
+log = logging.getLogger(__name__)
+
+DEFER_OVER = 30  # more tools than this in one request: MCP tools are found by tool search
+TOOL_SEARCH = {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
+MAX_DESCRIPTION = 10_000
+TARGET_LENGTH = 160
+
+SERVER_OFF = (
+    "The MCP server “{server}” is not running, so this tool cannot run now. Tell the person: "
+    "they can start it in Settings → Connectors."
+)
+SERVER_GONE = (
+    "The MCP server “{server}” stopped while running this tool, so it did not finish. Tell the "
+    "person: they can restart it in Settings → Connectors."
+)
+BAD_ARGUMENTS = (
+    "The MCP server refused the arguments. Check them against the tool's schema and call again."
+)
+NO_SUCH_TOOL = "The MCP server no longer offers this tool. Use one of the tools listed."
+REFUSED = "The MCP server could not run this call. Tell the person, and try another way."
+
+
+def judge(server: str, tool: mcp_types.Tool, *, trusted: bool) -> tuple[Risk, str]:
+    """A call's risk and the reason the sheet shows: the server's hints count only if trusted."""
+    hints = tool.annotations
+    read_only = bool(hints and hints.read_only_hint)
+    harmless = bool(hints and hints.destructive_hint is False)
+    if read_only:
+        says = "the server says it only reads"
+    elif harmless:
+        says = "the server says it changes things but deletes or overwrites nothing"
+    elif hints and hints.destructive_hint:
+        says = "the server says it may delete or overwrite"
+    else:
+        says = "the server says nothing about its effects"
+    if not trusted:
+        return Risk.CONSEQUENTIAL, f"MCP server “{server}”, not trusted; {says}"
+    risk = Risk.READ if read_only else Risk.CHANGE if harmless else Risk.CONSEQUENTIAL
+    return risk, f"MCP server “{server}”, trusted; {says}"
+
+
+def _schema(tool: mcp_types.Tool) -> dict[str, Any]:
+    schema = dict(tool.input_schema)
+    schema.setdefault("type", "object")
+    return schema
+
+
+class McpSource:
+    """The `ToolSource` of every MCP server in the config."""
+
+    name = "mcp"
+    stop_after_failure = False
+    not_executed = ""
+
+    def __init__(
+        self,
+        config_path: Path,
+        *,
+        logs_dir: Path,
+        others: Callable[[], int] = lambda: 0,
+        can_defer: Callable[[], bool] = lambda: True,
+        cache_path: Path | None = None,
+    ) -> None:
+        self.config_path = config_path
+        self.logs_dir = logs_dir
+        self.cache_path = cache_path or config_path.with_name("mcp-tools.json")
+        self._others = others
+        self._can_defer = can_defer
+        # Read now (reading never writes), so Settings shows the servers before they start.
+        self.read = read_config(config_path)
+        self.connections: dict[str, ServerConnection] = {}
+        self._listeners: list[Callable[[], None]] = []
+        self._background: set[asyncio.Future[Any]] = set()
+        self._reconciling = asyncio.Lock()
+
+    # -- what the person configured ---------------------------------------------------
+
+    @property
+    def config(self) -> McpConfig:
+        return self.read.config
+
+    def entry(self, server: str) -> ServerEntry | None:
+        return self.config.servers.get(server)
+
+    def status(self, server: str) -> ServerStatus:
+        connection = self.connections.get(server)
+        return connection.status if connection is not None else ServerStatus()
+
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """`listener()` runs whenever a server's status or tools change; returns how to stop."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _changed(self) -> None:
+        for listener in list(self._listeners):
+            listener()
+
+    def reload(self) -> ConfigRead:
+        """Read the file again (never writing it); servers that changed start or stop."""
+        self.read = read_config(self.config_path)
+        if self.read.problem is None:
+            self._in_background(self._reconcile())
+        self._changed()
+        return self.read
+
+    def save(self, config: McpConfig) -> None:
+        """Write the file (Settings → Connectors, on Save); servers that changed start or stop.
+
+        Raises OSError when the file cannot be written, and ConfigChanged when it changed on
+        disk since it was read; nothing changes then.
+        """
+        text = write_config(self.config_path, config, read=self.read)
+        self.read = ConfigRead(config=config, text=text)
+        self._in_background(self._reconcile())
+        self._changed()
+
+    def restart(self, server: str) -> None:
+        """Start a server again (the Restart button), with the saved config."""
+        connection = self.connections.get(server)
+        entry = self.entry(server)
+        if connection is not None and entry is not None and not entry.disabled:
+            self._in_background(self._started(server, connection.restart()))
+
+    def _in_background(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def _connection(self, server: str, entry: ServerEntry) -> ServerConnection:
+        import mcp_types
+
+        from tools.mcp.connection import ServerConnection
+
+        return ServerConnection(
+            server,
+            entry.spec(),
+            stderr_log=self.logs_dir / "mcp" / f"{server_key(server)}.log",
+            on_change=self._changed,
+            client_info=mcp_types.Implementation(name="Deskhand", version=__version__),
+        )
+
+    async def _reconcile(self) -> None:
+        """Make the running servers match the config: stop what went, start what came.
+
+        A server that failed stays failed until its Restart (or a change to it).
+        """
+        async with self._reconciling:
+            await self._reconcile_now()
+
+    async def _reconcile_now(self) -> None:
+        wanted = self.config.servers
+        stops = []
+        for server, connection in list(self.connections.items()):
+            entry = wanted.get(server)
+            if entry is None or entry.spec() != connection.spec or entry.disabled:
+                stops.append(connection.stop())
+                if entry is None or entry.spec() != connection.spec:
+                    del self.connections[server]
+        await asyncio.gather(*stops)
+        cached = self._cached_tools() if self.config.lazy_start else {}
+        starts = []
+        for server, entry in wanted.items():
+            if server not in self.connections:
+                self.connections[server] = self._connection(server, entry)
+            current = self.connections[server]
+            if entry.disabled or current.status.state is not ServerState.OFF:
+                continue
+            if server in cached:
+                current.idle(cached[server])
+            else:
+                starts.append(self._started(server, current.start()))
+        self._changed()
+        await asyncio.gather(*starts)
+
+    async def _started(self, server: str, starting: Any) -> None:
+        status = await starting
+        if status.state is ServerState.READY:
+            self._remember_tools()
+
+    # -- the lazy start's memory of each server's tools -------------------------------
+
+    def _cached_tools(self) -> dict[str, list[mcp_types.Tool]]:
+        import mcp_types
+
+        try:
+            data = json.loads(self.cache_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        tools: dict[str, list[mcp_types.Tool]] = {}
+        for server, entry in self.config.servers.items():
+            saved = data.get(server) if isinstance(data, dict) else None
+            if not isinstance(saved, dict) or saved.get("where") != entry.spec().model_dump():
+                continue  # the server changed since: its old tools say nothing
+            try:
+                tools[server] = [mcp_types.Tool.model_validate(t) for t in saved.get("tools", [])]
+            except ValueError:
+                continue
+        return tools
+
+    def _remember_tools(self) -> None:
+        data = {
+            server: {
+                "where": connection.spec.model_dump(),
+                "tools": [t.model_dump(mode="json", by_alias=True) for t in connection.tools],
+            }
+            for server, connection in self.connections.items()
+            if connection.tools
+        }
+        try:
+            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
+            self.cache_path.write_text(json.dumps(data), encoding="utf-8")
+        except OSError:
+            log.warning("could not keep the MCP tool list for a lazy start", exc_info=True)
+
+    # -- the tools --------------------------------------------------------------------
+
+    def _offered(self) -> dict[str, tuple[str, mcp_types.Tool]]:
+        """Every tool that can be called now, by API name: (server, tool)."""
+        offered: dict[str, tuple[str, mcp_types.Tool]] = {}
+        for server, connection in self.connections.items():
+            entry = self.entry(server)
+            if entry is None or entry.disabled:
+                continue
+            for tool in connection.tools:
+                name = api_name(server, tool.name)
+                if name in offered:  # two names that read the same once made API-safe
+                    log.warning("MCP tool %s of %s hidden: its name is taken", tool.name, server)
+                    continue
+                offered[name] = (server, tool)
+        return offered
+
+    def _lookup(self, use: ToolUse) -> tuple[str, mcp_types.Tool]:
+        found = self._offered().get(use.name)
+        if found is None:  # the server went away since the reply was written
+            raise InvalidInput(use.name)
+        return found
+
+    def api_tools(self) -> list[dict[str, Any]]:
+        entries: list[dict[str, Any]] = []
+        for name, (server, tool) in self._offered().items():
+            connection = self.connections[server]
+            if connection.status.state not in (ServerState.READY, ServerState.IDLE):
+                continue
+            entries.append(
+                {
+                    "name": name,
+                    "description": (tool.description or tool.title or "")[:MAX_DESCRIPTION],
+                    "input_schema": _schema(tool),
+                }
+            )
+        if entries and len(entries) + self._others() > DEFER_OVER and self._can_defer():
+            for entry in entries:
+                entry["defer_loading"] = True
+            entries.append(dict(TOOL_SEARCH))  # last: the request's cache breakpoint lands here
+        return entries
+
+    def handles(self, use: ToolUse) -> bool:
+        return use.toolset_name is None and use.name in self._offered()
+
+    def label(self, use: ToolUse) -> str:
+        found = self._offered().get(use.name)
+        return f"{found[0]}: {found[1].name}" if found else use.name
+
+    def describe(self, use: ToolUse, session_id: int) -> ToolCall:
+        import jsonschema  # loaded with the first MCP call, not at start
+
+        server, tool = self._lookup(use)
+        try:
+            schema = _schema(tool)
+            jsonschema.Draft202012Validator.check_schema(schema)
+            valid = jsonschema.Draft202012Validator(schema).is_valid(use.arguments)
+        except Exception:  # a schema from outside that cannot be applied: the server judges
+            valid = True
+        if not valid:
+            raise InvalidInput(use.name)
+        entry = self.entry(server)
+        risk, reason = judge(server, tool, trusted=bool(entry and entry.trusted))
+        shown = input_line(use.arguments)
+        where = entry.where() if entry else server
+        return ToolCall(
+            session_id=session_id,
+            tool_use_id=use.id,
+            tool=rules_tool(server),
+            action=rules_action(server, tool.name),
+            label=f"{server}: {tool.name}",
+            input=use.arguments,
+            risk=risk,
+            reason=reason,
+            summary=f"Run “{tool.title or tool.name}” on {server}"
+            + (f": {shown}" if shown else ""),
+            target=where if len(where) <= TARGET_LENGTH else where[: TARGET_LENGTH - 1] + "…",
+        )
+
+    async def run(self, use: ToolUse, call: ToolCall, ctx: CallContext) -> CallResult:
+        import mcp_types
+
+        from tools.mcp.results import read_result
+
+        server, tool = self._lookup(use)
+        decision = await ctx.approve(call)
+        if decision.verdict != "allow":
+            return CallResult.failure(denial_text(decision))
+        connection = self.connections[server]
+        if connection.status.state is ServerState.IDLE:  # a lazy server's first call
+            await self._started(server, connection.start())
+        try:
+            result = await connection.call(tool.name, use.arguments, progress=ctx.progress)
+        except ServerUnavailable:
+            return CallResult.failure(SERVER_OFF.format(server=server))
+        except ServerGone:
+            return CallResult.failure(SERVER_GONE.format(server=server))
+        except CallRefused as exc:
+            phrase = {
+                mcp_types.INVALID_PARAMS: BAD_ARGUMENTS,
+                mcp_types.METHOD_NOT_FOUND: NO_SUCH_TOOL,
+            }.get(exc.code, REFUSED)
+            return CallResult.failure(phrase)
+        output = await asyncio.to_thread(read_result, result)
+        return CallResult(content=output.content, is_error=output.is_error)
+
+    def action_groups(self) -> list[ActionGroup]:
+        groups: dict[str, ActionGroup] = {}
+        for server, tool in self._offered().values():
+            entry = self.entry(server)
+            risk, reason = judge(server, tool, trusted=bool(entry and entry.trusted))
+            group = groups.setdefault(
+                server,
+                ActionGroup(tool=rules_tool(server), title=f"{server} (MCP)", actions=[]),
+            )
+            group.actions.append(
+                ActionInfo(name=rules_action(server, tool.name), risk=risk, description=reason)
+            )
+        return list(groups.values())
+
+    # -- lifecycle --------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Read the config and start the servers (behind the window: they may take seconds)."""
+        self.read = read_config(self.config_path)
+        if self.read.problem is not None:
+            log.warning("MCP config not used: %s", self.read.problem)
+            self._changed()
+            return
+        await self._reconcile()
+
+    async def close_session(self, session_id: int) -> None:
+        return None
+
+    async def close(self) -> None:
+        for task in list(self._background):
+            task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
+        await asyncio.gather(*(c.stop() for c in self.connections.values()))

@@ -1,0 +1,74 @@
+"""The audit log as CSV, for people who keep records or report a problem, and in words for
+Settings → Audit."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable
+from pathlib import Path
+
+from desktop.calls.permissions import NO_APPROVER
+from desktop.system.store import AuditEntry, format_time
+
+DECIDERS = {"person": "by you", "rule": "by rule", "mode": "by mode", "stop": "by Stop"}
+
+COLUMNS = [
+    "time",
+    "tool",
+    "action",
+    "summary",
+    "decision",
+    "decided by",
+    "outcome",
+    "duration ms",
+    "input digest",
+    "reason",
+]
+
+
+def decision_text(entry: AuditEntry) -> str:
+    """The decision and who made it: "Allowed by you", "Denied by rule"."""
+    return f"{entry.decision.capitalize()} {DECIDERS.get(entry.decided_by, entry.decided_by)}"
+
+
+def reason_text(entry: AuditEntry) -> str:
+    """Why a call was denied, in a person's words ("" for one that was allowed)."""
+    if entry.decision != "denied":
+        return ""
+    if entry.decided_by == "person":
+        return f"“{entry.reason}”" if entry.reason else "You said no"
+    if entry.decided_by == "rule":
+        return "Your “Never” rule"
+    if entry.decided_by == "stop":
+        return "You stopped the reply"
+    if entry.reason == NO_APPROVER:
+        return "No one was there to approve it"
+    return entry.reason
+
+
+def audit_rows(entries: Iterable[AuditEntry]) -> list[list[str]]:
+    return [
+        [
+            format_time(e.at),
+            e.tool,
+            e.action,
+            e.summary,
+            e.decision,
+            e.decided_by,
+            e.outcome or "",
+            "" if e.duration_ms is None else str(e.duration_ms),
+            e.input_digest,
+            e.reason,
+        ]
+        for e in entries
+    ]
+
+
+def write_csv(entries: Iterable[AuditEntry], path: Path) -> int:
+    """Writes the entries with a header row; returns how many were written."""
+    rows = audit_rows(entries)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(COLUMNS)
+        writer.writerows(rows)
+    return len(rows)

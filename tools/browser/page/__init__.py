@@ -1,0 +1,1 @@
+"""What the model reads of a page and how it addresses it: snapshots, refs, text, images, forms and keys."""

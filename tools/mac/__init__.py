@@ -1,0 +1,1 @@
+"""The person's Mac apps: the osascript engine and its constant JXA scripts, the action tables (macos, apps, tabs), scripting dictionaries."""

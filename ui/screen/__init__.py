@@ -1,0 +1,1 @@
+"""What Claude does on the screen, drawn over it: the overlay with its Stop button."""

@@ -1,0 +1,660 @@
+"""The visualizer: what Claude does on the screen, drawn over it, with a Stop button at hand.
+
+- `ScreenOverlay`, one per display: a frameless, always-on-top window that clicks pass through
+  and that never takes the focus. It draws a border around the display, a ripple where Claude
+  clicks, the path of a drag, a bubble with the text being typed or the keys pressed, and a
+  flash when a screenshot is taken. The window is shaped to what it draws (a mask), so where
+  no compositor blends translucent windows (plain X11) it still covers nothing else.
+- `StopPill`: "Deskhand is controlling the screen" and Stop, a small window of its own: the
+  only part that takes clicks. It is an ordinary top-level window of the app, so it counts
+  among Deskhand's own windows (`ui/window/own_windows.py`) and Claude can never click it.
+- `ScreenVisualizer`: listens to the screen's plain events and to the conversations; shows
+  the overlays while a chat controls the screen and the setting is on (Settings → Screen),
+  hides them while pixels are captured, and Stop stops the turns that control the screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import shiboken6
+from PySide6.QtCore import QObject, QPoint, QPointF, QRect, QRectF, Qt, QTimer
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QGuiApplication,
+    QPainter,
+    QPainterPath,
+    QPainterPathStroker,
+    QPaintEvent,
+    QPen,
+    QPolygonF,
+    QRegion,
+    QScreen,
+)
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+
+from desktop.chat.conversations import ConversationEvent, TurnRunning
+from desktop.system.settings import Settings
+from desktop.workspace import Workspace
+from ui.window.own_windows import mark_click_through
+
+if TYPE_CHECKING:
+    from desktop.calls.sources.screen import ScreenEvent
+
+__all__ = ["CONTROLLING", "Mark", "ScreenOverlay", "ScreenVisualizer", "StopPill"]
+
+CONTROLLING = "Deskhand is controlling the screen"
+ACCENT = QColor("#ff6a1f")  # bright enough on a light and on a dark desktop
+BORDER_WIDTH = 4
+FRAME_MS = 33  # animation frames: about 30 a second, only while something moves
+# After hiding, how long the window system needs before the pixels below are back: a
+# compositor's next frame, or (plain X11) the apps below repainting what was covered.
+CAPTURE_SETTLE = 0.06
+RIPPLE_LIFE = 0.7
+RIPPLE_GAP = 0.12  # between the rings of a double or triple click
+RIPPLE_MIN, RIPPLE_MAX, RIPPLE_PEN = 7.0, 30.0, 3.0
+DOT_LIFE = 0.5
+DRAG_LIFE = 1.4
+DRAG_PEN = 5
+SCROLL_LIFE = 0.8
+FLASH_LIFE = 0.35
+FLASH_WIDTH = 10
+BUBBLE_MAX_WIDTH = 480
+BUBBLE_MAX_CHARS = 120
+BUBBLE_OFFSET = QPoint(18, 26)  # below and right of the pointer, clear of the ripple
+BUTTON_COLORS = {"left": ACCENT, "right": QColor("#8b5cf6"), "middle": QColor("#10a37f")}
+SCROLL_ARROWS = {"up": "▲", "down": "▼", "left": "◀", "right": "▶"}
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """The pill's and the bubbles' colours, light or dark as the app's palette is."""
+
+    background: QColor
+    text: QColor
+    muted: QColor
+
+    @classmethod
+    def current(cls) -> Scheme:
+        if QGuiApplication.palette().window().color().lightness() < 128:
+            return cls(QColor(36, 39, 43, 240), QColor("#f0f3f6"), QColor("#9aa4ae"))
+        return cls(QColor(255, 255, 255, 245), QColor("#1f2328"), QColor("#57606a"))
+
+
+@dataclass
+class Mark:
+    """One thing drawn for an event, in global coordinates, alive for `life` seconds."""
+
+    kind: str  # "ripple", "dot", "drag", "scroll", "bubble", "flash"
+    points: tuple[QPoint, ...] = ()
+    rect: QRect = field(default_factory=QRect)  # flash: the captured area
+    text: str = ""
+    count: int = 1
+    color: QColor = field(default_factory=lambda: QColor(ACCENT))
+    life: float = RIPPLE_LIFE
+    born: float = field(default_factory=time.monotonic)
+
+    def progress(self, now: float) -> float:
+        return min(1.0, max(0.0, (now - self.born) / self.life))
+
+    def alive(self, now: float) -> bool:
+        return now - self.born < self.life
+
+
+def typed_text(text: str) -> str:
+    """Typed text for one line of a bubble: breaks and tabs shown as symbols, cut short."""
+    shown = text.replace("\n", " ⏎ ").replace("\t", " ⇥ ")
+    return shown if len(shown) <= BUBBLE_MAX_CHARS else shown[: BUBBLE_MAX_CHARS - 1] + "…"
+
+
+def bubble_life(text: str) -> float:
+    """Long enough to read: a second and a half, plus a little per character, at most six."""
+    return min(6.0, 1.5 + 0.03 * len(text))
+
+
+def _fill_region(path: QPainterPath) -> QRegion:
+    """The pixels inside a path made of one outline (a stroke, a rounded rectangle)."""
+    region = QRegion()
+    for polygon in path.toFillPolygons():
+        region = region.united(QRegion(polygon.toPolygon()))
+    return region
+
+
+def _frame(area: QRect, width: int) -> list[QRect]:
+    """The four sides of a frame `width` thick just inside `area`."""
+    if area.width() <= 2 * width or area.height() <= 2 * width:
+        return [area]
+    return [
+        QRect(area.left(), area.top(), area.width(), width),
+        QRect(area.left(), area.bottom() - width + 1, area.width(), width),
+        QRect(area.left(), area.top() + width, width, area.height() - 2 * width),
+        QRect(area.right() - width + 1, area.top() + width, width, area.height() - 2 * width),
+    ]
+
+
+def _rects_region(rects: Iterable[QRect]) -> QRegion:
+    region = QRegion()
+    for rect in rects:
+        region = region.united(QRegion(rect))
+    return region
+
+
+def _disc(center: QPointF, radius: float) -> QRegion:
+    if radius <= 0:
+        return QRegion()
+    box = QRectF(center.x() - radius, center.y() - radius, 2 * radius, 2 * radius)
+    return QRegion(box.toAlignedRect(), QRegion.RegionType.Ellipse)
+
+
+class ScreenOverlay(QWidget):
+    """The drawing surface over one display. Clicks pass through it; it never takes focus."""
+
+    def __init__(self, screen: QScreen, scheme: Callable[[], Scheme] = Scheme.current) -> None:
+        super().__init__(
+            None,
+            Qt.WindowType.Tool
+            | Qt.WindowType.FramelessWindowHint
+            | Qt.WindowType.WindowStaysOnTopHint
+            | Qt.WindowType.WindowTransparentForInput
+            | Qt.WindowType.WindowDoesNotAcceptFocus
+            | _bypass_window_manager(),
+        )
+        self.setObjectName("screenOverlay")
+        mark_click_through(self)
+        self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
+        self.setAttribute(Qt.WidgetAttribute.WA_MacAlwaysShowToolWindow)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.display = screen
+        self.scheme = scheme
+        self.marks: list[Mark] = []
+        self.bordered = False
+        self._font = QFont(self.font())
+        self._font.setPointSizeF(self._font.pointSizeF() * 1.05)
+        self._timer = QTimer(self)
+        self._timer.setInterval(FRAME_MS)
+        self._timer.timeout.connect(self._tick)
+        screen.geometryChanged.connect(self.fit_to_screen)
+        self.fit_to_screen()
+
+    def fit_to_screen(self, *_args: object) -> None:
+        self.setGeometry(self.display.geometry())
+        self._reshape()
+
+    def covers(self, mark: Mark) -> bool:
+        """Whether any of `mark` falls on this display (marks are in global coordinates)."""
+        area = self.geometry()
+        if mark.kind == "flash":
+            return area.intersects(mark.rect)
+        if mark.kind == "drag" and len(mark.points) == 2:
+            start, end = mark.points
+            return area.intersects(QRect(start, end).normalized().adjusted(-1, -1, 1, 1))
+        if mark.points:
+            return any(area.contains(point) for point in mark.points)
+        return self.display == QGuiApplication.primaryScreen()  # a bubble with no anchor
+
+    # -- what it draws ---------------------------------------------------------------
+
+    def add(self, mark: Mark) -> None:
+        self.marks.append(mark)
+        self._reshape()
+        self.update()
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def set_bordered(self, bordered: bool) -> None:
+        self.bordered = bordered
+        self._reshape()
+        self.update()
+
+    def clear(self) -> None:
+        self.marks.clear()
+        self._timer.stop()
+        self._reshape()
+        self.update()
+
+    def _tick(self) -> None:
+        now = time.monotonic()
+        self.marks = [mark for mark in self.marks if mark.alive(now)]
+        if not self.marks:
+            self._timer.stop()
+        self._reshape()
+        self.update()
+
+    def local(self, point: QPoint) -> QPointF:
+        return QPointF(point - self.geometry().topLeft())
+
+    # -- shapes: one per mark, for the mask and for painting -----------------------------
+
+    def _border(self) -> list[QRect]:
+        return _frame(QRect(QPoint(0, 0), self.size()), BORDER_WIDTH)
+
+    def _ring_radii(self, mark: Mark, ring: int, now: float) -> float | None:
+        age = now - mark.born - ring * RIPPLE_GAP
+        if age < 0 or age > RIPPLE_LIFE:
+            return None
+        return RIPPLE_MIN + (RIPPLE_MAX - RIPPLE_MIN) * (age / RIPPLE_LIFE)
+
+    def _bubble_rect(self, mark: Mark) -> QRectF:
+        metrics = QFontMetrics(self._font)
+        text = metrics.elidedText(mark.text, Qt.TextElideMode.ElideRight, BUBBLE_MAX_WIDTH)
+        width = metrics.horizontalAdvance(text) + 28
+        height = metrics.height() + 16
+        anchor = self.local(mark.points[0]) if mark.points else None
+        bounds = QRectF(self.rect()).adjusted(12, 12, -12, -12)
+        if anchor is None:
+            top_left = QPointF(bounds.center().x() - width / 2, bounds.bottom() - height - 48)
+        else:
+            top_left = anchor + QPointF(BUBBLE_OFFSET)
+        x = min(max(top_left.x(), bounds.left()), bounds.right() - width)
+        y = min(max(top_left.y(), bounds.top()), bounds.bottom() - height)
+        return QRectF(x, y, width, height)
+
+    def _region(self, mark: Mark, now: float) -> QRegion:
+        """The area a mark covers now (the window's region is the union of these)."""
+        region = QRegion()
+        if mark.kind == "ripple":
+            center = self.local(mark.points[0])
+            for ring in range(mark.count):
+                radius = self._ring_radii(mark, ring, now)
+                if radius is not None:
+                    outer = _disc(center, radius + RIPPLE_PEN)
+                    region = region.united(outer.subtracted(_disc(center, radius - RIPPLE_PEN)))
+            region = region.united(_disc(center, 6))
+        elif mark.kind == "dot":
+            region = _disc(self.local(mark.points[0]), 6)
+        elif mark.kind == "drag":
+            start, end = (self.local(p) for p in mark.points[:2])
+            line = QPainterPath(start)
+            line.lineTo(end)
+            stroker = QPainterPathStroker()
+            stroker.setWidth(DRAG_PEN)
+            stroker.setCapStyle(Qt.PenCapStyle.RoundCap)
+            region = _fill_region(stroker.createStroke(line)).united(_disc(start, 7))
+            region = region.united(QRegion(_arrow_head(start, end).toPolygon()))
+        elif mark.kind == "scroll":
+            region = _disc(self.local(mark.points[0]), 17)
+        elif mark.kind == "bubble":
+            path = QPainterPath()
+            path.addRoundedRect(self._bubble_rect(mark), 10, 10)
+            region = _fill_region(path)
+        elif mark.kind == "flash":
+            region = _rects_region(self._flash(mark))
+        return region
+
+    def _flash(self, mark: Mark) -> list[QRect]:
+        return _frame(mark.rect.translated(-self.geometry().topLeft()), FLASH_WIDTH)
+
+    def _reshape(self) -> None:
+        """The window is exactly what is drawn: the rest of the display stays the apps'."""
+        now = time.monotonic()
+        region = _rects_region(self._border()) if self.bordered else QRegion()
+        for mark in self.marks:
+            region = region.united(self._region(mark, now))
+        if region.isEmpty():
+            region = QRegion(0, 0, 1, 1)  # an empty mask means "no mask": keep one pixel
+        self.setMask(region)
+
+    # -- painting --------------------------------------------------------------------
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Source)
+        painter.fillRect(self.rect(), Qt.GlobalColor.transparent)
+        painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceOver)
+        if self.bordered:
+            for rect in self._border():
+                painter.fillRect(rect, ACCENT)
+        now = time.monotonic()
+        for mark in self.marks:
+            self._paint(painter, mark, now)
+        painter.end()
+
+    def _paint(self, painter: QPainter, mark: Mark, now: float) -> None:
+        fade = 1.0 - max(0.0, mark.progress(now) - 0.6) / 0.4  # the last 40 % fades out
+        color = QColor(mark.color)
+        if mark.kind == "ripple":
+            center = self.local(mark.points[0])
+            for ring in range(mark.count):
+                radius = self._ring_radii(mark, ring, now)
+                if radius is None:
+                    continue
+                ring_color = QColor(color)
+                ring_color.setAlphaF(1.0 - 0.7 * (radius - RIPPLE_MIN) / (RIPPLE_MAX - RIPPLE_MIN))
+                painter.setPen(QPen(ring_color, RIPPLE_PEN * 2))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawEllipse(center, radius, radius)
+            painter.setPen(QPen(QColor("white"), 1.5))
+            painter.setBrush(color)
+            painter.drawEllipse(center, 4.5, 4.5)
+        elif mark.kind == "dot":
+            color.setAlphaF(0.9 * fade)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(color)
+            painter.drawEllipse(self.local(mark.points[0]), 5, 5)
+        elif mark.kind == "drag":
+            color.setAlphaF(fade)
+            start, end = (self.local(p) for p in mark.points[:2])
+            pen = QPen(color, DRAG_PEN, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap)
+            painter.setPen(pen)
+            painter.drawLine(start, end)
+            painter.setPen(QPen(QColor("white"), 2))
+            painter.setBrush(color)
+            painter.drawEllipse(start, 6, 6)
+            painter.setPen(QPen(color, 1))
+            painter.drawPolygon(_arrow_head(start, end))
+        elif mark.kind == "scroll":
+            color.setAlphaF(fade)
+            center = self.local(mark.points[0])
+            painter.setPen(QPen(QColor("white"), 2))
+            painter.setBrush(color)
+            painter.drawEllipse(center, 16, 16)
+            painter.setPen(QColor("white"))
+            box = QRectF(center.x() - 16, center.y() - 16, 32, 32)
+            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, mark.text)
+        elif mark.kind == "bubble":
+            scheme = self.scheme()
+            box = self._bubble_rect(mark)
+            painter.setPen(QPen(color, 2))
+            painter.setBrush(scheme.background)
+            painter.drawRoundedRect(box.adjusted(1, 1, -1, -1), 9, 9)
+            painter.setPen(scheme.text)
+            painter.setFont(self._font)
+            metrics = QFontMetrics(self._font)
+            text = metrics.elidedText(mark.text, Qt.TextElideMode.ElideRight, BUBBLE_MAX_WIDTH)
+            painter.drawText(box.adjusted(14, 0, -14, 0), Qt.AlignmentFlag.AlignVCenter, text)
+        elif mark.kind == "flash":
+            white = QColor("white")
+            white.setAlphaF(0.9 * (1.0 - mark.progress(now)))
+            for rect in self._flash(mark):
+                painter.fillRect(rect, white)
+
+
+def _arrow_head(start: QPointF, end: QPointF) -> QPolygonF:
+    """A triangle at `end` pointing away from `start`."""
+    dx, dy = end.x() - start.x(), end.y() - start.y()
+    length = max((dx * dx + dy * dy) ** 0.5, 1.0)
+    ux, uy = dx / length, dy / length
+    back = QPointF(end.x() - ux * 20, end.y() - uy * 20)
+    return QPolygonF(
+        [
+            QPointF(end.x() + ux * 3, end.y() + uy * 3),
+            QPointF(back.x() - uy * 10, back.y() + ux * 10),
+            QPointF(back.x() + uy * 10, back.y() - ux * 10),
+        ]
+    )
+
+
+def _bypass_window_manager() -> Qt.WindowType:
+    """On X11, windows the window manager leaves alone stay above the others and unframed."""
+    if QGuiApplication.platformName() == "xcb":
+        return Qt.WindowType.X11BypassWindowManagerHint
+    return Qt.WindowType.Widget
+
+
+class StopPill(QWidget):
+    """The one part of the visualizer that takes clicks: what is happening, and Stop."""
+
+    def __init__(self, on_stop: Callable[[], None]) -> None:
+        super().__init__(
+            None,
+            Qt.WindowType.Tool
+            | Qt.WindowType.FramelessWindowHint
+            | Qt.WindowType.WindowStaysOnTopHint
+            | Qt.WindowType.WindowDoesNotAcceptFocus
+            | _bypass_window_manager(),
+        )
+        self.setObjectName("screenStopPill")
+        self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
+        self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
+        self.setAttribute(Qt.WidgetAttribute.WA_MacAlwaysShowToolWindow)
+        self.label = QLabel(CONTROLLING)
+        self.label.setObjectName("screenStopLabel")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setObjectName("screenStopButton")
+        self.stop_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys stay where they were
+        self.stop_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.stop_button.clicked.connect(on_stop)
+        self._screen: QScreen | None = None
+        row = QHBoxLayout(self)
+        row.setContentsMargins(16, 6, 6, 6)
+        row.setSpacing(12)
+        row.addWidget(self.label)
+        row.addWidget(self.stop_button)
+        self.restyle()
+
+    def restyle(self) -> None:
+        scheme = Scheme.current()
+        self.setStyleSheet(
+            f"""
+            #screenStopLabel {{ color: {scheme.text.name()}; font-weight: 600; }}
+            #screenStopButton {{
+                background: #d1242f; color: white; border: none; border-radius: 12px;
+                padding: 4px 14px; font-weight: 600;
+            }}
+            #screenStopButton:hover {{ background: #a40e26; }}
+            """
+        )
+        self.adjustSize()
+        self._replace()
+        self.update()
+
+    def place(self, screen: QScreen) -> None:
+        """At the top of `screen`, in the middle, clear of menu bars and panels."""
+        if self._screen is not screen:
+            if self._screen is not None:
+                self._screen.availableGeometryChanged.disconnect(self._replace)
+            self._screen = screen
+            screen.availableGeometryChanged.connect(self._replace)
+        self.adjustSize()
+        area = screen.availableGeometry()
+        self.move(area.center().x() - self.width() // 2, area.top() + 14)
+        path = QPainterPath()
+        path.addRoundedRect(QRectF(self.rect()), self.height() / 2, self.height() / 2)
+        self.setMask(_fill_region(path))
+
+    def _replace(self, *_args: object) -> None:
+        if self._screen is not None:
+            self.place(self._screen)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        scheme = Scheme.current()
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        box = QRectF(self.rect()).adjusted(1, 1, -1, -1)
+        painter.setPen(QPen(ACCENT, 2))
+        painter.setBrush(scheme.background)
+        painter.drawRoundedRect(box, box.height() / 2, box.height() / 2)
+        painter.end()
+
+
+class ScreenVisualizer(QObject):
+    """Shows what Claude does on the screen while a chat controls it (if the setting is on)."""
+
+    def __init__(self, workspace: Workspace, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.workspace = workspace
+        hooks = workspace.toolbox.screen_hooks  # the screen itself loads after the first paint
+        self.controlling: set[int] = set()  # chats whose turn is using the screen
+        self.overlays: list[ScreenOverlay] = []
+        self.pills: list[StopPill] = []
+        self.captures = 0  # captures under way (chats capture on their own threads)
+        self._clear_at = 0.0  # when the screen below is whole again after the last hiding
+        self.last_point: QPoint | None = None  # where the pointer was last sent
+        self._closed = False
+        hooks.listeners.append(self.show_event)
+        hooks.before_capture = self.hide_for_capture
+        hooks.after_capture = self.show_after_capture
+        self._unsubscribe = workspace.conversations.subscribe(self._on_conversation)
+        workspace.listeners.append(self._settings_changed)
+        app = QGuiApplication.instance()
+        assert isinstance(app, QGuiApplication)
+        app.screenAdded.connect(self._screens_changed)
+        app.screenRemoved.connect(self._screens_changed)
+        app.paletteChanged.connect(self._restyle)
+
+    @property
+    def enabled(self) -> bool:
+        return self.workspace.settings.screen.visualizer
+
+    @property
+    def active(self) -> bool:
+        return bool(self.controlling) and self.enabled
+
+    # -- events in ------------------------------------------------------------------
+
+    def show_event(self, session_id: int, event: ScreenEvent) -> None:
+        """The driver is about to act (or has just captured): draw it."""
+        if not self.enabled or not shiboken6.isValid(self):
+            return
+        self.controlling.add(session_id)
+        self._show()
+        for mark in self.marks_for(event):
+            for overlay in self.overlays:
+                if overlay.covers(mark):
+                    overlay.add(mark)
+
+    def marks_for(self, event: ScreenEvent) -> list[Mark]:
+        points = tuple(QPoint(p.x, p.y) for p in event.points)
+        if points:
+            self.last_point = points[-1]
+        color = QColor(BUTTON_COLORS.get(event.button or "left", ACCENT))
+        match event.kind:
+            case "click" | "press":
+                return [Mark("ripple", points, count=max(1, event.count), color=color)]
+            case "release":
+                return [Mark("dot", points, color=color, life=DOT_LIFE)]
+            case "move":
+                return [Mark("dot", points, life=DOT_LIFE)]
+            case "drag":
+                return [Mark("drag", points, life=DRAG_LIFE)]
+            case "scroll":
+                arrow = SCROLL_ARROWS.get(event.text, "↕")
+                return [Mark("scroll", points, text=arrow, life=SCROLL_LIFE)]
+            case "type" | "key":
+                text = typed_text(event.text) if event.kind == "type" else event.text
+                label = f"⌨  {text}" if event.kind == "type" else f"Keys  {text}"
+                anchor = (self.last_point,) if self.last_point is not None else ()
+                return [Mark("bubble", anchor, text=label, life=bubble_life(text))]
+            case "screenshot" | "zoom":
+                if event.region is None:
+                    return []
+                x, y, width, height = event.region
+                return [Mark("flash", rect=QRect(x, y, width, height), life=FLASH_LIFE)]
+        return []
+
+    def _on_conversation(self, event: ConversationEvent) -> None:
+        if isinstance(event, TurnRunning) and not event.running:
+            self.controlling.discard(event.session_id)
+            if not self.controlling:
+                self._hide()
+
+    def _settings_changed(self, settings: Settings) -> None:
+        if not settings.screen.visualizer:
+            self._hide()
+
+    # -- the windows ------------------------------------------------------------------
+
+    def _build(self) -> None:
+        if self.overlays:
+            return
+        for screen in QGuiApplication.screens():
+            self.overlays.append(ScreenOverlay(screen))
+            pill = StopPill(self.stop)
+            pill.place(screen)
+            self.pills.append(pill)
+
+    def _show(self) -> None:
+        if self.captures or not self.active:
+            return
+        self._build()
+        for overlay in self.overlays:
+            overlay.set_bordered(True)
+            if not overlay.isVisible():
+                overlay.show()
+            overlay.raise_()
+        for pill in self.pills:
+            if not pill.isVisible():
+                pill.show()
+            pill.raise_()
+
+    def _hide(self) -> None:
+        for overlay in self.overlays:
+            overlay.clear()
+        for window in self.windows():
+            window.hide()
+
+    def windows(self) -> Iterable[QWidget]:
+        return [*self.overlays, *self.pills]
+
+    def visible(self) -> bool:
+        return any(window.isVisible() for window in self.windows())
+
+    def _screens_changed(self, _screen: QScreen) -> None:
+        """A display came or went: rebuild the windows, one per display."""
+        shown = self.visible()
+        for window in self.windows():
+            window.hide()
+            window.deleteLater()
+        self.overlays, self.pills = [], []
+        if shown:
+            self._show()
+
+    def _restyle(self, *_args: object) -> None:
+        for pill in self.pills:
+            pill.restyle()
+        for overlay in self.overlays:
+            overlay.update()
+
+    # -- around a capture --------------------------------------------------------------
+
+    async def hide_for_capture(self) -> None:
+        """Before the driver reads pixels: out of the picture, and wait until it is."""
+        self.captures += 1
+        now = time.monotonic()
+        if self.visible():
+            for window in self.windows():
+                window.hide()
+            self._clear_at = now + CAPTURE_SETTLE
+        if self._clear_at > now:  # hidden a moment ago, maybe for another chat's capture
+            await asyncio.sleep(self._clear_at - now)
+
+    def show_after_capture(self) -> None:
+        self.captures = max(0, self.captures - 1)
+        if shiboken6.isValid(self):
+            self._show()
+
+    # -- Stop -------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """The pill's Stop: every chat controlling the screen stops its turn now."""
+        for session_id in sorted(self.controlling):
+            self.workspace.conversations.stop(session_id)
+
+    def close(self) -> None:
+        """The window is closing: let go of the screen's hooks and the windows."""
+        if self._closed:
+            return
+        self._closed = True
+        control = self.workspace.toolbox.screen_hooks
+        if self.show_event in control.listeners:
+            control.listeners.remove(self.show_event)
+        if control.before_capture == self.hide_for_capture:
+            control.before_capture = None
+        if control.after_capture == self.show_after_capture:
+            control.after_capture = None
+        self._unsubscribe()
+        if self._settings_changed in self.workspace.listeners:
+            self.workspace.listeners.remove(self._settings_changed)
+        for window in self.windows():
+            window.hide()
+            window.deleteLater()
+        self.overlays, self.pills = [], []

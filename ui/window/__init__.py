@@ -1,0 +1,1 @@
+"""The window's chrome: the main window, toolbar, menus, sidebar, composer, tray and the approval sheet."""

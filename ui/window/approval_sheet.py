@@ -1,0 +1,215 @@
+"""The approval sheet: a window-modal question "may Deskhand do exactly this?".
+
+What leads is what the person decides on: the summary, the target, and a risk badge
+with its reason. The exact input follows, secondary but always there, with every
+invisible or non-ASCII character escaped. It answers the `ApprovalRequest` it was
+given. Esc, closing it, and Enter in the reason field deny; Ctrl+Return (Cmd+Return on
+a Mac) allows once; for a consequential call the default button is Deny. "Always
+allow" says what it will cover (this action, on this site, up to this risk). Opened
+with `open()`, never `exec()`, so the asyncio loop keeps running while the person reads.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontDatabase, QKeyEvent
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.calls.approvals import ApprovalRequest
+from desktop.calls.permissions import (
+    RISK_TITLES,
+    Answer,
+    Risk,
+    RuleScope,
+    input_for_approver,
+    scope_sentence,
+)
+
+ALLOW_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
+
+
+class ApprovalSheet(QDialog):
+    """Asks about one tool call; answers `request` once, whichever way the sheet closes."""
+
+    def __init__(self, request: ApprovalRequest, label: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.request = request
+        call = request.call
+        self.setObjectName("approvalSheet")
+        self.setWindowTitle("Approve action")
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        self.setMinimumWidth(520)
+        self._answered = False
+        self._confirm: QMessageBox | None = None
+
+        # Who asks, when it is not Claude in this window's chats (an MCP client over the socket).
+        self.asker = QLabel(f"{request.asker} asks:" if request.asker else "")
+        self.asker.setObjectName("approvalAsker")
+        self.asker.setTextFormat(Qt.TextFormat.PlainText)
+        self.asker.setWordWrap(True)
+        self.asker.setVisible(bool(request.asker))
+        title = QLabel(f"Allow {label}?")
+        title.setObjectName("approvalTitle")
+        font = title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        font.setBold(True)
+        title.setFont(font)
+        title.setTextFormat(Qt.TextFormat.PlainText)
+
+        self.badge = QLabel(f"{RISK_TITLES[call.risk]} · {call.reason}")
+        self.badge.setObjectName("riskBadge")
+        self.badge.setProperty("risk", call.risk.value)  # coloured by STYLE, in the theme
+        self.badge.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary = QLabel(call.summary)
+        self.summary.setObjectName("approvalSummary")
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setWordWrap(True)
+        self.target = QLabel(f"Target: {call.target}" if call.target else "")
+        self.target.setTextFormat(Qt.TextFormat.PlainText)
+        self.target.setVisible(bool(call.target))
+        tool_line = QLabel(f"Exact input · tool {call.tool} · action {call.action}")
+        tool_line.setObjectName("approvalInputTitle")
+        tool_line.setTextFormat(Qt.TextFormat.PlainText)
+        tool_line.setEnabled(False)  # secondary: the palette's muted text, in light and dark
+
+        self.input_view = QPlainTextEdit(input_for_approver(call))
+        self.input_view.setObjectName("approvalInput")
+        self.input_view.setReadOnly(True)
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        mono.setPointSizeF(mono.pointSizeF() * 0.9)
+        self.input_view.setFont(mono)
+        self.input_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        lines = self.input_view.toPlainText().count("\n") + 1
+        metrics = self.input_view.fontMetrics()
+        self.input_view.setFixedHeight(min(200, max(48, (lines + 1) * metrics.lineSpacing() + 12)))
+
+        self.reason = QLineEdit()
+        reader = "the client" if request.asker else "Claude"  # who gets the reason back
+        self.reason.setPlaceholderText(f"Reason for denying (optional, {reader} will read it)")
+        self.reason.returnPressed.connect(self._deny)  # Enter here means "no, because…"
+
+        self.scope = RuleScope.of(call)
+        self.allow_once = QPushButton(f"Allow once  {ALLOW_KEYS}")
+        self.allow_always = QPushButton(
+            f"Always allow on {self.scope.site}…" if self.scope.site else "Always allow…"
+        )
+        self.scope_note = QLabel(scope_sentence(self.scope, label))
+        self.scope_note.setObjectName("approvalScope")
+        self.scope_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.scope_note.setWordWrap(True)
+        self.scope_note.setEnabled(False)
+        self.allow_always.setToolTip(self.scope_note.text())
+        self.deny = QPushButton("Deny  Esc")
+        for button in (self.allow_once, self.allow_always, self.deny):
+            button.setAutoDefault(False)
+        # For a consequential call the safe answer is the default one.
+        (self.deny if call.risk is Risk.CONSEQUENTIAL else self.allow_once).setDefault(True)
+        self.allow_once.clicked.connect(lambda: self._finish(Answer(allow=True)))
+        self.allow_always.clicked.connect(self._allow_always)
+        self.deny.clicked.connect(self._deny)
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.allow_always)
+        buttons.addStretch(1)
+        buttons.addWidget(self.deny)
+        buttons.addWidget(self.allow_once)
+
+        layout = QVBoxLayout(self)
+        layout.setSpacing(8)
+        layout.addWidget(self.asker)
+        layout.addWidget(title)
+        badge_row = QHBoxLayout()
+        badge_row.addWidget(self.badge)
+        badge_row.addStretch(1)
+        layout.addLayout(badge_row)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.target)
+        layout.addSpacing(4)
+        layout.addWidget(tool_line)
+        layout.addWidget(self.input_view)
+        layout.addWidget(self.reason)
+        layout.addLayout(buttons)
+        layout.addWidget(self.scope_note)
+        summary_font = QFont(self.summary.font())
+        summary_font.setPointSizeF(summary_font.pointSizeF() * 1.05)
+        self.summary.setFont(summary_font)
+
+        request.on_cancel.append(self._cancelled)
+
+    def _allow_always(self) -> None:
+        if self.request.call.risk is not Risk.CONSEQUENTIAL:
+            self._finish(Answer(allow=True, always=True))
+            return
+        # A standing yes to something that sends, deletes or pays deserves a second look.
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            "Always allow?",
+            f"{self.scope_note.text()} This action can send, delete, pay or run code. "
+            "Allow it every time?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.finished.connect(self._confirmed_always)
+        self._confirm = box
+        box.open()
+
+    def _confirmed_always(self, result: int) -> None:
+        self._confirm = None
+        if result == QMessageBox.StandardButton.Yes:
+            self._finish(Answer(allow=True, always=True))
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        # Enter in the reason field denies, whatever the default button is (the field's
+        # returnPressed does that); Ctrl+Return (Cmd+Return on a Mac) elsewhere allows once.
+        enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        if enter and self.reason.hasFocus():
+            return
+        if enter and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self.allow_once.click()
+            return
+        super().keyPressEvent(event)
+
+    def _deny(self) -> None:
+        self._finish(Answer(allow=False, reason=self.reason.text()))
+
+    def _finish(self, answer: Answer) -> None:
+        if not self._answered:
+            self._answered = True
+            self.request.answer(answer)
+        self.accept() if answer.allow else self.reject()
+
+    def reject(self) -> None:  # Esc, the close button, or Deny
+        if not self._answered:
+            self._answered = True
+            self.request.answer(Answer(allow=False, reason=self.reason.text()))
+        super().reject()
+
+    def _cancelled(self) -> None:
+        """The turn was stopped while the sheet was open: close it (the gate records the denial)."""
+        self._answered = True
+        if self._confirm is not None:
+            self._confirm.close()
+        super().reject()
+
+
+STYLE = """
+#riskBadge { border-radius: 8px; padding: 2px 8px; }
+#riskBadge[risk="read"] { color: $read_fg; background: $read_bg; }
+#riskBadge[risk="change"] { color: $change_fg; background: $change_bg; }
+#riskBadge[risk="consequential"] { color: $consequential_fg; background: $consequential_bg; }
+#approvalInput { background: $code_bg; border: 1px solid $code_border; }
+"""

@@ -1,0 +1,322 @@
+"""The message box under the thread: Enter sends, Shift+Enter adds a line, Esc stops.
+
+Its button reads Send, or Stop while a reply is being written; the window decides what
+sending and stopping mean, the composer only reports the person's intent. Files come
+in through the attach button, by pasting, or dropped on the window (`attach_paths`);
+each shows as a chip while it is prepared (by the `Attacher`, off the event loop) and
+once it is ready to go.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import shiboken6
+from PySide6.QtCore import QBuffer, QIODevice, QMimeData, Qt, Signal
+from PySide6.QtGui import QImage, QImageWriter, QKeyEvent, QResizeEvent
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.chat.attachments import Attachment, AttachmentError
+from ui.theme import FocusRing
+from ui.thread.attachment_views import PendingChip
+
+MAX_VISIBLE_LINES = 8
+PLACEHOLDER = "Message Claude…  (Enter to send, Shift+Enter for a new line)"
+SHORT_PLACEHOLDER = "Message Claude…"
+PASTED_IMAGE = "Pasted image.png"
+FILE_FILTERS = [
+    "Images, PDFs and text files (*.png *.jpg *.jpeg *.gif *.webp *.bmp *.pdf *.txt *.md "
+    "*.csv *.json *.py *.log *.html *.xml *.yaml *.yml)",
+    "All files (*)",
+]
+
+
+class Attacher(Protocol):
+    """What prepares attachments (the conversations, in the app)."""
+
+    async def attach_file(self, path: Path) -> Attachment: ...
+    async def attach_data(self, data: bytes, name: str) -> Attachment: ...
+    def discard_attachment(self, attachment: Attachment) -> None: ...
+
+
+def local_files(data: QMimeData) -> list[Path]:
+    """The local files a drag or a paste carries."""
+    if not data.hasUrls():
+        return []
+    return [Path(url.toLocalFile()) for url in data.urls() if url.isLocalFile()]
+
+
+def png_bytes(image: QImage) -> bytes:
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    QImageWriter(buffer, b"png").write(image)
+    return bytes(buffer.data().data())
+
+
+class MessageEdit(QPlainTextEdit):
+    """A plain-text editor whose Enter submits instead of breaking the line.
+
+    Pasted or dropped files and images are reported (`files_pasted`, `image_pasted`),
+    not inserted as text.
+    """
+
+    submit = Signal()
+    stop = Signal()
+    files_pasted = Signal(list)
+    image_pasted = Signal(QImage)
+    takes_files = False  # the composer's editor does; an edit in the thread does not
+
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        if self.takes_files and (local_files(source) or source.hasImage()):
+            return True
+        return super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        if self.takes_files and (files := local_files(source)):
+            self.files_pasted.emit(files)
+        elif self.takes_files and source.hasImage():
+            image = source.imageData()
+            if isinstance(image, QImage) and not image.isNull():
+                self.image_pasted.emit(image)
+        else:
+            super().insertFromMimeData(source)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = event.key()
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+                self.insertPlainText("\n")
+            else:
+                self.submit.emit()
+            event.accept()
+            return
+        if key == Qt.Key.Key_Escape:
+            self.stop.emit()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+
+class Composer(QFrame):
+    """Editor, attachment chips, Attach and Send/Stop; emits `submitted(text)` (the ready
+    attachments are in `attachments()`) and `stop_requested()`."""
+
+    submitted = Signal(str)
+    stop_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None, attacher: Attacher | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("composer")
+        self.attacher = attacher
+        self.editor = MessageEdit()
+        self.editor.setObjectName("composerEdit")
+        self.editor.takes_files = attacher is not None
+        self.editor.setPlaceholderText(PLACEHOLDER)
+        self.editor.setTabChangesFocus(True)
+        self.editor.setFrameShape(QFrame.Shape.NoFrame)
+        self.editor.submit.connect(self._submit)
+        self.editor.stop.connect(self._stop)
+        self.editor.files_pasted.connect(self.attach_paths)
+        self.editor.image_pasted.connect(self.attach_image)
+        self.editor.document().documentLayout().documentSizeChanged.connect(self._fit_height)
+        self.attach_button = QToolButton()
+        self.attach_button.setObjectName("attachButton")
+        self.attach_button.setText("＋")
+        self.attach_button.setToolTip("Attach images, PDFs or text files")
+        self.attach_button.setAutoRaise(True)
+        self.attach_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.attach_button.clicked.connect(self.choose_files)
+        self.attach_button.setVisible(attacher is not None)
+        self.send_button = QPushButton("Send")
+        self.send_button.setObjectName("sendButton")
+        self.send_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.send_button.clicked.connect(self._button_clicked)
+        self.running = False
+        self.chips: list[PendingChip] = []
+        self.file_dialog: QFileDialog | None = None
+        self._tasks: set[asyncio.Future[None]] = set()
+
+        self.tray = QWidget()
+        self.tray.setObjectName("attachmentTray")
+        self._tray_row = QHBoxLayout(self.tray)
+        self._tray_row.setContentsMargins(0, 0, 0, 0)
+        self._tray_row.setSpacing(6)
+        self._tray_row.addStretch(1)
+        self.tray_area = QScrollArea()
+        self.tray_area.setObjectName("attachmentTrayArea")
+        self.tray_area.setWidget(self.tray)
+        self.tray_area.setWidgetResizable(True)
+        self.tray_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.tray_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.tray_area.viewport().setAutoFillBackground(False)  # the composer's own shows
+        self.tray_area.hide()
+
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(8)
+        row.addWidget(self.attach_button, 0, Qt.AlignmentFlag.AlignBottom)
+        row.addWidget(self.editor, 1)
+        row.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.setSpacing(6)
+        layout.addWidget(self.tray_area)
+        layout.addLayout(row)
+        FocusRing(self, self.editor)
+        self._fit_height()
+
+    def text(self) -> str:
+        return self.editor.toPlainText()
+
+    def clear(self) -> None:
+        """After sending: the text and the chips go (the files went with the message)."""
+        self.editor.clear()
+        for chip in list(self.chips):
+            self._drop_chip(chip)
+
+    # -- attachments --------------------------------------------------------------
+
+    def attachments(self) -> list[Attachment]:
+        """The attachments ready to send, in the order they were attached."""
+        return [chip.attachment for chip in self.chips if chip.attachment is not None]
+
+    @property
+    def preparing(self) -> bool:
+        return any(not chip.ready and not chip.error for chip in self.chips)
+
+    def choose_files(self) -> None:
+        dialog = QFileDialog(self, "Attach files")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+        dialog.setNameFilters(FILE_FILTERS)
+        dialog.filesSelected.connect(lambda files: self.attach_paths([Path(f) for f in files]))
+        self.file_dialog = dialog
+        dialog.open()
+
+    def attach_paths(self, paths: Sequence[Path]) -> None:
+        if self.attacher is None:
+            return
+        for path in paths:
+            self._prepare(path.name, self.attacher.attach_file(path))
+
+    def attach_image(self, image: QImage) -> None:
+        if self.attacher is not None:
+            self._prepare(PASTED_IMAGE, self.attacher.attach_data(png_bytes(image), PASTED_IMAGE))
+
+    def _prepare(self, name: str, preparing: Coroutine[Any, Any, Attachment]) -> None:
+        chip = PendingChip(name)
+        chip.remove_clicked.connect(lambda: self.remove_chip(chip))
+        self.chips.append(chip)
+        self._tray_row.insertWidget(self._tray_row.count() - 1, chip)
+        self.tray_area.show()
+        self._fit_tray()
+        task = asyncio.ensure_future(self._finish(chip, preparing))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _finish(self, chip: PendingChip, preparing: Coroutine[Any, Any, Attachment]) -> None:
+        try:
+            attachment = await preparing
+        except AttachmentError as problem:
+            if shiboken6.isValid(chip):
+                chip.set_failed(str(problem))
+            return
+        if not shiboken6.isValid(chip) or chip not in self.chips:
+            if self.attacher is not None:
+                self.attacher.discard_attachment(attachment)  # removed while it was prepared
+            return
+        chip.set_ready(attachment)
+
+    def remove_chip(self, chip: PendingChip) -> None:
+        if chip.attachment is not None and self.attacher is not None:
+            self.attacher.discard_attachment(chip.attachment)
+        self._drop_chip(chip)
+
+    def _drop_chip(self, chip: PendingChip) -> None:
+        if chip in self.chips:
+            self.chips.remove(chip)
+        self._tray_row.removeWidget(chip)
+        chip.deleteLater()
+        self.tray_area.setVisible(bool(self.chips))
+        self._fit_tray()
+
+    def _fit_tray(self) -> None:
+        bar = self.tray_area.horizontalScrollBar().sizeHint().height()
+        self.tray_area.setFixedHeight(self.tray.sizeHint().height() + bar)
+
+    def set_running(self, running: bool) -> None:
+        """While a reply runs the button stops it, and Enter does not send."""
+        self.running = running
+        self.send_button.setText("Stop" if running else "Send")
+        self.send_button.setToolTip("Stop the reply (Esc)" if running else "Send (Enter)")
+        self.send_button.setProperty("running", running)
+        self.send_button.style().unpolish(self.send_button)
+        self.send_button.style().polish(self.send_button)
+
+    def _submit(self) -> None:
+        if self.running or self.preparing:
+            return  # a file still being read goes with the message once it is ready
+        if self.text().strip() or self.attachments():
+            self.submitted.emit(self.text())
+
+    def _stop(self) -> None:
+        if self.running:
+            self.stop_requested.emit()
+
+    def _button_clicked(self) -> None:
+        if self.running:
+            self.stop_requested.emit()
+        else:
+            self._submit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # A narrow window gets the short hint rather than one cut off mid-word.
+        fits = self.editor.fontMetrics().horizontalAdvance(PLACEHOLDER) + 16 < self.editor.width()
+        wanted = PLACEHOLDER if fits else SHORT_PLACEHOLDER
+        if self.editor.placeholderText() != wanted:
+            self.editor.setPlaceholderText(wanted)
+
+    def _fit_height(self) -> None:
+        # Grow with the text up to a few lines, then scroll inside the editor.
+        lines = max(1, min(MAX_VISIBLE_LINES, self.editor.document().lineCount()))
+        line_height = self.editor.fontMetrics().lineSpacing()
+        margins = self.editor.contentsMargins()
+        chrome = int(self.editor.document().documentMargin() * 2) + margins.top() + margins.bottom()
+        height = lines * line_height + chrome + 4
+        if self.editor.height() != height:
+            self.editor.setFixedHeight(height)
+
+
+STYLE = """
+#composer {
+    background: $surface; border: 1px solid $border; border-radius: 12px; padding: 1px;
+}
+#composer[focused="true"] { border: 2px solid $focus; padding: 0px; }
+#composerEdit {
+    background: transparent; color: $text; border: none; padding: 0px;
+    selection-background-color: $accent; selection-color: $on_accent;
+}
+#composerEdit:focus { border: none; padding: 0px; }
+#composerEdit QScrollBar:vertical { width: 10px; margin: 0px; }
+#sendButton {
+    background: $accent; color: $on_accent; border: none; border-radius: 8px;
+    padding: 6px 16px; font-weight: 600;
+}
+#sendButton:hover { background: $accent_hover; }
+#sendButton:focus { border: 2px solid $text; padding: 4px 14px; }
+#sendButton[running="true"] { background: $hover; color: $text; }
+#sendButton[running="true"]:hover { background: $selected; }
+"""

@@ -1,0 +1,824 @@
+"""The main window: session sidebar, the chat thread, the composer, the toolbar (permission
+mode, model) and the status line, with its menus (ui/window/menus.py) and tray icon.
+
+It turns what the person does into calls on the conversations (send, retry, regenerate,
+edit, switch versions, continue, stop) and routes their events to the thread of the session they belong
+to. Nothing here blocks: turns run as tasks on the qasync loop, and dialogs are opened
+with `open()`. A long turn that ends while the window is in the background posts a
+desktop notification.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections import OrderedDict
+from pathlib import Path
+
+import shiboken6
+from PySide6.QtCore import QStandardPaths, Qt, QTimer
+from PySide6.QtGui import (
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QResizeEvent,
+    QShowEvent,
+)
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop import __version__
+from desktop.calls.approvals import ApprovalRequest
+from desktop.calls.permissions import Mode
+from desktop.chat import export
+from desktop.chat.attachments import Attachment
+from desktop.chat.conversations import ConversationEvent, HistoryReplaced, TurnRunning
+from desktop.chat.events import MessageCommitted, TurnFailed, TurnFinished, Usage
+from desktop.system.browser_setup import find_browser
+from desktop.workspace import Workspace
+from ui import theme
+from ui.screen.overlay import ScreenVisualizer
+from ui.thread import attachment_views, earlier_versions, image_viewer, markdown_view, tool_card
+from ui.thread import items as thread_items
+from ui.thread import view as thread_view
+from ui.thread.view import ThreadView
+from ui.window import approval_sheet, composer, session_list, tab_order, welcome
+from ui.window import toolbar as window_toolbar
+from ui.window.approval_sheet import ApprovalSheet
+from ui.window.browser_download import BrowserDownloadDialog
+from ui.window.composer import Composer, local_files
+from ui.window.menus import ShortcutsDialog, build_menus
+from ui.window.own_windows import own_window_rects
+from ui.window.session_list import SessionList
+from ui.window.toolbar import WindowToolbar
+from ui.window.tray import LongTurns, Notifier, Tray
+
+log = logging.getLogger(__name__)
+
+APP_NAME = "Deskhand"
+SIDEBAR_SHARE = 0.3  # the most of a narrow window the chat list takes
+# Views of recently visited sessions are kept so that switching back is instant and keeps
+# error cards; views of sessions with a running turn are never dropped.
+MAX_CACHED_VIEWS = 8
+
+
+def usage_text(model: str | None, usage: Usage | None) -> str:
+    """The status line: model, tokens in/out and cache reads of the last turn."""
+    if usage is None:
+        return f"{model}  ·  no tokens used yet" if model else "No tokens used yet"
+    parts = [
+        model or "unknown model",
+        f"{usage.input_tokens:,} tokens in  /  {usage.output_tokens:,} out",
+        f"{usage.cache_read_input_tokens:,} cache read",
+    ]
+    if usage.cache_creation_input_tokens:
+        parts.append(f"{usage.cache_creation_input_tokens:,} cache write")
+    return "  ·  ".join(parts)
+
+
+class NoticeBanner(QFrame):
+    """Something the person should know at start (a history moved aside...); dismissable."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("noticeBanner")
+        self.label = QLabel(text)
+        self.label.setObjectName("noticeBannerText")
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = QToolButton()
+        close.setObjectName("noticeBannerClose")
+        close.setText("✕")
+        close.setToolTip("Dismiss")
+        close.clicked.connect(self.deleteLater)
+        self.row = QHBoxLayout(self)
+        self.row.setContentsMargins(14, 8, 8, 8)
+        self.row.addWidget(self.label, 1)
+        self.row.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+
+
+class MainWindow(QMainWindow):
+    """Deskhand's window onto one `Workspace`."""
+
+    def __init__(self, workspace: Workspace, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.workspace = workspace
+        self.setWindowTitle(APP_NAME)
+        self.resize(1120, 760)
+        self.setMinimumSize(640, 420)
+        self.current_session_id: int | None = None
+        self.settings_dialog: QDialog | None = None
+        self._views: OrderedDict[int, ThreadView] = OrderedDict()
+        self._draft: ThreadView | None = None
+        self._first_run_checked = False
+        self.download_task: asyncio.Future[bool] | None = None
+        self.export_dialog: QFileDialog | None = None
+        self.setAcceptDrops(True)  # files dropped anywhere on the window are attached
+
+        self.sessions = SessionList(workspace.store)
+        self.sessions.new_chat_requested.connect(self.new_chat)
+        self.sessions.session_activated.connect(self.open_session)
+        self.sessions.rename_requested.connect(self.rename_session)
+        self.sessions.delete_requested.connect(self.delete_session)
+        settings_button = QPushButton("⚙  Settings")
+        settings_button.setObjectName("sidebarSettings")
+        settings_button.clicked.connect(lambda: self.open_settings())
+        sidebar = QWidget()
+        sidebar.setObjectName("sidebar")
+        sidebar.setMinimumWidth(180)
+        self.sidebar = sidebar
+        sidebar_layout = QVBoxLayout(sidebar)
+        sidebar_layout.setContentsMargins(0, 0, 0, 10)
+        sidebar_layout.addWidget(self.sessions, 1)
+        sidebar_layout.addWidget(settings_button, 0, Qt.AlignmentFlag.AlignLeft)
+
+        self.banners = QVBoxLayout()
+        self.banners.setContentsMargins(16, 0, 16, 0)
+        self.stack = QStackedWidget()
+        self.stack.setObjectName("threadStack")
+        theme.FocusRing(self.stack)  # the thread's ring, when it has the keyboard
+        self.composer = Composer(attacher=workspace.conversations)
+        self.composer.submitted.connect(self._submit)
+        self.composer.stop_requested.connect(self.stop)
+        main = QWidget()
+        main.setObjectName("mainPane")
+        main_layout = QVBoxLayout(main)
+        main_layout.setContentsMargins(0, 0, 0, 0)
+        main_layout.setSpacing(0)
+        main_layout.addLayout(self.banners)
+        main_layout.addWidget(self.stack, 1)
+        composer_row = QHBoxLayout()
+        composer_row.setContentsMargins(20, 8, 20, 14)
+        composer_row.addWidget(self.composer)
+        main_layout.addLayout(composer_row)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.setObjectName("mainSplitter")
+        # Qt widens handles narrower than 5 px over their neighbours to keep them
+        # grabbable; overlapped, the thread could no longer scroll by shifting pixels.
+        splitter.setHandleWidth(5)
+        splitter.addWidget(sidebar)
+        splitter.addWidget(main)
+        splitter.setCollapsible(1, False)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([260, 860])
+        self.splitter = splitter
+        self.setCentralWidget(splitter)
+
+        self.usage_label = QLabel()
+        self.usage_label.setObjectName("usageLabel")
+        self.statusBar().addWidget(self.usage_label, 1)
+        self.menu_actions = build_menus(self)
+        self.settings_action = self.menu_actions["open_settings"]
+        self.export_action = self.menu_actions["export_chat"]
+        self.copy_reply_action = self.menu_actions["copy_last_reply"]
+        self.stop_action = self.menu_actions["stop"]
+        self.stop_action.setEnabled(False)
+        self.sidebar_action = self.menu_actions["set_sidebar_visible"]
+        if not workspace.settings.window.sidebar_visible:  # folded when Deskhand last ran
+            self.set_sidebar_visible(False)
+        self.shortcuts_dialog: ShortcutsDialog | None = None
+        self.about_box: QMessageBox | None = None
+        self._build_toolbar()
+        theme.theme().follow(workspace)
+        theme.theme().attach(self, STYLE)
+        self.tray = Tray(QApplication.windowIcon(), self)
+        self.tray.new_chat.connect(self._new_chat_from_tray)
+        self.tray.show_window.connect(self.bring_to_front)
+        self.tray.quit.connect(self.close)
+        self.tray.message_clicked.connect(lambda: self.notification_clicked())
+        self.long_turns = LongTurns(
+            Notifier(self.tray, clicked=self.notification_clicked),
+            seen=self.isActiveWindow,
+            title_of=self._title_of,
+            reply_of=self._last_reply_of,
+        )
+        self._models_task: asyncio.Future[None] | None = None
+        # What settings fixed is judged against what was in force before (see _settings_changed).
+        self._key_changes = workspace.keys.changes
+        self._model_seen = workspace.settings.model.model
+
+        self.approval_sheet: ApprovalSheet | None = None
+        self.conversations = workspace.conversations
+        workspace.listeners.append(self._settings_changed)
+        self._unsubscribe = [
+            workspace.approvals.subscribe(self.show_approval),
+            self.conversations.subscribe(self._on_conversation),
+            lambda: workspace.listeners.remove(self._settings_changed),
+        ]
+        # Screen control never acts on these windows; the visualizer shows what it does.
+        workspace.toolbox.screen_hooks.own_windows = own_window_rects
+        self.visualizer = ScreenVisualizer(workspace, self)
+
+        for notice in workspace.notices:
+            self.banners.addWidget(NoticeBanner(notice))
+        self.browser_banner: NoticeBanner | None = None
+        self.browser_download: BrowserDownloadDialog | None = None
+        self._offer_browser_if_missing()
+        self.sessions.refresh()
+        self.new_chat()
+
+    def _build_toolbar(self) -> None:
+        self.toolbar = WindowToolbar(self)
+        self.mode_box = self.toolbar.mode_box
+        self.mode_run_label = self.toolbar.mode_run_label
+        self.model_picker = self.toolbar.model_picker
+        self._show_mode()
+        self.toolbar.mode_chosen.connect(self._mode_chosen)
+        self.model_picker.set_current(self.workspace.settings.model.model)
+        self.model_picker.model_chosen.connect(self._model_chosen)
+        self.model_picker.models_wanted.connect(self.load_models)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
+
+    def _show_mode(self) -> None:
+        self.toolbar.show_mode(
+            self.workspace.mode, run_only=self.workspace.mode_override is not None
+        )
+
+    def _mode_chosen(self, mode: Mode) -> None:
+        self.workspace.set_mode(mode)
+        self._show_mode()
+        self.statusBar().showMessage(f"Permissions: {self.mode_box.currentText()}", 3000)
+
+    # -- the model ----------------------------------------------------------------
+
+    def _model_chosen(self, model: str) -> None:
+        if model and model != self.workspace.settings.model.model:
+            self.workspace.set_model(model)
+            self.statusBar().showMessage(f"Model: {model}", 3000)
+
+    def _settings_changed(self, settings: object) -> None:
+        """Any change of settings (this window, the Settings dialog): the picker follows, and
+        errors the change fixed stop reading as current."""
+        if not shiboken6.isValid(self):
+            return
+        model = self.workspace.settings.model.model
+        self.model_picker.set_current(model)
+        if self.current_session_id is None:
+            self._show_usage(model, None)
+        keys = self.workspace.keys
+        fixes: list[tuple[set[str], str]] = []
+        if keys.changes != self._key_changes and keys.get():
+            fixes.append(({"no_key"}, "Your API key is saved. Press Retry to send your message."))
+            fixes.append(({"auth"}, "A new API key is saved. Press Retry to try it."))
+        if model != self._model_seen:
+            fixes.append(
+                ({"model_not_found", "permission"}, f"Now using {model}. Press Retry to try it.")
+            )
+        self._key_changes, self._model_seen = keys.changes, model
+        for view in [*self._views.values(), *([self._draft] if self._draft else [])]:
+            for kinds, note in fixes:
+                view.resolve_errors(kinds, note)
+
+    def load_models(self) -> asyncio.Future[None]:
+        """Fetch the server's models for the picker (once; again after a failure)."""
+        if self._models_task is None or self._models_task.done():
+            self._models_task = asyncio.ensure_future(self._load_models())
+        return self._models_task
+
+    async def _load_models(self) -> None:
+        try:
+            ids = await self.workspace.list_models()
+        except Exception:
+            log.info("the models list could not be fetched", exc_info=True)
+            return
+        if shiboken6.isValid(self) and ids:
+            self.model_picker.set_models(ids)
+
+    # -- browser --------------------------------------------------------------------
+
+    def _offer_browser_if_missing(self) -> None:
+        browser = self.workspace.settings.browser
+        if not browser.enabled or find_browser(browser.executable_path.strip() or None) is not None:
+            return
+        self.browser_banner = NoticeBanner(
+            "Claude can use a browser for you, but none was found on this computer. "
+            "Download Chromium (about 170 MB), or install Google Chrome."
+        )
+        button = QPushButton("Download Chromium…")
+        button.setObjectName("browserDownloadButton")
+        button.clicked.connect(self.offer_browser_download)
+        self.browser_banner.row.insertWidget(1, button)
+        self.banners.addWidget(self.browser_banner)
+
+    def offer_browser_download(self) -> None:
+        """The download offer with its progress bar; the banner goes once a browser is there."""
+        dialog = BrowserDownloadDialog(self)
+        dialog.succeeded.connect(self._browser_downloaded)
+        self.browser_download = dialog
+        self.download_task = asyncio.ensure_future(dialog.ask())
+
+    def _browser_downloaded(self) -> None:
+        if self.browser_banner is not None and shiboken6.isValid(self.browser_banner):
+            self.browser_banner.deleteLater()
+        self.browser_banner = None
+        self.statusBar().showMessage("Chromium is ready: Claude can use the browser.", 5000)
+
+    # -- approvals ------------------------------------------------------------------
+
+    def show_approval(self, request: ApprovalRequest) -> None:
+        """The approval queue's viewer: the queue picks which request shows; this shows it."""
+        sheet = ApprovalSheet(request, request.call.label or request.call.rule_key, self)
+        sheet.finished.connect(lambda _result: self._approval_closed(sheet))
+        self.approval_sheet = sheet
+        sheet.open()
+
+    def _approval_closed(self, sheet: ApprovalSheet) -> None:
+        if self.approval_sheet is sheet:
+            self.approval_sheet = None
+
+    # -- window commands (see ui/window/menus.py) -----------------------------------
+
+    def attach_files(self) -> None:
+        self.composer.choose_files()
+
+    def set_sidebar_visible(self, visible: bool) -> None:
+        """View → Show Sidebar: the chat list folds away, leaving the whole width to the chat
+        (and stays so at the next start)."""
+        self.sidebar.setVisible(visible)
+        self.workspace.set_sidebar_visible(visible)
+        if self.sidebar_action.isChecked() != visible:
+            self.sidebar_action.setChecked(visible)
+
+    def focus_search(self) -> None:
+        self.set_sidebar_visible(True)
+        self.sessions.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.sessions.search.selectAll()
+
+    def jump_to_latest(self) -> None:
+        self.thread.jump_to_latest()
+
+    def open_chat_number(self, number: int) -> None:
+        """Ctrl/Cmd+1…9: the chat at that place in the sidebar, top first."""
+        ids = self.sessions.session_ids()
+        if 1 <= number <= len(ids):
+            self.open_session(ids[number - 1])
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        if self.shortcuts_dialog is None:
+            self.shortcuts_dialog = ShortcutsDialog(self)
+        self.shortcuts_dialog.open()
+        return self.shortcuts_dialog
+
+    def show_about(self) -> QMessageBox:
+        box = QMessageBox(self)
+        box.setWindowTitle("About Deskhand")
+        box.setIconPixmap(QApplication.windowIcon().pixmap(64, 64))
+        box.setText(f"<b>Deskhand</b> {__version__}")
+        box.setInformativeText(
+            "A desktop assistant that acts on your computer, with Claude. "
+            "Nothing runs that you would not have approved."
+        )
+        box.setStandardButtons(QMessageBox.StandardButton.Ok)
+        self.about_box = box
+        box.open()
+        return box
+
+    def bring_to_front(self) -> None:
+        self.showNormal()
+        self.raise_()
+        self.activateWindow()
+
+    def notification_clicked(self, session_id: int | None = None) -> None:
+        """The person clicked the notification of a finished reply (by default the newest):
+        that chat, in front."""
+        if not shiboken6.isValid(self):
+            return
+        if session_id is None:
+            session_id = self.long_turns.notifier.session_id
+        if session_id is not None and self.workspace.store.session(session_id) is not None:
+            self.open_session(session_id)
+        self.bring_to_front()
+
+    def _new_chat_from_tray(self) -> None:
+        self.bring_to_front()
+        self.new_chat()
+
+    # -- views ----------------------------------------------------------------------
+
+    @property
+    def thread(self) -> ThreadView:  # type: ignore[override]  # QObject.thread(), unused here
+        """The thread the person is looking at."""
+        view = self.stack.currentWidget()
+        assert isinstance(view, ThreadView)
+        return view
+
+    def view_for(self, session_id: int) -> ThreadView | None:
+        return self._views.get(session_id)
+
+    def _make_view(self, session_id: int | None) -> ThreadView:
+        view = ThreadView(session_id)
+        view.retry_requested.connect(self.retry)
+        view.settings_requested.connect(lambda: self.open_settings())
+        view.allow_host_requested.connect(
+            lambda host, always: self.allow_host(view.session_id, host, always)
+        )
+        view.edit_requested.connect(self.edit_message)
+        view.regenerate_requested.connect(self.regenerate)
+        view.continue_requested.connect(self.continue_reply)
+        view.version_requested.connect(self.use_version)
+        self.stack.addWidget(view)
+        return view
+
+    def _show(self, view: ThreadView, session_id: int | None) -> None:
+        self.stack.setCurrentWidget(view)
+        self.current_session_id = session_id
+        self.sessions.select(session_id)
+        self._set_running(self.conversations.is_running(session_id))
+        self._update_title()
+        self._drop_old_views()
+
+    def _set_running(self, running: bool) -> None:
+        self.composer.set_running(running)
+        self.stop_action.setEnabled(running)  # Esc stops only while there is a reply to stop
+
+    def _update_title(self) -> None:
+        """The window's title is the chat's (as the sidebar and the task switcher show it)."""
+        sid = self.current_session_id
+        session = self.workspace.store.session(sid) if sid is not None else None
+        title = f"{session.title} — {APP_NAME}" if session else APP_NAME
+        if self.windowTitle() != title:
+            self.setWindowTitle(title)
+
+    def _drop_old_views(self) -> None:
+        idle = [
+            sid
+            for sid in self._views
+            if sid != self.current_session_id and not self.conversations.is_running(sid)
+        ]
+        for sid in idle[: max(0, len(self._views) - MAX_CACHED_VIEWS)]:
+            self._discard_view(sid)
+
+    def _discard_view(self, session_id: int) -> None:
+        view = self._views.pop(session_id, None)
+        if view is not None:
+            self.stack.removeWidget(view)
+            view.deleteLater()
+
+    def new_chat(self) -> None:
+        """An empty thread; the session is created when the first message is sent."""
+        if self._draft is None:
+            self._draft = self._make_view(None)
+        self._show(self._draft, None)
+        self._show_usage(self.workspace.settings.model.model, None)
+        self.composer.editor.setFocus()
+
+    def open_session(self, session_id: int) -> None:
+        view = self._views.get(session_id)
+        if view is None:
+            if self.workspace.store.session(session_id) is None:
+                self.sessions.refresh()
+                return
+            view = self._make_view(session_id)
+            view.load(self.workspace.transcript(session_id))
+            view.set_busy(self.conversations.is_running(session_id))
+            self._views[session_id] = view
+            self._offer_turn_actions(session_id)
+        else:
+            self._views.move_to_end(session_id)
+        self._show(view, session_id)
+        model, usage = self.workspace.store.last_usage(session_id)
+        self._show_usage(model or self.workspace.settings.model.model, usage)
+
+    def rename_session(self, session_id: int, title: str) -> None:
+        self.workspace.store.rename_session(session_id, title)
+        self.sessions.refresh()
+        self._update_title()
+
+    def delete_session(self, session_id: int) -> None:
+        """Delete a session (the list has already asked); a running reply is stopped first."""
+        self._discard_view(session_id)
+        if session_id == self.current_session_id:
+            self.new_chat()
+        deleting = self.conversations.delete(session_id)
+        deleting.add_done_callback(lambda _done: self._deleted())
+        self.sessions.refresh()
+
+    def _deleted(self) -> None:
+        if shiboken6.isValid(self):
+            self.sessions.refresh()
+
+    # -- turns ----------------------------------------------------------------------
+
+    @property
+    def turn_task(self) -> asyncio.Task[None] | None:
+        """The newest turn (tests wait on it)."""
+        return self.conversations.latest
+
+    def _submit(self, text: str) -> None:
+        if self.send(text, self.composer.attachments()):
+            self.composer.clear()
+
+    def send(self, text: str, attached: list[Attachment] | None = None) -> bool:
+        """Send a message in the current session (creating it if needed); False if refused."""
+        if (not text.strip() and not attached) or self.conversations.is_running(
+            self.current_session_id
+        ):
+            return False  # while a reply runs here, the button is Stop
+        if self.current_session_id is None:
+            session_id = self.conversations.create_session()
+            view = self._draft or self._make_view(None)
+            self._draft = None
+            view.session_id = session_id
+            self._views[session_id] = view
+            self.current_session_id = session_id
+        session_id = self.current_session_id
+        self.conversations.send(session_id, text, attached or [])
+        self._show(self._views[session_id], session_id)
+        self.sessions.refresh()
+        return True
+
+    def retry(self, session_id: int) -> None:
+        """Answer the stored history again (Retry on an error card)."""
+        self.conversations.retry(session_id)
+
+    def stop(self) -> None:
+        """Stop the reply running in the current session; its partial text stays."""
+        self.conversations.stop(self.current_session_id)
+
+    def regenerate(self, session_id: int) -> None:
+        """Answer the last message again (the earlier answer stays as a version)."""
+        self.conversations.regenerate(session_id)
+
+    def edit_message(self, session_id: int, message_id: int, text: str) -> None:
+        """Resend an edited message; what followed it stays as the earlier version."""
+        self.conversations.edit(session_id, message_id, text)
+
+    def use_version(self, session_id: int, message_id: int) -> None:
+        """Make an earlier version of a message current again (the current one is kept)."""
+        if self.conversations.use_version(session_id, message_id):
+            self._offer_turn_actions(session_id)
+            if session_id == self.current_session_id:
+                model, usage = self.workspace.store.last_usage(session_id)
+                self._show_usage(model or self.workspace.settings.model.model, usage)
+
+    def continue_reply(self, session_id: int) -> None:
+        self.conversations.continue_reply(session_id)
+
+    def _offer_turn_actions(self, session_id: int) -> None:
+        view = self._views.get(session_id)
+        if view is not None:
+            view.set_turn_actions(
+                regenerate=self.conversations.can_regenerate(session_id),
+                continue_=self.conversations.can_continue(session_id),
+            )
+
+    def copy_last_reply(self) -> bool:
+        """Copy Claude's newest answer in this chat, as Markdown; False when there is none."""
+        text = self.thread.last_reply_text()
+        if not text:
+            self.statusBar().showMessage("There is no reply to copy yet.", 3000)
+            return False
+        thread_items.copy_text(text)
+        self.statusBar().showMessage("Copied the last reply.", 3000)
+        return True
+
+    # -- export -------------------------------------------------------------------
+
+    def export_chat(self) -> None:
+        """Ask where, then write the chat as Markdown with its images beside it."""
+        session_id = self.current_session_id
+        session = self.workspace.store.session(session_id) if session_id is not None else None
+        if session is None:
+            self.statusBar().showMessage("Send a message first: this chat is empty.", 4000)
+            return
+        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+        name = re.sub(r'[\\/:*?"<>|\n]+', " ", session.title).strip() or "Chat"
+        dialog = QFileDialog(self, "Export chat", str(Path(folder) / f"{name}.md"))
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilter("Markdown (*.md)")
+        dialog.setDefaultSuffix("md")
+        dialog.fileSelected.connect(lambda path: self.export_to(session.id, Path(path)))
+        self.export_dialog = dialog
+        dialog.open()
+
+    def export_to(self, session_id: int, target: Path) -> bool:
+        session = self.workspace.store.session(session_id)
+        if session is None:
+            return False
+        try:
+            export.to_markdown(session.title, self.workspace.transcript(session_id), target)
+        except OSError as exc:
+            self.statusBar().showMessage(
+                f"Could not export to {target}: {exc.strerror or 'the folder is not writable'}.",
+                8000,
+            )
+            return False
+        self.statusBar().showMessage(f"Exported to {target}", 6000)
+        return True
+
+    # -- dropped files ----------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if local_files(event.mimeData()) or event.mimeData().hasImage():
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        if files := local_files(event.mimeData()):
+            self.composer.attach_paths(files)
+            event.acceptProposedAction()
+        elif event.mimeData().hasImage():
+            self.composer.editor.image_pasted.emit(event.mimeData().imageData())
+            event.acceptProposedAction()
+
+    def is_running(self, session_id: int | None = None) -> bool:
+        return self.conversations.is_running(
+            self.current_session_id if session_id is None else session_id
+        )
+
+    def _on_conversation(self, event: ConversationEvent) -> None:
+        """Route each event to the thread of its session; a turn's start and end set the busy
+        state of the thread and the composer."""
+        if not shiboken6.isValid(self):
+            return  # the window is gone; the agent has already saved what matters
+        # Hidden threads of running sessions keep rendering, so switching back shows
+        # the reply as it stands; sessions without a view only refresh the sidebar.
+        view = self._views.get(event.session_id)
+        if isinstance(event, HistoryReplaced):
+            if view is not None:
+                view.reload(self.workspace.transcript(event.session_id))
+            return
+        if isinstance(event, TurnRunning):
+            if view is not None:
+                if not event.running:
+                    view.turn_ended(stopped=event.stopped)
+                view.set_busy(event.running)
+            if event.session_id == self.current_session_id:
+                self._set_running(event.running)
+            if event.running:
+                self.long_turns.started(event.session_id)
+            else:
+                self._offer_turn_actions(event.session_id)
+                self.sessions.refresh()
+                self._drop_old_views()
+                self.long_turns.ended(event.session_id, stopped=event.stopped)
+            return
+        if view is not None:
+            view.handle(event)
+        if isinstance(event, TurnFailed):
+            self.long_turns.failed(event.session_id, event.title)
+        if isinstance(event, MessageCommitted):
+            self.sessions.refresh()  # titles and order change as messages land
+            self._update_title()
+        elif isinstance(event, TurnFinished) and event.session_id == self.current_session_id:
+            self._show_usage(event.model, event.usage)
+
+    def _title_of(self, session_id: int) -> str:
+        session = self.workspace.store.session(session_id)
+        return session.title if session else APP_NAME
+
+    def _last_reply_of(self, session_id: int) -> str:
+        view = self._views.get(session_id)
+        return view.last_reply_text() if view is not None else ""
+
+    def _show_usage(self, model: str | None, usage: Usage | None) -> None:
+        self.usage_label.setText(usage_text(model, usage))
+
+    def allow_host(self, session_id: int | None, host: str, always: bool) -> None:
+        """The person lets the browser reach a host it refused: in this chat, or always."""
+        try:
+            allowed = self.workspace.allow_host(host, None if always else session_id)
+        except ValueError:
+            self.statusBar().showMessage(f"Couldn't allow {host}: the browser is off.", 5000)
+            return
+        where = "from now on" if always else "in this chat"
+        self.statusBar().showMessage(
+            f"The browser may now reach {allowed} {where}. Ask Claude to try again.", 8000
+        )
+
+    # -- settings and start-up ------------------------------------------------------
+
+    def open_settings(self, page: str = "model", *, welcome: bool = False) -> None:
+        """Open the Settings dialog (non-blocking) on `page`."""
+        if self.settings_dialog is not None and shiboken6.isValid(self.settings_dialog):
+            if self.settings_dialog.isVisible():
+                self.settings_dialog.raise_()
+                self.settings_dialog.activateWindow()
+                return
+        try:
+            from ui.settings import SettingsDialog  # loaded when first needed
+        except ModuleNotFoundError as exc:
+            if exc.name != "ui.settings" and not (exc.name or "").startswith("ui.settings."):
+                raise
+            log.warning("the settings dialog is not available")
+            self.statusBar().showMessage("Settings are not available in this build.", 5000)
+            return
+        dialog = SettingsDialog(self.workspace, self, page=page, welcome=welcome)
+        dialog.saved.connect(self._settings_saved)
+        self.settings_dialog = dialog
+        dialog.open()
+
+    def _settings_saved(self, *_args: object) -> None:
+        self._show_mode()
+        self.model_picker.loaded = False  # a new key or server may offer other models
+        self.statusBar().showMessage("Settings saved.", 3000)
+
+    def first_run_check(self) -> None:
+        """Without an API key nothing works: open Settings on its Model page, with a welcome."""
+        if not self.workspace.has_key():
+            self.open_settings("model", welcome=True)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._first_run_checked:
+            self._first_run_checked = True
+            # After the window is on screen, so the dialog opens over it.
+            QTimer.singleShot(0, self, self.first_run_check)
+
+    async def shutdown(self) -> None:
+        """On quit: stop running replies and wait until their partial text is saved."""
+        if self.download_task is not None:
+            self.download_task.cancel()
+        if self._models_task is not None:
+            self._models_task.cancel()
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        if shiboken6.isValid(self.tray.icon):  # gone already if the window was deleted
+            self.tray.icon.hide()
+        self.visualizer.close()
+        await self.long_turns.notifier.close()
+        await self.conversations.shutdown()
+
+    def focusNextPrevChild(self, next: bool) -> bool:
+        """Tab follows the window's reading order, whenever its parts were made."""
+        return tab_order.move_focus(self, next) or super().focusNextPrevChild(next)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # In a narrow window the chat keeps most of the width; the list gives some up.
+        widest = max(self.sidebar.minimumWidth(), int(event.size().width() * SIDEBAR_SHARE))
+        sizes = self.splitter.sizes()
+        if self.sidebar.isVisible() and sizes[0] > widest:
+            self.splitter.setSizes([widest, sum(sizes) - widest])
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        # Stopping keeps the partial replies in the store, marked as stopped.
+        for session_id in self.conversations.running:
+            self.conversations.stop(session_id)
+        super().closeEvent(event)
+
+
+_WINDOW_STYLE = """
+QMainWindow { background: $chrome; }
+#sidebar { background: $sidebar; }
+#mainPane { background: $canvas; }
+#mainSplitter::handle { background: $sidebar; border-right: 1px solid $border_soft; }
+#sidebarSettings {
+    background: transparent; border: none; color: $text_muted; padding: 6px 14px; text-align: left;
+}
+#sidebarSettings:hover { color: $text; }
+#sidebarSettings:focus { border: 2px solid $focus; border-radius: 6px; padding: 4px 12px; }
+#noticeBanner {
+    background: $warning_bg; border: 1px solid $warning_border; border-radius: 8px; margin-top: 10px;
+}
+#noticeBannerText { color: $warning_text; }
+#noticeBannerClose { border: none; background: transparent; color: $warning; }
+#usageLabel { color: $text_muted; padding-left: 6px; }
+#modeToolbar {
+    background: $chrome; border: none; border-bottom: 1px solid $border_soft; spacing: 6px;
+    padding: 2px 10px;
+}
+#modeLabel { color: $text_muted; }
+"""
+
+
+STYLE = "\n".join(
+    [
+        theme.BASE_STYLE,
+        _WINDOW_STYLE,
+        session_list.STYLE,
+        thread_items.STYLE,
+        thread_view.STYLE,
+        markdown_view.STYLE,
+        tool_card.STYLE,
+        composer.STYLE,
+        approval_sheet.STYLE,
+        image_viewer.STYLE,
+        welcome.STYLE,
+        # Newer surfaces, drawn from the palette's roles so they follow light and dark.
+        window_toolbar.STYLE,
+        session_list.LIST_STYLE,
+        attachment_views.STYLE,
+        earlier_versions.STYLE,
+        thread_items.ACTIONS_STYLE,
+        thread_view.JUMP_STYLE,
+    ]
+)
+"""The window's style sheet as a template of theme tokens (see ui/theme.py)."""

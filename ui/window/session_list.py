@@ -1,0 +1,287 @@
+"""The session sidebar: New chat, a search field, and the sessions newest first, grouped by
+date (Today, Yesterday, Previous 7 days, Older).
+
+Search matches titles and message text (through `Store.sessions(query)`); a search that
+finds nothing says so. Rename is an inline edit (double-click, F2 or the context menu);
+delete asks first, in a message box opened with `open()` so the event loop keeps
+running. The list only reports what the person asked for; the window carries it out.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+from PySide6.QtCore import QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.system.store import Store, format_time
+
+SEARCH_DELAY_MS = 150
+SESSION_ID_ROLE = Qt.ItemDataRole.UserRole
+NO_MATCH = "No chats match"
+
+
+def date_group(updated: float, today: date) -> str:
+    """The sidebar heading a chat last active at `updated` goes under."""
+    day = datetime.fromtimestamp(updated).date()
+    if day >= today:
+        return "Today"
+    if day == today - timedelta(days=1):
+        return "Yesterday"
+    if day > today - timedelta(days=7):
+        return "Previous 7 days"
+    return "Older"
+
+
+class _SessionListWidget(QListWidget):
+    """The list itself; Delete (or Ctrl/Cmd+Backspace) asks to delete the current session."""
+
+    delete_pressed = Signal()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        backspace_delete = event.key() == Qt.Key.Key_Backspace and bool(
+            event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        )
+        if event.key() == Qt.Key.Key_Delete or backspace_delete:
+            self.delete_pressed.emit()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+
+class SessionList(QWidget):
+    """Sidebar of sessions. Emits what the person asks for; `refresh()` re-reads the store."""
+
+    new_chat_requested = Signal()
+    session_activated = Signal(int)
+    rename_requested = Signal(int, str)
+    delete_requested = Signal(int)
+
+    def __init__(self, store: Store, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sessionPane")
+        self.store = store
+        self.new_chat_button = QPushButton("＋  New chat")
+        self.new_chat_button.setObjectName("newChatButton")
+        self.new_chat_button.clicked.connect(self.new_chat_requested)
+        self.search = QLineEdit()
+        self.search.setObjectName("sessionSearch")
+        self.search.setPlaceholderText("Search chats")
+        self.search.setClearButtonEnabled(True)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self.refresh)
+        self.search.textChanged.connect(lambda _text: self._search_timer.start())
+        self.list = _SessionListWidget()
+        self.list.setObjectName("sessionList")
+        self.list.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked
+            | QAbstractItemView.EditTrigger.EditKeyPressed
+        )
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.currentItemChanged.connect(self._current_changed)
+        self.list.itemChanged.connect(self._item_edited)
+        self.list.customContextMenuRequested.connect(self._context_menu)
+        self.list.delete_pressed.connect(self._delete_current)
+        self.no_match = QLabel(NO_MATCH)
+        self.no_match.setObjectName("noChatsMatch")
+        self.no_match.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
+        self.no_match.setWordWrap(True)
+        self.no_match.hide()
+        self.menu: QMenu | None = None
+        self.confirm_box: QMessageBox | None = None
+        self._populating = False
+        self._selected: int | None = None
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 12, 10, 10)
+        layout.setSpacing(8)
+        layout.addWidget(self.new_chat_button)
+        layout.addWidget(self.search)
+        layout.addWidget(self.no_match)
+        layout.addWidget(self.list, 1)
+
+    # -- contents -------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Re-read the sessions matching the search, keeping the selection."""
+        self._search_timer.stop()
+        if self.list.state() == QAbstractItemView.State.EditingState:
+            self._search_timer.start()  # never yank a title out from under the person's edit
+            return
+        self._populating = True
+        try:
+            self.list.clear()
+            today = date.today()
+            heading = ""
+            sessions = self.store.sessions(self.search.text())
+            for session in sessions:
+                group = date_group(session.updated_at, today)
+                if group != heading:
+                    self.list.addItem(self._heading(group))
+                    heading = group
+                item = QListWidgetItem(session.title)
+                item.setData(SESSION_ID_ROLE, session.id)
+                item.setToolTip(f"{session.title}\nLast activity {format_time(session.updated_at)}")
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+                self.list.addItem(item)
+                if session.id == self._selected:
+                    self.list.setCurrentItem(item)
+            searching = bool(self.search.text().strip())
+            self.no_match.setText(f"{NO_MATCH} “{self.search.text().strip()}”")
+            self.no_match.setVisible(searching and not sessions)
+        finally:
+            self._populating = False
+
+    def _heading(self, text: str) -> QListWidgetItem:
+        item = QListWidgetItem(text)
+        item.setFlags(Qt.ItemFlag.NoItemFlags)  # not selectable: arrow keys pass over it
+        font = item.font()
+        font.setPointSizeF(max(font.pointSizeF() * 0.85, 7.5))
+        font.setBold(True)
+        item.setFont(font)
+        item.setForeground(self.palette().color(QPalette.ColorRole.PlaceholderText))
+        item.setSizeHint(QSize(0, 30))
+        return item
+
+    def headings(self) -> list[str]:
+        return [item.text() for item in self._items() if item.data(SESSION_ID_ROLE) is None]
+
+    def _items(self) -> list[QListWidgetItem]:
+        return [self.list.item(row) for row in range(self.list.count())]
+
+    def session_items(self) -> list[QListWidgetItem]:
+        """The chats in the list, top to bottom (without the date headings)."""
+        return [item for item in self._items() if item.data(SESSION_ID_ROLE) is not None]
+
+    def select(self, session_id: int | None) -> None:
+        """Highlight a session (None: nothing, as for a new chat) without emitting anything."""
+        self._selected = session_id
+        self._populating = True
+        try:
+            item = self._item_for(session_id)
+            if item is None:
+                self.list.setCurrentRow(-1)
+                self.list.clearSelection()
+            else:
+                self.list.setCurrentItem(item)
+        finally:
+            self._populating = False
+
+    def session_ids(self) -> list[int]:
+        return [int(item.data(SESSION_ID_ROLE)) for item in self.session_items()]
+
+    def titles(self) -> list[str]:
+        return [item.text() for item in self.session_items()]
+
+    def _item_for(self, session_id: int | None) -> QListWidgetItem | None:
+        for item in self.session_items():
+            if session_id is not None and item.data(SESSION_ID_ROLE) == session_id:
+                return item
+        return None
+
+    # -- what the person does -------------------------------------------------------
+
+    def _current_changed(self, current: QListWidgetItem | None, _previous: object) -> None:
+        if self._populating or current is None or current.data(SESSION_ID_ROLE) is None:
+            return
+        session_id = int(current.data(SESSION_ID_ROLE))
+        if session_id != self._selected:
+            self._selected = session_id
+            self.session_activated.emit(session_id)
+
+    def start_rename(self, session_id: int) -> None:
+        item = self._item_for(session_id)
+        if item is not None:
+            self.list.editItem(item)
+
+    def _item_edited(self, item: QListWidgetItem) -> None:
+        if self._populating:
+            return
+        self.rename_requested.emit(int(item.data(SESSION_ID_ROLE)), item.text())
+
+    def _context_menu(self, position: QPoint) -> None:
+        item = self.list.itemAt(position)
+        if item is None or item.data(SESSION_ID_ROLE) is None:
+            return
+        session_id = int(item.data(SESSION_ID_ROLE))
+        menu = QMenu(self)
+        menu.addAction("Rename", lambda: self.start_rename(session_id))
+        menu.addAction("Delete…", lambda: self.confirm_delete(session_id))
+        self.menu = menu
+        menu.popup(self.list.viewport().mapToGlobal(position))
+
+    def _delete_current(self) -> None:
+        item = self.list.currentItem()
+        if item is not None and item.data(SESSION_ID_ROLE) is not None:
+            self.confirm_delete(int(item.data(SESSION_ID_ROLE)))
+
+    def confirm_delete(self, session_id: int) -> QMessageBox:
+        """Ask before deleting; `delete_requested` follows only if the person agrees."""
+        item = self._item_for(session_id)
+        title = item.text() if item is not None else "this chat"
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle("Delete chat")
+        box.setText(f"Delete “{title}”?")
+        box.setInformativeText(
+            "The chat and all its messages will be removed. This can't be undone."
+        )
+        delete_button = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+        delete_button.setProperty("destructive", True)  # drawn in the theme's danger colour
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+
+        def decided(_result: int) -> None:
+            if box.clickedButton() is delete_button:
+                self.delete_requested.emit(session_id)
+            self.confirm_box = None
+            box.deleteLater()
+
+        box.finished.connect(decided)
+        self.confirm_box = box
+        box.open()
+        return box
+
+
+LIST_STYLE = """
+#noChatsMatch { color: palette(placeholder-text); padding: 16px 6px; }
+"""
+
+STYLE = """
+#newChatButton {
+    background: $surface; border: 1px solid $border; border-radius: 8px;
+    padding: 7px 10px; text-align: left; font-weight: 600; color: $text;
+}
+#newChatButton:hover { background: $hover; }
+#newChatButton:focus { border: 2px solid $focus; padding: 6px 9px; }
+#sessionSearch {
+    background: $surface; border: 1px solid $border; border-radius: 8px; padding: 5px 8px;
+    color: $text;
+}
+#sessionSearch:focus { border: 2px solid $focus; padding: 4px 7px; }
+#sessionList {
+    background: transparent; border: 2px solid transparent; border-radius: 8px; outline: 0;
+    color: $text;
+}
+#sessionList:focus { border: 2px solid $focus; }
+#sessionList::item { padding: 7px 8px; border-radius: 6px; margin: 1px 0px; }
+#sessionList::item:hover { background: $hover; }
+#sessionList::item:selected { background: $selected; color: $text; }
+"""
