@@ -38,6 +38,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, Field
 
 from desktop.calls.gate import Gate, denial_text
+from desktop.calls.own_guard import KEY_NOTICE, own_place_refusal, without_keys
 from desktop.calls.permissions import Decision, ToolCall, never_rule
 from desktop.chat import images
 from desktop.chat.events import (
@@ -468,12 +469,16 @@ async def run_gated(
     """One described call, from the gate to its audited end: how every entry point runs a call
     (a chat's reply, `deskhand ui`, `deskhand mcp`, `deskhand apps call`).
 
-    A Never rule refuses it before the source does any work. The source asks the gate right
+    A call naming one of Deskhand's own places, or covered by a Never rule, is refused before
+    the source does any work; an API key in what it returns is replaced. The source asks the gate right
     before its effect, through `check` (by default `gate.check`, told what the person last
     allowed for this use). A run refused because what it acts on changed after its approval
     runs again, described anew, at most `MAX_ASKED_AGAIN` times. The allowed run's audit row
     is finished.
     """
+    own = await refused_as_own_place(use, call, source, gate)
+    if own is not None:
+        return own
     never = refused_by_never(call, gate)
     if never is not None:
         return never
@@ -491,7 +496,7 @@ async def run_gated(
     ctx = CallContext(
         session_id=session_id, attachments_dir=attachments_dir, approve=approve, progress=progress
     )
-    result = await _run_until_settled(use, call, source, ctx, gate, verdicts)
+    result = keys_removed(await _run_until_settled(use, call, source, ctx, gate, verdicts))
     current = verdicts[-1] if verdicts and not verdicts[-1].spent else None
     if current is not None and current.decision.verdict == "allow":
         gate.finished(
@@ -501,6 +506,28 @@ async def run_gated(
         # A source that ran without asking the gate is a bug: say so loudly in the log.
         log.error("%s ran %s without the gate", source.name, use.name)
     return Settled(result, verdicts[-1].decision if verdicts else None)
+
+
+async def refused_as_own_place(
+    use: ToolUse, call: ToolCall, source: ToolSource, gate: Gate
+) -> Settled | None:
+    """The refusal of a call that names one of Deskhand's own places (own_guard.py), audited;
+    None for any other call. No sheet: no one may allow it."""
+    found = await own_place_refusal(use, call, source)
+    if found is None:
+        return None
+    phrase, notice, decision = found
+    gate.record(call, decision)
+    refused = CallResult(content=[{"type": "text", "text": phrase}], is_error=True)
+    return Settled(refused.model_copy(update={"notices": [notice]}), decision)
+
+
+def keys_removed(result: CallResult) -> CallResult:
+    """The second line: an API key in a result is replaced before it is stored or sent."""
+    content, found = without_keys(result.content)
+    if not found:
+        return result
+    return result.model_copy(update={"content": content, "notices": [*result.notices, KEY_NOTICE]})
 
 
 def refused_by_never(call: ToolCall, gate: Gate) -> Settled | None:

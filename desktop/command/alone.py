@@ -30,6 +30,7 @@ from desktop.calls.sources.screen_elements import ScreenElements
 from desktop.command.actions import UI_SESSION, run_action
 from desktop.command.protocol import Request, Result
 from desktop.command.snapshots import keep_snapshots, put_back
+from desktop.system.keystore import KeyStore
 from desktop.system.paths import DataPaths
 from desktop.system.settings import SettingsFile
 from desktop.system.store import Store
@@ -79,6 +80,11 @@ async def run_alone(data_dir: Path | None, action: dict[str, Any]) -> Result:
     settings = SettingsFile(paths.settings).read()
     if settings is None:
         return Result(ok=False, error=SETTINGS_UNREADABLE)
+    # Known from now on, so that no result carries it (desktop/calls/own_guard.py).
+    keys = KeyStore(
+        account=paths.keychain_account, key_file=paths.key_file, storage=settings.key_storage
+    )
+    await keys.aget()
     status = await asyncio.to_thread(screen_status)
     usable = settings.screen.enabled and status.available
     elements = ScreenElements(available=lambda: usable, own_windows=list, looks=_Seen())

@@ -49,7 +49,7 @@ from desktop.calls.permissions import (
     decide,
     input_for_approver,
 )
-from desktop.calls.pipeline import CallResult, refused_by_never, run_gated
+from desktop.calls.pipeline import CallResult, refused_as_own_place, refused_by_never, run_gated
 from desktop.chat import images
 from desktop.command.protocol import read_info
 from desktop.mcp.offer import Offered, offered_tools
@@ -259,6 +259,9 @@ class ServedCalls:
         except InvalidInput:
             return _text(BAD_INPUT, error=True)
         self.workspace.refresh_settings()  # rules the window saved since the last call
+        own = await refused_as_own_place(use, call, offered.source, self._gate(None))
+        if own is not None:  # Deskhand's own places: no one is asked, nothing runs
+            return await mcp_result(own.result)
         never = refused_by_never(call, self._gate(None))  # before anyone is asked anything
         if never is not None:
             return _text(never.result.text(), error=True)
@@ -353,6 +356,7 @@ async def serve(workspace: Workspace) -> None:
     sources = [source for source in toolbox.sources() if source is not toolbox.mcp]
     for source in sources:
         await source.start()
+    await workspace.keys.aget()  # known from now on: no result sent to a client carries it
     calls = ServedCalls(workspace, offered_tools(sources))
     server = build_server(calls)
     try:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,6 +46,7 @@ DEFER_OVER = 30  # more tools than this in one request: MCP tools are found by t
 TOOL_SEARCH = {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"}
 MAX_DESCRIPTION = 10_000
 TARGET_LENGTH = 160
+ALLOWED_DIRS = "list_allowed_directories"  # the filesystem server's own report of its folders
 
 SERVER_OFF = (
     "The MCP server “{server}” is not running, so this tool cannot run now. Tell the person: "
@@ -113,6 +115,7 @@ class McpSource:
         self._listeners: list[Callable[[], None]] = []
         self._background: set[asyncio.Future[Any]] = set()
         self._reconciling = asyncio.Lock()
+        self._folders: dict[str, list[Path]] = {}  # what each server reported (path_bases)
 
     # -- what the person configured ---------------------------------------------------
 
@@ -217,6 +220,32 @@ class McpSource:
         status = await starting
         if status.state is ServerState.READY:
             self._remember_tools()
+            await self._learn_folders(server)
+
+    async def _learn_folders(self, server: str) -> None:
+        """The folders a server reports it reads relative paths from (the filesystem server's
+        allowed directories): Deskhand's own places are looked for in them too."""
+        connection = self.connections.get(server)
+        if connection is None or not any(t.name == ALLOWED_DIRS for t in connection.tools):
+            return
+        try:
+            result = await connection.call(ALLOWED_DIRS, {})
+        except Exception:  # a server that cannot say: its working folder and arguments remain
+            log.info("%s did not list its folders", server, exc_info=True)
+            return
+        lines = "\n".join(getattr(item, "text", "") for item in result.content).splitlines()
+        self._folders[server] = [Path(line.strip()) for line in lines if line.strip()[:1] == "/"]
+
+    def path_bases(self, use: ToolUse) -> list[Path]:
+        """Where the server of `use` reads a relative path from: the folders it reported, the
+        folders among its arguments, its working folder (see desktop/calls/own_guard.py)."""
+        found = self._offered().get(use.name)
+        entry = self.entry(found[0]) if found else None
+        if found is None or entry is None:
+            return []
+        cwd = Path(entry.cwd or os.getcwd()).expanduser()
+        folders = [cwd / arg for arg in entry.args if (cwd / arg).is_dir()]
+        return [*self._folders.get(found[0], []), *folders, cwd]
 
     # -- the lazy start's memory of each server's tools -------------------------------
 

@@ -13,6 +13,7 @@ import logging
 import os
 from pathlib import Path
 
+from desktop.system.own_places import remember_key
 from desktop.system.settings import KeyStorage
 
 log = logging.getLogger(__name__)
@@ -85,7 +86,9 @@ class KeyStore:
 
     def get(self) -> str | None:
         """The key to use: Deskhand's own first, then `ANTHROPIC_API_KEY`."""
-        return self.stored_key() or os.environ.get(ENV_KEY) or None
+        key = self.stored_key() or os.environ.get(ENV_KEY) or None
+        remember_key(key)  # no tool result may carry it (desktop/calls/own_guard.py)
+        return key
 
     def source(self) -> str:
         """Where `get()` finds the key, in words for the person."""
@@ -103,6 +106,7 @@ class KeyStore:
         """Store `key`; returns where it went: with no keychain, "keychain" means the private
         file; a keychain that refuses the key keeps it for this run only."""
         key = key.strip()
+        remember_key(key)
         self._session_key = None
         self.changes += 1
         if storage == "keychain" and not keychain_available():

@@ -1,0 +1,105 @@
+"""Deskhand's own places: the folders and files no tool may read, list or change.
+
+They are the data, config, log and cache folders (the platform's, and every `--data-dir` this
+process opened), the key file, the `deskhand ui` socket folder and the app bundle. Every
+`DataPaths` that is opened registers itself here (`protect`), so whichever entry point runs a
+call, the check sees the places of the data dir it works on, and always the platform's own.
+
+Also kept here: the API keys this process has seen, so a tool result that holds one can have it
+replaced before it is stored or sent (`known_keys`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from desktop.system.paths import DataPaths
+
+# Temporary socket folders (`desktop/command/protocol.py`) are made with this prefix.
+SOCKET_PREFIX = "deskhand-ui-"
+# Words that name Deskhand's places in a path that cannot be resolved ("$X/Deskhand/api-key").
+OWN_WORDS = ("deskhand", "deskhand.db", "deskhand.app")
+MIN_KEY = 8  # shorter strings are never taken for a key (they would match by chance)
+
+
+class Place(BaseModel, frozen=True):
+    """One own place: where it is, and what the person calls it ("the key file")."""
+
+    path: Path
+    name: str
+    folder: bool = True
+
+
+_data_paths: list[DataPaths] = []
+_keys: set[str] = set()
+
+
+def protect(paths: DataPaths) -> None:
+    """Count `paths`' folders and files among the own places for the rest of this process."""
+    if paths not in _data_paths:
+        _data_paths.append(paths)
+
+
+def remember_key(key: str | None) -> None:
+    """An API key this process holds: no tool result may carry it."""
+    if key and len(key.strip()) >= MIN_KEY:
+        _keys.add(key.strip())
+
+
+def known_keys() -> list[str]:
+    """Every key seen so far, and the environment's, longest first (a key may contain another)."""
+    keys = set(_keys)
+    env = os.environ.get("ANTHROPIC_API_KEY", "").strip()
+    if len(env) >= MIN_KEY:
+        keys.add(env)
+    return sorted(keys, key=len, reverse=True)
+
+
+def _of(paths: DataPaths) -> list[Place]:
+    places = [
+        Place(path=paths.key_file, name="key file", folder=False),
+        Place(path=paths.database, name="chat history", folder=False),
+        Place(path=paths.settings, name="settings", folder=False),
+        Place(path=paths.mcp_config, name="connector list", folder=False),
+        Place(path=paths.root / "ui", name="socket folder"),
+        Place(path=paths.attachments, name="attachments folder"),
+        Place(path=paths.logs, name="log folder"),
+        Place(path=paths.cache, name="cache folder"),
+        Place(path=paths.root, name="data folder"),
+        Place(path=paths.settings.parent, name="config folder"),
+    ]
+    return places
+
+
+def app_bundle() -> Path | None:
+    """The app bundle this process runs from (macOS `Deskhand.app`), or a frozen app's folder."""
+    if not getattr(sys, "frozen", False):
+        return None
+    executable = Path(sys.executable).resolve()
+    for parent in executable.parents:
+        if parent.suffix == ".app":
+            return parent
+    return executable.parent
+
+
+def places() -> list[Place]:
+    """Every own place, most specific first (a file before the folder that holds it)."""
+    found: list[Place] = []
+    for paths in [*_data_paths, DataPaths.for_data_dir(None)]:
+        found += _of(paths)
+    bundle = app_bundle()
+    if bundle is not None:
+        found.append(Place(path=bundle, name="app"))
+    unique = list(dict.fromkeys(found))
+    files = [p for p in unique if not p.folder]
+    folders = sorted((p for p in unique if p.folder), key=lambda p: -len(p.path.parts))
+    return files + folders
+
+
+def socket_folder(path: Path) -> bool:
+    """Inside a private temporary folder the `deskhand ui` socket uses when the data dir is deep."""
+    return any(part.startswith(SOCKET_PREFIX) for part in path.parts)
