@@ -25,6 +25,7 @@ from desktop.model_stream import client as model
 from desktop.system.keystore import KeyStore
 from desktop.system.paths import DataPaths
 from desktop.system.settings import KeyStorage, Settings, SettingsFile
+from desktop.system.signed_settings import OutsideChange
 from desktop.system.store import Store
 from tools.mac.apps import Preset
 
@@ -176,7 +177,8 @@ class Workspace:
 
     def refresh_settings(self) -> None:
         """Take the settings file as it is now if another process (the window) changed it since
-        this one read or wrote it; an unreadable file leaves the settings in force."""
+        this one read or wrote it; an unreadable file leaves the settings in force, and a
+        permission part changed outside Deskhand is not taken (`outside_change` says what)."""
         stamp = self.settings_file.stamp()
         if stamp == self._settings_stamp:
             return
@@ -188,6 +190,23 @@ class Workspace:
         self.settings = settings
         if browser_changed:
             self._reconfigure_browser()
+
+    @property
+    def outside_change(self) -> OutsideChange | None:
+        """Permission settings changed outside Deskhand, not in force until the person keeps
+        them (see desktop/system/signed_settings.py)."""
+        return self.settings_file.outside
+
+    def keep_outside_change(self) -> None:
+        """The person keeps what was changed outside: it is signed and in force from now on."""
+        change = self.settings_file.outside
+        if change is not None:
+            self.apply_settings(Settings.model_validate(change.proposed))
+
+    def discard_outside_change(self) -> None:
+        """The person discards it: the file gets back the settings Deskhand last wrote."""
+        if self.settings_file.outside is not None:
+            self.apply_settings(self.settings)
 
     def allow_host(self, host: str, session_id: int | None) -> str:
         """The person lets the browser reach a refused local host: in one chat (until quit),

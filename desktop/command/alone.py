@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -77,9 +78,12 @@ async def run_alone(data_dir: Path | None, action: dict[str, Any]) -> Result:
     await asyncio.to_thread(paths.ensure)
     # As the file is now. A broken one is left for the app to set aside and report; until then
     # nothing runs, since the person's rules (Never, Screen off) are in it.
-    settings = SettingsFile(paths.settings).read()
+    settings_file = SettingsFile(paths.settings)
+    settings = settings_file.read()
     if settings is None:
         return Result(ok=False, error=SETTINGS_UNREADABLE)
+    if settings_file.outside is not None:  # not in force: the person has not kept them
+        print(settings_file.outside.warning(), file=sys.stderr, flush=True)
     # Known from now on, so that no result carries it (desktop/calls/own_guard.py).
     keys = KeyStore(
         account=paths.keychain_account, key_file=paths.key_file, storage=settings.key_storage

@@ -26,6 +26,7 @@ import base64
 import hashlib
 import json
 import logging
+import sys
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -139,6 +140,16 @@ class ServedCalls:
     def __init__(self, workspace: Workspace, tools: dict[str, Offered]) -> None:
         self.workspace = workspace
         self.tools = tools
+        self._warned: str | None = None
+
+    def warn_outside(self) -> None:
+        """Say once on stderr (stdout carries MCP) what was changed outside Deskhand and is
+        therefore ignored."""
+        change = self.workspace.outside_change
+        warning = change.warning() if change is not None else None
+        if warning is not None and warning != self._warned:
+            print(warning, file=sys.stderr, flush=True)
+        self._warned = warning
 
     def list(self) -> mcp_types.ListToolsResult:
         return mcp_types.ListToolsResult(tools=[tool.mcp_tool() for tool in self.tools.values()])
@@ -259,6 +270,7 @@ class ServedCalls:
         except InvalidInput:
             return _text(BAD_INPUT, error=True)
         self.workspace.refresh_settings()  # rules the window saved since the last call
+        self.warn_outside()
         own = await refused_as_own_place(use, call, offered.source, self._gate(None))
         if own is not None:  # Deskhand's own places: no one is asked, nothing runs
             return await mcp_result(own.result)
@@ -358,6 +370,7 @@ async def serve(workspace: Workspace) -> None:
         await source.start()
     await workspace.keys.aget()  # known from now on: no result sent to a client carries it
     calls = ServedCalls(workspace, offered_tools(sources))
+    calls.warn_outside()
     server = build_server(calls)
     try:
         async with stdio_server() as (read, write):

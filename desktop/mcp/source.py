@@ -26,7 +26,10 @@ from desktop import __version__
 from desktop.calls.gate import denial_text
 from desktop.calls.permissions import ToolCall
 from desktop.calls.pipeline import ActionGroup, CallContext, CallResult, ToolUse, input_line
+from desktop.mcp.approved import FILE_NAME as APPROVED_FILE
+from desktop.mcp.approved import ConnectorApprovals
 from desktop.mcp.config import ConfigRead, McpConfig, ServerEntry, read_config, write_config
+from desktop.system.signed_settings import KEY_NAME, Seal
 from tools.base import ActionInfo, InvalidInput, Risk
 from tools.mcp.errors import CallRefused, ServerGone, ServerUnavailable
 from tools.mcp.names import api_name, rules_action, rules_tool, server_key
@@ -82,6 +85,15 @@ def judge(server: str, tool: mcp_types.Tool, *, trusted: bool) -> tuple[Risk, st
     return risk, f"MCP server “{server}”, trusted; {says}"
 
 
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """What tells a changed file apart (inode, size, modification time), or None if absent."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_ino, info.st_size, info.st_mtime_ns)
+
+
 def _schema(tool: mcp_types.Tool) -> dict[str, Any]:
     schema = dict(tool.input_schema)
     schema.setdefault("type", "object")
@@ -111,6 +123,12 @@ class McpSource:
         self._can_defer = can_defer
         # Read now (reading never writes), so Settings shows the servers before they start.
         self.read = read_config(config_path)
+        self.approvals = ConnectorApprovals(
+            config_path.with_name(APPROVED_FILE), Seal(config_path.with_name(KEY_NAME))
+        )
+        if self.read.problem is None:
+            self.approvals.adopt(self.config.servers)
+        self._stamp = _stamp(config_path)
         self.connections: dict[str, ServerConnection] = {}
         self._listeners: list[Callable[[], None]] = []
         self._background: set[asyncio.Future[Any]] = set()
@@ -125,6 +143,41 @@ class McpSource:
 
     def entry(self, server: str) -> ServerEntry | None:
         return self.config.servers.get(server)
+
+    def waiting(self) -> dict[str, ServerEntry]:
+        """Servers that are on but not approved as they are now: they wait for the person."""
+        return {
+            name: entry
+            for name, entry in self.config.servers.items()
+            if not entry.disabled and not self.approvals.approved(name, entry)
+        }
+
+    def approve(self, server: str, shown: ServerEntry) -> bool:
+        """The person lets `server` start, as `shown` to them; if the file says something else
+        by now, nothing is approved (the new version is asked about). Returns whether it was."""
+        entry = self.entry(server)
+        if entry is None or entry != shown:
+            return False
+        self.approvals.approve({server: entry})
+        self._in_background(self._reconcile())
+        self._changed()
+        return True
+
+    def notice_file_change(self) -> bool:
+        """Re-read mcp.json if it changed on disk since it was read or written (a text editor,
+        another program); a file that cannot be read now is left for Reload. New or changed
+        servers wait for the person's approval. Returns whether anything was taken."""
+        stamp = _stamp(self.config_path)
+        if stamp == self._stamp:
+            return False
+        self._stamp = stamp
+        read = read_config(self.config_path)
+        if read.problem is not None or read.text == self.read.text:
+            return False
+        self.read = read
+        self._in_background(self._reconcile())
+        self._changed()
+        return True
 
     def status(self, server: str) -> ServerStatus:
         connection = self.connections.get(server)
@@ -142,6 +195,7 @@ class McpSource:
     def reload(self) -> ConfigRead:
         """Read the file again (never writing it); servers that changed start or stop."""
         self.read = read_config(self.config_path)
+        self._stamp = _stamp(self.config_path)
         if self.read.problem is None:
             self._in_background(self._reconcile())
         self._changed()
@@ -153,7 +207,14 @@ class McpSource:
         Raises OSError when the file cannot be written, and ConfigChanged when it changed on
         disk since it was read; nothing changes then.
         """
+        before = self.config.servers
         text = write_config(self.config_path, config, read=self.read)
+        self._stamp = _stamp(self.config_path)
+        # What the person added or changed here is theirs: approved as saved. Servers they left
+        # as they were keep the approval they had (a server added by hand still waits).
+        self.approvals.approve(
+            {name: e for name, e in config.servers.items() if before.get(name) != e}
+        )
         self.read = ConfigRead(config=config, text=text)
         self._in_background(self._reconcile())
         self._changed()
@@ -192,7 +253,12 @@ class McpSource:
             await self._reconcile_now()
 
     async def _reconcile_now(self) -> None:
-        wanted = self.config.servers
+        # Only what the person approved runs; a server waiting for them is as if absent.
+        wanted = {
+            name: entry
+            for name, entry in self.config.servers.items()
+            if self.approvals.approved(name, entry)
+        }
         stops = []
         for server, connection in list(self.connections.items()):
             entry = wanted.get(server)
@@ -407,6 +473,7 @@ class McpSource:
     async def start(self) -> None:
         """Read the config and start the servers (behind the window: they may take seconds)."""
         self.read = read_config(self.config_path)
+        self._stamp = _stamp(self.config_path)
         if self.read.problem is not None:
             log.warning("MCP config not used: %s", self.read.problem)
             self._changed()

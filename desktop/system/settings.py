@@ -18,6 +18,15 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
 from desktop.calls.permissions import PermissionSettings
+from desktop.system.signed_settings import (
+    KEY_NAME,
+    SIGNED_KEY,
+    OutsideChange,
+    Seal,
+    differences,
+    part_of,
+    with_part,
+)
 from tools.mac.apps import Preset
 
 log = logging.getLogger(__name__)
@@ -238,20 +247,28 @@ class Settings(BaseModel):
 
 
 class SettingsFile:
-    """Loads and saves `Settings` as JSON. A broken file is moved aside, never silently lost."""
+    """Loads and saves `Settings` as JSON. A broken file is moved aside, never silently lost.
+
+    The permission part is signed (`signed_settings.py`): what was changed outside Deskhand is
+    not in force (`outside` says what it was) until the person keeps it.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.notice: str | None = None
+        self.seal = Seal(path.with_name(KEY_NAME))
+        self.outside: OutsideChange | None = None
 
     def load(self) -> Settings:
         if not self.path.exists():
+            self.outside = None
             return Settings()
         try:
-            return Settings.model_validate_json(self.path.read_text(encoding="utf-8"))
+            return self._verified(self.path.read_text(encoding="utf-8"))
         except (ValidationError, ValueError, OSError):
             aside = self.path.with_suffix(".json.broken")
             self.path.replace(aside)
+            self.outside = None
             self.notice = (
                 f"Your settings file could not be read and was moved to {aside}. "
                 "Deskhand started with default settings."
@@ -271,14 +288,44 @@ class SettingsFile:
         """The file as it is now, or None if it cannot be read (left as it is: the process that
         owns it will say so)."""
         if not self.path.exists():
+            self.outside = None
             return Settings()
         try:
-            return Settings.model_validate_json(self.path.read_text(encoding="utf-8"))
+            return self._verified(self.path.read_text(encoding="utf-8"))
         except (ValidationError, ValueError, OSError):
             return None
 
+    def _verified(self, text: str) -> Settings:
+        """The settings in force: the file's, with the permission part Deskhand signed."""
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("settings must be one JSON object")
+        block = data.pop(SIGNED_KEY, None)
+        found = Settings.model_validate(data)
+        dump = found.model_dump(mode="json")
+        if block is None and not self.seal.exists():
+            # Written before settings were signed, and nothing could have signed it: adopted.
+            self.outside = None
+            try:
+                self.save(found)
+            except OSError:
+                log.warning("could not sign the settings", exc_info=True)
+            return found
+        trusted = self.seal.trusted_part(block)
+        if trusted is None:  # no good code: only the defaults are known to be Deskhand's
+            trusted = part_of(Settings().model_dump(mode="json"))
+        changed = differences(trusted, part_of(dump))
+        if not changed:
+            self.outside = None
+            return found
+        self.outside = OutsideChange(differences=changed, proposed=dump)
+        return Settings.model_validate(with_part(dump, trusted))
+
     def save(self, settings: Settings) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        data = settings.model_dump(mode="json")
+        data[SIGNED_KEY] = self.seal.sign(data)
         tmp = self.path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(settings.model_dump(mode="json"), indent=2), encoding="utf-8")
+        tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
         tmp.replace(self.path)  # atomic: a crash mid-write never leaves half a file
+        self.outside = None

@@ -6,6 +6,7 @@ Nothing here downloads anything: a missing install fails the test with the comma
 
 from __future__ import annotations
 
+import json
 import socket
 import sys
 from pathlib import Path
@@ -63,3 +64,15 @@ def running_with(marker: str) -> list[int]:
         if marker in cmdline and state != "Z":
             found.append(int(entry.name))
     return found
+
+
+def write_approved(source: Any, data: dict[str, Any] | str) -> None:
+    """Write mcp.json as a text editor would, and approve its servers as the person does on
+    the window's sheet (a server written by hand starts only once approved)."""
+    from desktop.mcp.config import parse_config
+
+    text = data if isinstance(data, str) else json.dumps(data)
+    source.config_path.write_text(text)
+    read = parse_config(text, source.config_path)
+    if read.problem is None:
+        source.approvals.approve(read.config.servers)

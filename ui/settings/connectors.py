@@ -70,6 +70,11 @@ class ServerDraft:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+WAITING = "Waiting for you: not started until you press Start"
+START_TIP = "Start this server: it was added or changed outside Deskhand's Settings"
+CHANGED_SINCE = "mcp.json changed since this page opened. Press Reload, then Start."
+
+
 def status_text(status: ServerStatus, *, disabled: bool, saved: bool) -> str:
     if not saved:
         return "Not saved yet"
@@ -349,18 +354,23 @@ class ConnectorsPage(SettingsPage):
                 continue
             saved = draft.saved is not None and draft.saved in source.config.servers
             status = source.status(draft.saved) if draft.saved else ServerStatus()
-            item.setText(
-                status_text(status, disabled=bool(draft.entry.get("disabled")), saved=saved)
-            )
+            text = status_text(status, disabled=bool(draft.entry.get("disabled")), saved=saved)
+            if saved and draft.saved in source.waiting():
+                text = WAITING
+            item.setText(text)
             item.setToolTip(status.problem)
         editing = self._editing
         stderr = ""
         can_restart = False
+        waits = False
         if source is not None and editing is not None and editing.saved:
             status = source.status(editing.saved)
             stderr = status.stderr
             entry = source.entry(editing.saved)
             can_restart = entry is not None and not entry.disabled
+            waits = editing.saved in source.waiting()
+        self.restart.setText("Start" if waits else "Restart")
+        self.restart.setToolTip(START_TIP if waits else "Start the saved server again")
         self.stderr.setPlainText(stderr)
         self.stderr.setVisible(bool(stderr))
         self.restart.setEnabled(can_restart)
@@ -385,8 +395,16 @@ class ConnectorsPage(SettingsPage):
             self._fill()
 
     def restart_server(self) -> None:
-        if self.source is not None and self._editing is not None and self._editing.saved:
-            self.source.restart(self._editing.saved)
+        if self.source is None or self._editing is None or not self._editing.saved:
+            return
+        name = self._editing.saved
+        if name in self.source.waiting():
+            # Approved exactly as this page shows it; a file changed since is asked about anew.
+            shown = self._loaded.servers.get(name)
+            if shown is None or not self.source.approve(name, shown):
+                self.message.setText(CHANGED_SINCE)
+            return
+        self.source.restart(name)
 
     def reload_file(self) -> None:
         if self.source is not None:

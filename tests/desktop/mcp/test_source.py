@@ -28,8 +28,8 @@ T = TypeVar("T")
 
 
 def configure(ws: Workspace, servers: dict[str, dict[str, Any]], **top: Any) -> McpSource:
-    ws.paths.mcp_config.write_text(json.dumps({"mcpServers": servers, **top}))
     assert ws.toolbox.mcp is not None
+    mcp_servers.write_approved(ws.toolbox.mcp, {"mcpServers": servers, **top})
     return ws.toolbox.mcp
 
 

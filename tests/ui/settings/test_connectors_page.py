@@ -17,7 +17,7 @@ from desktop.workspace import Workspace
 from tests.support import mcp_servers
 from tests.support.waiting import wait_until
 from ui.settings import SettingsDialog
-from ui.settings.connectors import NAME, ON, STATUS, TRUSTED, ConnectorsPage
+from ui.settings.connectors import NAME, ON, STATUS, TRUSTED, WAITING, ConnectorsPage
 
 SAVE = QDialogButtonBox.StandardButton.Save
 
@@ -25,7 +25,7 @@ SAVE = QDialogButtonBox.StandardButton.Save
 @pytest.fixture
 def started(workspace: Workspace, aloop, tmp_path: Path) -> Iterator[Any]:  # type: ignore[no-untyped-def]
     def start(text: str) -> None:
-        workspace.paths.mcp_config.write_text(text)
+        mcp_servers.write_approved(workspace.toolbox.mcp, text)
         aloop.run_until_complete(workspace.toolbox.start())
 
     yield start
@@ -150,11 +150,14 @@ def test_a_bad_mcp_json_is_explained_and_never_overwritten(  # type: ignore[no-u
     assert not page.table.isEnabled() and not page.add.isEnabled()
     qtbot.mouseClick(dialog.button(SAVE), Qt.MouseButton.LeftButton)
     assert workspace.paths.mcp_config.read_text() == text  # nothing lost
-    # Fixed in an editor, then Reload: the servers are there and start.
+    # Fixed in an editor, then Reload: the servers are there, and wait for the person's Start.
     workspace.paths.mcp_config.write_text(text.replace(",}}", "}}"))
     _, page = open_page(qtbot, workspace)
     qtbot.mouseClick(page.reload, Qt.MouseButton.LeftButton)
     assert not page.problem.isVisible() and cell(page, 0, NAME) == "a"
+    assert cell(page, 0, STATUS) == WAITING and page.restart.text() == "Start"
+    assert not (tmp_path / "a" / "environ.json").exists()  # its command has not run
+    qtbot.mouseClick(page.restart, Qt.MouseButton.LeftButton)
     settle(aloop, lambda: cell(page, 0, STATUS) == "Ready · 2 tools", "the server")
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import io
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ def servers(workspace: Workspace, aloop, tmp_path: Path) -> Iterator[Any]:  # ty
     """`servers({...})` writes mcp.json and starts the servers as the app does at start."""
 
     def start(entries: dict[str, dict[str, Any]]) -> None:
-        workspace.paths.mcp_config.write_text(json.dumps({"mcpServers": entries}))
+        mcp_servers.write_approved(workspace.toolbox.mcp, {"mcpServers": entries})
         aloop.run_until_complete(workspace.toolbox.start())
 
     yield start
