@@ -76,6 +76,10 @@ class ConnectorApprovals:
         if not self.path.exists() and self.seal.new:
             self._write({name: fingerprint(entry) for name, entry in servers.items()})
 
+    def knows(self, name: str) -> bool:
+        """Whether a server of this name was approved before, in some other form."""
+        return name in self._read()
+
     def approved(self, name: str, entry: ServerEntry) -> bool:
         return self._read().get(name) == fingerprint(entry)
 

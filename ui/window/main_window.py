@@ -63,6 +63,7 @@ from ui.window.approval_sheet import ApprovalSheet
 from ui.window.browser_download import BrowserDownloadDialog
 from ui.window.composer import Composer, local_files
 from ui.window.menus import ShortcutsDialog, build_menus
+from ui.window.outside_changes import OutsideWatch
 from ui.window.own_windows import own_window_rects
 from ui.window.session_list import SessionList
 from ui.window.toolbar import WindowToolbar
@@ -224,6 +225,8 @@ class MainWindow(QMainWindow):
         # Screen control never acts on these windows; the visualizer shows what it does.
         workspace.toolbox.screen_hooks.own_windows = own_window_rects
         self.visualizer = ScreenVisualizer(workspace, self)
+        # Permission settings and connectors changed outside Deskhand wait for the person.
+        self.outside_watch = OutsideWatch(workspace, self)
 
         for notice in workspace.notices:
             self.banners.addWidget(NoticeBanner(notice))
@@ -748,6 +751,7 @@ class MainWindow(QMainWindow):
             self.download_task.cancel()
         if self._models_task is not None:
             self._models_task.cancel()
+        self.outside_watch.stop()
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         if shiboken6.isValid(self.tray.icon):  # gone already if the window was deleted

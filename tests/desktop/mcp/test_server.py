@@ -11,7 +11,7 @@ import os
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import mcp_types
 import pytest
@@ -44,11 +44,16 @@ def served(folder: Path, *options: str) -> StdioServerParameters:
 
 
 def session(
-    params: StdioServerParameters, work: Any, *, mode: str = "legacy", elicit: Elicit = None
+    params: StdioServerParameters,
+    work: Any,
+    *,
+    mode: str = "legacy",
+    elicit: Elicit = None,
+    errlog: TextIO = sys.stderr,
 ) -> Any:
     async def go() -> Any:
         async with Client(
-            stdio_client(params), mode=mode, elicitation_callback=elicit, cache=None
+            stdio_client(params, errlog=errlog), mode=mode, elicitation_callback=elicit, cache=None
         ) as client:
             return await work(client)
 
