@@ -1,1 +1,1 @@
-"""MCP: the connectors Claude uses (mcp.json, their tools as a source) and the `deskhand mcp` server."""
+"""MCP: the connectors Claude uses (mcp.json, approvals, their tools as a source) and the `deskhand mcp` server."""

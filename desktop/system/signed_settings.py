@@ -103,6 +103,12 @@ def _words(dotted: str, value: Any) -> str:
     return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else f"“{value}”"
 
 
+def _rule_name(key: str) -> str:
+    """A rule's key in words: “browser.javascript_exec” up to consequential."""
+    rest, _, cap = key.partition("^")
+    return f"“{rest}”" + (f" up to {cap}" if cap else "")
+
+
 def differences(trusted: dict[str, Any], found: dict[str, Any]) -> list[str]:
     """What changed from `trusted` to `found`, one line each, in the person's words."""
     lines: list[str] = []
@@ -117,13 +123,14 @@ def differences(trusted: dict[str, Any], found: dict[str, Any]) -> list[str]:
                 before, after = old_rules.get(key), new_rules.get(key)
                 if before == after:
                     continue
+                rule = f"Rule {_rule_name(key)}"
                 if before is None:
-                    lines.append(f"Rule “{key}”: {RULE_WORDS.get(str(after), after)} (added)")
+                    lines.append(f"{rule}: {RULE_WORDS.get(str(after), after)} (added)")
                 elif after is None:
-                    lines.append(f"Rule “{key}”: {RULE_WORDS.get(str(before), before)} (removed)")
+                    lines.append(f"{rule}: {RULE_WORDS.get(str(before), before)} (removed)")
                 else:
                     was, now = RULE_WORDS.get(before, before), RULE_WORDS.get(after, after)
-                    lines.append(f"Rule “{key}”: {was} → {now}")
+                    lines.append(f"{rule}: {was} → {now}")
             continue
         lines.append(f"{title}: {_words(dotted, old)} → {_words(dotted, new)}")
     return lines

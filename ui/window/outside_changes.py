@@ -34,6 +34,7 @@ from desktop.workspace import Workspace
 
 KEEP_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
 LOOK_EVERY_MS = 1500
+DETAILS_MAX = 280
 SHORT_PATH_PARTS = 3  # longer paths show as "…/name" in a sheet's title (the details have all)
 
 PERMISSIONS_TITLE = "Your permission settings were changed outside Deskhand:"
@@ -118,10 +119,16 @@ class OutsideChangeSheet(QDialog):
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         mono.setPointSizeF(mono.pointSizeF() * 0.9)
         self.details.setFont(mono)
-        rows = details.count("\n") + 2
-        spacing = self.details.fontMetrics().lineSpacing()
-        self.details.setFixedHeight(min(180, max(48, rows * spacing + 12)))
+        # Every line in sight where it fits: long paths wrap, so count them as they will.
+        metrics = self.details.fontMetrics()
+        width = max(1, (self.minimumWidth() - 40) // max(1, metrics.horizontalAdvance("m")))
+        rows = sum(1 + len(line) // width for line in details.splitlines()) + 1
+        self.details.setFixedHeight(min(DETAILS_MAX, max(48, rows * metrics.lineSpacing() + 14)))
         self.details.setVisible(bool(details))
+        self.details_title = QLabel("Exactly what starts")
+        self.details_title.setTextFormat(Qt.TextFormat.PlainText)
+        self.details_title.setEnabled(False)  # secondary, as the approval sheet's input title
+        self.details_title.setVisible(bool(details))
 
         self.yes = QPushButton(f"{yes}  {KEEP_KEYS}")
         self.no = QPushButton(f"{no}  Esc")
@@ -139,6 +146,7 @@ class OutsideChangeSheet(QDialog):
         layout.setSpacing(10)
         layout.addWidget(self.title)
         layout.addWidget(self.lines)
+        layout.addWidget(self.details_title)
         layout.addWidget(self.details)
         layout.addWidget(self.note)
         layout.addLayout(buttons)

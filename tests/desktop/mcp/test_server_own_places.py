@@ -67,5 +67,5 @@ def test_settings_changed_outside_are_ignored_and_said_on_stderr(tmp_path: Path)
     assert result.is_error  # it needs an approval no one can give: the rule is not in force
     said = errors.read_text()
     assert "permission settings were changed outside Deskhand" in said
-    assert "Rule “browser.javascript_exec^consequential”: Always allow (added)" in said
+    assert "Rule “browser.javascript_exec” up to consequential: Always allow (added)" in said
     assert os.path.exists(folder / "permissions.key")
