@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,12 +22,13 @@ from desktop.chat.agent import Agent
 from desktop.chat.conversations import Conversations
 from desktop.chat.events import AgentEvent
 from desktop.chat.transcript import replay
+from desktop.mcp.config import ServerEntry
 from desktop.model_stream import client as model
 from desktop.system.keystore import KeyStore
 from desktop.system.paths import DataPaths
 from desktop.system.settings import KeyStorage, Settings, SettingsFile
 from desktop.system.signed_settings import OutsideChange
-from desktop.system.store import Store
+from desktop.system.store import AuditEntry, Store
 from tools.mac.apps import Preset
 
 
@@ -202,11 +204,40 @@ class Workspace:
         change = self.settings_file.outside
         if change is not None:
             self.apply_settings(Settings.model_validate(change.proposed))
+            self._audit_outside("permissions", change.differences, kept=True)
 
     def discard_outside_change(self) -> None:
         """The person discards it: the file gets back the settings Deskhand last wrote."""
-        if self.settings_file.outside is not None:
+        change = self.settings_file.outside
+        if change is not None:
             self.apply_settings(self.settings)
+            self._audit_outside("permissions", change.differences, kept=False)
+
+    def answer_connector(self, name: str, shown: ServerEntry, start: bool) -> bool:
+        """The person's answer about a connector that waits (the window's sheet): started
+        exactly as shown, or left stopped. Returns whether it was approved."""
+        source = self.toolbox.mcp
+        approved = start and source is not None and source.approve(name, shown)
+        self._audit_outside(f"connector “{name}”", [shown.where()], kept=approved)
+        return approved
+
+    def _audit_outside(self, what: str, lines: list[str], *, kept: bool) -> None:
+        """The audit keeps the person's answer about a change made outside Deskhand."""
+        summary = f"Changed outside Deskhand, {what}: " + "; ".join(lines)
+        self.store.add_audit(
+            AuditEntry(
+                at=time.time(),
+                session_id=None,
+                tool="deskhand",
+                action="outside_change",
+                summary=summary[:500],
+                input_digest="",
+                decision="allowed" if kept else "denied",
+                decided_by="person",
+                outcome="kept" if kept else "discarded",
+                reason="" if kept else "the person did not keep it",
+            )
+        )
 
     def allow_host(self, host: str, session_id: int | None) -> str:
         """The person lets the browser reach a refused local host: in one chat (until quit),

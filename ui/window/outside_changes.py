@@ -251,10 +251,7 @@ class OutsideWatch(QObject):
             self.workspace.discard_outside_change()
 
     def _connector_answered(self, name: str, entry: ServerEntry, start: bool) -> None:
-        source = self.workspace.toolbox.mcp
-        if source is None:
-            return
-        if not start or not source.approve(name, entry):
+        if not self.workspace.answer_connector(name, entry, start):
             self._left_stopped.add((name, fingerprint(entry)))
 
     def stop(self) -> None:

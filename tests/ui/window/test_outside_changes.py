@@ -86,6 +86,9 @@ def test_a_rule_written_by_another_process_waits_for_the_person(  # type: ignore
     settle(aloop, lambda: sheet_of(window) is None, "the sheet to close")
     assert ws.outside_change is None and ws.mode is Mode.CHANGES
     assert json.loads(ws.paths.settings.read_text())["permissions"]["rules"] == {}
+    [row] = [a for a in ws.store.audit() if a.tool == "deskhand"]
+    assert (row.action, row.outcome, row.decided_by) == ("outside_change", "discarded", "person")
+    assert "Rule “notebook.write”: Always allow (added)" in row.summary
     ws.store.close()
 
 
@@ -145,6 +148,8 @@ def test_a_connector_added_by_another_process_starts_only_once_confirmed(  # typ
     settle(aloop, lambda: source.status("files").state is ServerState.READY, "the server")
     assert (markers / "environ.json").exists()
     assert source.waiting() == {}
+    answers = [a.outcome for a in workspace.store.audit() if a.action == "outside_change"]
+    assert answers == ["kept", "discarded"]  # newest first
 
 
 def test_a_connector_whose_command_changed_asks_again(  # type: ignore[no-untyped-def]
