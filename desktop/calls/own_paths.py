@@ -13,6 +13,7 @@ Pure reading of the file system (`realpath`): callers run it off the event loop.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import sys
@@ -28,8 +29,11 @@ from desktop.system.own_places import OWN_WORDS, SOCKET_PREFIX, Place, places, s
 
 # What separates the words of a command line or a sentence (`=` for --file=/path).
 _SPLIT = re.compile(r"[\s\"'`;|&<>(),=\[\]]+")
-_UNRESOLVED = re.compile(r"\$|%[A-Za-z_][A-Za-z0-9_]*%|[*?]")
-MAX_WORDS = 20_000  # an input with more words than this is read in its first ones only
+_UNKNOWN = re.compile(r"\$|%[A-Za-z_][A-Za-z0-9_]*%")
+_GLOB = re.compile(r"[*?\[]")
+# Words past this many in one input are compared as written (`..` folded), without asking the
+# file system about symlinks: a link into Deskhand's places could only be made by naming them.
+FOLLOW_LINKS_FOR = 20_000
 # Words in a name an unresolvable path may carry, and the place each one means.
 _FILE_WORDS = {
     "api-key": "key file",
@@ -76,20 +80,28 @@ def strings(value: Any) -> Iterator[str]:
 
 
 def words(text: str) -> Iterator[str]:
-    """The whole string, then each word of it, each also with its percent-encoding undone."""
+    """The whole string, then each word of it (and each part of a `a:b` list of paths), each
+    also with its percent-encoding undone."""
     seen: set[str] = set()
-    pieces = [text.strip(), *_SPLIT.split(text)]
-    for index, piece in enumerate(pieces):
-        if index > MAX_WORDS:
-            break
-        for spelling in (piece, unquote(piece)):
-            if spelling and spelling not in seen:
-                seen.add(spelling)
-                yield spelling
+    for piece in [text.strip(), *_SPLIT.split(text)]:
+        parts = [piece, *piece.split(":")] if ":" in piece else [piece]
+        for part in parts:
+            for spelling in (part, unquote(part)):
+                if spelling and spelling not in seen:
+                    seen.add(spelling)
+                    yield spelling
 
 
 def expand(word: str, home: Path) -> str | None:
-    """`word` as a file-system path the way a tool reads it, or None if it cannot be known."""
+    """`word` as a file-system path the way a tool reads it, or None if it cannot be known
+    (an unknown variable or user, another host's file URL, a wildcard)."""
+    pattern = expand_pattern(word, home)
+    return None if pattern is None or _GLOB.search(pattern) else pattern
+
+
+def expand_pattern(word: str, home: Path) -> str | None:
+    """`word` with `~`, variables and a file URL resolved, wildcards left as they are; None
+    when part of it cannot be known."""
     if word.lower().startswith("file:"):
         parts = urlsplit(word)
         if parts.netloc not in ("", "localhost"):
@@ -104,12 +116,10 @@ def expand(word: str, home: Path) -> str | None:
             if word.startswith("~"):
                 return None  # another user's home that does not exist here
     word = os.path.expandvars(word)
-    if _UNRESOLVED.search(word):
-        return None
-    return word
+    return None if _UNKNOWN.search(word) else word
 
 
-def _spellings(word: str, bases: Iterable[Path]) -> Iterator[str]:
+def _spellings(word: str, bases: Iterable[Path], *, links: bool = True) -> Iterator[str]:
     """Where `word` may land: as written (`..` folded) and with symlinks followed, against
     each folder a relative path may be read from."""
     if os.path.isabs(word):
@@ -119,7 +129,8 @@ def _spellings(word: str, bases: Iterable[Path]) -> Iterator[str]:
     for candidate in candidates:
         lexical = os.path.normpath(candidate)
         yield lexical
-        yield os.path.realpath(lexical)
+        if links:
+            yield os.path.realpath(lexical)
 
 
 def _words_name(word: str) -> str | None:
@@ -128,6 +139,22 @@ def _words_name(word: str) -> str | None:
     if not any(p in OWN_WORDS or p.startswith(SOCKET_PREFIX) for p in parts):
         return None
     return next((_FILE_WORDS[p] for p in reversed(parts) if p in _FILE_WORDS), "data folder")
+
+
+def _each(parts: tuple[str, ...], patterns: tuple[str, ...]) -> bool:
+    return all(fnmatch.fnmatchcase(part, want) for part, want in zip(parts, patterns, strict=True))
+
+
+def _unresolved(word: str, bases: list[Path], index: PlaceIndex, home: Path) -> str | None:
+    """The place a path that cannot be resolved names: by its wildcards, or by its words."""
+    pattern = expand_pattern(word, home)
+    if pattern is not None:  # wildcards only: compared with every place, as a shell would
+        heads = [pattern] if os.path.isabs(pattern) else [str(b / pattern) for b in bases]
+        for head in heads:
+            place = index.matched_by(head)
+            if place is not None:
+                return place.name
+    return _words_name(word)
 
 
 class PlaceIndex:
@@ -146,6 +173,27 @@ class PlaceIndex:
                 return place
         if socket_folder(Path(path)):
             return Place(path=Path(path), name="socket folder")
+        return None
+
+    def matched_by(self, pattern: str) -> Place | None:
+        """The place a wildcard pattern names, matched part by part as a shell does: a file
+        it matches, or a folder its leading parts match (it names something inside). With
+        `**` (any depth), the whole path is matched at once."""
+        wanted = Path(_norm(os.path.normpath(pattern))).parts
+        deep = "**" in wanted
+        for spelling, place in self.places:
+            parts = Path(spelling).parts
+            if deep:
+                hit = fnmatch.fnmatchcase(spelling, str(Path(*wanted))) or (
+                    place.folder
+                    and fnmatch.fnmatchcase(spelling + os.sep + "x", str(Path(*wanted)))
+                )
+            elif place.folder:
+                hit = len(wanted) >= len(parts) and _each(parts, wanted[: len(parts)])
+            else:
+                hit = len(wanted) == len(parts) and _each(parts, wanted)
+            if hit:
+                return place
         return None
 
     def holds_one(self, path: str) -> bool:
@@ -168,15 +216,17 @@ def touches(
     folders = list(dict.fromkeys(bases))
     takes_away = bool(_TAKES_AWAY.search(action))
     found: dict[str, Touch] = {}
+    count = 0
     for text in strings(value):
         for word in words(text):
+            count += 1
             expanded = expand(word, home)
             if expanded is None:
-                name = _words_name(word)
-                if name is not None:
-                    found.setdefault(name, Touch(place=name, path=word))
+                named = _unresolved(word, folders, index, home)
+                if named is not None:
+                    found.setdefault(named, Touch(place=named, path=word))
                 continue
-            for spelling in _spellings(expanded, folders):
+            for spelling in _spellings(expanded, folders, links=count <= FOLLOW_LINKS_FOR):
                 place = index.place_of(spelling)
                 if place is not None:
                     found.setdefault(place.name, Touch(place=place.name, path=word))

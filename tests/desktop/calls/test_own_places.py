@@ -225,3 +225,39 @@ def test_on_a_mac_another_case_of_the_name_is_the_same_file(
     assert touches(shouted, []) == []  # Linux: another file
     monkeypatch.setattr(sys, "platform", "darwin")  # case-insensitive, as APFS is by default
     assert [t.place for t in touches(shouted, [])] == ["key file"]
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "{home}/dat?/api-*",  # a shell's wildcards
+        "~/d*/*",
+        "/nowhere:{home}/data/api-key",  # one of a list of paths
+        "cat {home}/data/../data/api-key > /tmp/out",
+    ],
+)
+def test_wildcards_and_lists_that_name_deskhands_files_are_refused(
+    workspace: Workspace, home: Path, spelling: str
+) -> None:
+    found = touches({"command": spelling.format(home=home)}, [home])
+
+    assert found and found[0].place in ("key file", "data folder"), spelling
+
+
+def test_words_that_only_look_alike_are_not_refused(workspace: Workspace, home: Path) -> None:
+    text = (
+        "Deskhand is great. Read ~/notes/*.txt and $5 deals at https://deskhand.example/data, "
+        f"then {home}/database/api-key.txt and {home}/dat/x"
+    )
+
+    assert touches({"text": text}, [home]) == []
+
+
+def test_a_wildcard_over_the_folder_that_holds_them_names_only_what_it_matches(
+    workspace: Workspace, home: Path
+) -> None:
+    # The entries of the folder above the data dir: the data dir is one, not what it holds.
+    assert touches({"path": f"{home.parent}/*"}, [home]) == []
+    assert touches({"path": f"{home}/*.txt"}, [home]) == []
+    assert [t.place for t in touches({"path": f"{home}/*"}, [home])] == ["data folder"]
+    assert [t.place for t in touches({"path": f"{home}/**/api-key"}, [home])] == ["key file"]
