@@ -27,7 +27,7 @@ from desktop.model_stream import client as model
 from desktop.system.keystore import KeyStore
 from desktop.system.paths import DataPaths
 from desktop.system.settings import KeyStorage, Settings, SettingsFile
-from desktop.system.signed_settings import OutsideChange
+from desktop.system.signed_settings import OutsideChange, part_of, with_part
 from desktop.system.store import AuditEntry, Store
 from tools.mac.apps import Preset
 
@@ -199,19 +199,17 @@ class Workspace:
         them (see desktop/system/signed_settings.py)."""
         return self.settings_file.outside
 
-    def keep_outside_change(self) -> None:
-        """The person keeps what was changed outside: it is signed and in force from now on."""
-        change = self.settings_file.outside
-        if change is not None:
-            self.apply_settings(Settings.model_validate(change.proposed))
-            self._audit_outside("permissions", change.differences, kept=True)
+    def keep_outside_change(self, change: OutsideChange) -> None:
+        """The person keeps what was changed outside (as the sheet showed it): the permission
+        part it proposed is signed and in force from now on, beside the settings in force."""
+        kept = with_part(self.settings.model_dump(mode="json"), part_of(change.proposed))
+        self.apply_settings(Settings.model_validate(kept))
+        self._audit_outside("permissions", change.differences, kept=True)
 
-    def discard_outside_change(self) -> None:
+    def discard_outside_change(self, change: OutsideChange) -> None:
         """The person discards it: the file gets back the settings Deskhand last wrote."""
-        change = self.settings_file.outside
-        if change is not None:
-            self.apply_settings(self.settings)
-            self._audit_outside("permissions", change.differences, kept=False)
+        self.apply_settings(self.settings)
+        self._audit_outside("permissions", change.differences, kept=False)
 
     def answer_connector(self, name: str, shown: ServerEntry, start: bool) -> bool:
         """The person's answer about a connector that waits (the window's sheet): started

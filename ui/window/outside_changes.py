@@ -220,7 +220,10 @@ class OutsideWatch(QObject):
         ws.refresh_settings()
         change = ws.outside_change
         if change is not None:
-            self._ask(permissions_sheet(change, self.window), self._permissions_answered)
+            self._ask(
+                permissions_sheet(change, self.window),
+                lambda keep, c=change: self._permissions_answered(c, keep),
+            )
             return
         source = ws.toolbox.mcp
         if source is None:
@@ -244,11 +247,11 @@ class OutsideWatch(QObject):
         self.sheet = None
         QTimer.singleShot(0, self, self.look)  # the next question, if any
 
-    def _permissions_answered(self, keep: bool) -> None:
+    def _permissions_answered(self, change: OutsideChange, keep: bool) -> None:
         if keep:
-            self.workspace.keep_outside_change()
+            self.workspace.keep_outside_change(change)
         else:
-            self.workspace.discard_outside_change()
+            self.workspace.discard_outside_change(change)
 
     def _connector_answered(self, name: str, entry: ServerEntry, start: bool) -> None:
         if not self.workspace.answer_connector(name, entry, start):

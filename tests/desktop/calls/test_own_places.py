@@ -41,16 +41,26 @@ def hijacked(workspace: Workspace, home: Path) -> Workspace:
     return workspace
 
 
-@pytest.fixture
-def sheets(hijacked: Workspace) -> list[Any]:
+def allowing(ws: Workspace) -> list[Any]:
+    """A person at the window who allows whatever a sheet shows; returns what was shown."""
     shown: list[Any] = []
 
     def allow(request: Any) -> None:
         shown.append(request.call)
         request.answer(Answer(allow=True))
 
-    hijacked.approvals.subscribe(allow)
+    ws.approvals.subscribe(allow)
     return shown
+
+
+@pytest.fixture
+def sheets(hijacked: Workspace) -> list[Any]:
+    return allowing(hijacked)
+
+
+@pytest.fixture
+def sheets_of() -> Any:
+    return allowing
 
 
 def attack(ws: Workspace, server: ScriptedModelServer, *uses: ToolUse) -> list[ToolFinished]:
@@ -261,3 +271,20 @@ def test_a_wildcard_over_the_folder_that_holds_them_names_only_what_it_matches(
     assert touches({"path": f"{home}/*.txt"}, [home]) == []
     assert [t.place for t in touches({"path": f"{home}/*"}, [home])] == ["data folder"]
     assert [t.place for t in touches({"path": f"{home}/**/api-key"}, [home])] == ["key file"]
+
+
+def test_relative_paths_are_read_from_the_folders_the_server_reports(
+    workspace: Workspace, model_server: ScriptedModelServer, home: Path, sheets_of: Any
+) -> None:
+    work = home / "projects" / "work"
+    work.mkdir(parents=True)
+    (work / "d").symlink_to(workspace.paths.root)  # only from `work` does "d" lead there
+    configure(workspace, {"files": {**mcp_servers.filesystem(work), "trusted": True}})
+    workspace.set_mode(Mode.AUTONOMOUS)
+    shown = sheets_of(workspace)
+
+    [finished] = attack(workspace, model_server, files("read_text_file", path="d/settings.json"))
+
+    assert finished.outcome == "blocked"
+    assert finished.notices == ["Claude tried to read Deskhand's own settings. Refused."]
+    assert shown == []

@@ -74,8 +74,12 @@ def test_kept_changes_are_in_force_and_discarded_ones_are_gone(
 ) -> None:
     edit_elsewhere(workspace.paths.settings, rules={"notebook.write": "allow"})
     ws = Workspace.open(data_dir)
-    ws.keep_outside_change()
+    change = ws.outside_change
+    assert change is not None
+    ws.set_sidebar_visible(False)  # the window saves something else meanwhile
+    ws.keep_outside_change(change)
     assert ws.settings.permissions.rules == {"notebook.write": Rule.ALLOW}
+    assert not ws.settings.window.sidebar_visible
     again = Workspace.open(data_dir)
     assert again.outside_change is None and again.settings.permissions.rules
     ws.store.close()
@@ -83,7 +87,8 @@ def test_kept_changes_are_in_force_and_discarded_ones_are_gone(
 
     edit_elsewhere(workspace.paths.settings, mode="autonomous")
     ws = Workspace.open(data_dir)
-    ws.discard_outside_change()
+    assert ws.outside_change is not None
+    ws.discard_outside_change(ws.outside_change)
     assert json.loads(ws.paths.settings.read_text())["permissions"]["mode"] == "changes"
     assert Workspace.open(data_dir).outside_change is None
     ws.store.close()
