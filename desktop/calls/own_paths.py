@@ -30,6 +30,7 @@ from desktop.system.own_places import OWN_WORDS, SOCKET_PREFIX, Place, places, s
 # What separates the words of a command line or a sentence (`=` for --file=/path).
 _SPLIT = re.compile(r"[\s\"'`;|&<>(),=\[\]]+")
 _UNKNOWN = re.compile(r"\$|%[A-Za-z_][A-Za-z0-9_]*%")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 _GLOB = re.compile(r"[*?\[]")
 # Words past this many in one input are compared as written (`..` folded), without asking the
 # file system about symlinks: a link into Deskhand's places could only be made by naming them.
@@ -124,13 +125,23 @@ def _spellings(word: str, bases: Iterable[Path], *, links: bool = True) -> Itera
     each folder a relative path may be read from."""
     if os.path.isabs(word):
         candidates = [word]
+    elif _URL.match(word):
+        return  # a web address (file URLs were turned into paths before)
     else:
         candidates = [os.path.join(str(base), word) for base in bases]
+        if not _pathlike(word):
+            # A bare word ("seconds", a JSON key) names a file only where one is: otherwise a
+            # tool working in one of Deskhand's folders would have every word refused.
+            candidates = [c for c in candidates if os.path.lexists(c)]
     for candidate in candidates:
         lexical = os.path.normpath(candidate)
         yield lexical
         if links:
             yield os.path.realpath(lexical)
+
+
+def _pathlike(word: str) -> bool:
+    return os.sep in word or "/" in word or word in (".", "..")
 
 
 def _words_name(word: str) -> str | None:

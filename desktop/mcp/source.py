@@ -8,7 +8,8 @@ sheet as what "the server says". When all sources together offer more than `DEFE
 tools, the MCP tools are sent with `defer_loading` and the API's tool search finds them.
 
 Servers start behind the window (`start`), or on their first call when the config says so
-(their tools are then known from the last run); all stop on `close`. The config file is read
+(their tools are then known from the last run); all stop on `close`. Only servers the person
+approved as they are start (`approved.py`); the others wait for them. The config file is read
 here and written only by `save`, which Settings → Connectors calls on an explicit Save.
 """
 

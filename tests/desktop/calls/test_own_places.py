@@ -288,3 +288,17 @@ def test_relative_paths_are_read_from_the_folders_the_server_reports(
     assert finished.outcome == "blocked"
     assert finished.notices == ["Claude tried to read Deskhand's own settings. Refused."]
     assert shown == []
+
+
+def test_a_tool_working_inside_deskhands_folder_still_takes_plain_words(
+    workspace: Workspace,
+) -> None:
+    inside = workspace.paths.root / "probe-markers"  # a server's folder that happens to be there
+    inside.mkdir()
+
+    assert touches({"seconds": 60, "text": "hello"}, [inside]) == []
+    assert touches({"url": "https://example.com/a/b"}, [inside]) == []
+    assert [t.place for t in touches({"path": "./x"}, [inside])] == ["data folder"]
+    assert [t.place for t in touches({"path": "deskhand.db"}, [workspace.paths.root])] == [
+        "chat history"
+    ]

@@ -200,6 +200,8 @@ def test_importing_claude_desktops_servers(  # type: ignore[no-untyped-def]
         "disabled": True,
     }
     assert saved["a"]["command"] == sys.executable
+    source = workspace.toolbox.mcp  # importing is the person's approval: it starts when on
+    assert source.approvals.approved("memory", source.config.servers["memory"])
 
 
 def test_an_edit_made_in_a_text_editor_meanwhile_is_not_overwritten(  # type: ignore[no-untyped-def]
