@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from anthropic.tools import ToolError
 
+from tools.toolset_driver import refusal
+
 log = logging.getLogger(__name__)
 
 
@@ -132,13 +134,6 @@ NET_PHRASES: dict[str, str] = {
 }
 GENERIC_NET = "The page could not be loaded."
 _NET_CODE = re.compile(r"net::(ERR_[A-Z_]+)")
-
-
-def refusal(phrase: str) -> ToolError:
-    """The `ToolError` the model reads for `phrase`."""
-    from anthropic.tools import ToolError
-
-    return ToolError(phrase)
 
 
 def net_error_code(exc: BaseException) -> str | None:

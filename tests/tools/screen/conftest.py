@@ -272,11 +272,11 @@ class Elements:
         self.answer = True
 
     async def __call__(self, action: str, **input: Any) -> Result:
+        from desktop.calls.contract import CallContext, ToolUse
         from desktop.calls.permissions import Decision
-        from desktop.calls.pipeline import CallContext, ToolUse
 
         use = ToolUse(id=f"toolu_{next(_ids)}", name="screen", input={"action": action, **input})
-        call = self.source.describe(use, self.session_id)
+        call = await self.source.describe(use, self.session_id)
 
         async def approve(asked: Any) -> Decision:
             self.asked.append(asked)

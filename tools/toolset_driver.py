@@ -1,0 +1,181 @@
+"""What the two SDK toolset drivers (the browser's and the screen's) share.
+
+Both implement the members of an SDK toolset and leave validation, policies, `confirm` and
+rendering to the SDK. Around that, each does the same few things, written once here:
+
+- `ToolsetDriver.judge(tool_use)`: the call as the gate will see it (risk, reason, summary,
+  the page it acts on), judged from what it will really affect, before it runs. The app
+  describes each call once, with this, and shows that one description on the card and the
+  approval sheet; `confirm` then only asks the gate about it.
+- `ToolsetDriver.run(tool_use, progress=...)`: the finished `tool_result` block, and whether the
+  call was refused, nothing done, because what it acts on changed after it was described
+  (`ToolsetRun.changed`: the app then describes it again and asks again).
+- progress lines as each member starts (`progress_scope`, or the driver's `progress`);
+- `refusal(phrase)`: the SDK's `ToolError` carrying one of our fixed phrases;
+- `person_answered()`: told when the person (not a rule) allowed the call being confirmed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from anthropic.tools import ToolError
+    from anthropic.types.beta import BetaToolUseBlock
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "Judged",
+    "Progress",
+    "ToolsetDriver",
+    "ToolsetRun",
+    "progress_scope",
+    "refusal",
+]
+
+Progress = Callable[[str], None]
+
+
+class Judged(BaseModel):
+    """One call as the gate and the person see it, from what it will really affect."""
+
+    risk: str
+    reason: str
+    summary: str
+    page: str | None = None  # the page it acts on (the browser's), for where it lands
+
+
+class ToolsetRun(BaseModel):
+    """How one member call ended: the SDK's `tool_result` block, and whether it was refused,
+    nothing done, because what it acts on changed after it was described."""
+
+    block: dict[str, Any] = Field(default_factory=dict)
+    changed: bool = False
+
+
+class _Running:
+    """The call being run in this task: where its progress goes, and what became of it."""
+
+    def __init__(self, progress: Progress | None) -> None:
+        self.progress = progress
+        self.changed = False
+
+
+_running: ContextVar[_Running | None] = ContextVar("deskhand_toolset_call", default=None)
+
+
+@contextlib.contextmanager
+def progress_scope(callback: Progress | None) -> Iterator[None]:
+    """Send the progress lines of the toolset calls awaited inside this block to `callback`."""
+    token = _running.set(_Running(callback))
+    try:
+        yield
+    finally:
+        _running.reset(token)
+
+
+def refusal(phrase: str) -> ToolError:
+    """The `ToolError` the model reads for `phrase` (one of the drivers' fixed phrases)."""
+    from anthropic.tools import ToolError
+
+    return ToolError(phrase)
+
+
+class ToolsetDriver:
+    """Mixed into each driver, beside the SDK's abstract toolset class it implements."""
+
+    # The SDK's union of this family's tool_use blocks (it parses a member's input), and the
+    # context its `confirm` receives.
+    tool_use_union: Any = None
+    confirm_context: Any = None
+    title = ""  # the progress lines' prefix ("Browser")
+    progress: Progress | None = None  # progress lines outside any `progress_scope`
+
+    async def describe(self, context: Any) -> tuple[str, str, str]:
+        """(risk, reason, summary) of the call `confirm` is asked about."""
+        judged = await self.judged(context)
+        return judged.risk, judged.reason, judged.summary
+
+    async def judged(self, context: Any) -> Judged:
+        """The call in a confirm context, judged from what it will affect (the driver's own)."""
+        raise NotImplementedError
+
+    async def judge(self, tool_use: BetaToolUseBlock) -> Judged | None:
+        """The call as the gate will see it, before it runs; None when its input does not parse
+        (the SDK then refuses it, with what to fix, before anyone is asked)."""
+        import pydantic
+
+        parsed = self._parse(tool_use)
+        if parsed is None:
+            return None
+        values: dict[str, Any] = {"tool_use": tool_use, "member": tool_use.name, "input": parsed}
+        if "tab_id" in self.confirm_context.model_fields:
+            values["tab_id"] = getattr(parsed, "tab_id", None)
+        # Pydantic's raw constructor, as the SDK builds its own contexts: nothing is coerced.
+        context = pydantic.BaseModel.model_construct.__func__(  # type: ignore[attr-defined]
+            self.confirm_context, **values
+        )
+        return await self.judged(context)
+
+    def _parse(self, tool_use: BetaToolUseBlock) -> Any:
+        import pydantic
+
+        try:
+            block = pydantic.TypeAdapter(self.tool_use_union).validate_python(
+                tool_use.model_dump(exclude_none=True)
+            )
+        except pydantic.ValidationError:
+            return None
+        return block.input
+
+    async def run(self, tool_use: BetaToolUseBlock, *, progress: Progress | None) -> ToolsetRun:
+        """Run one member call through the SDK (policies, `confirm`, the member, rendering)."""
+        running = _Running(progress)
+        token = _running.set(running)
+        try:
+            block = await self.tool_result(tool_use)  # type: ignore[attr-defined]
+        finally:
+            _running.reset(token)
+        return ToolsetRun(block=dict(block), changed=running.changed)
+
+    def person_answered(self) -> None:
+        """The person (not a rule or a mode) allowed the call being confirmed."""
+        return None
+
+    @staticmethod
+    def mark_changed() -> None:
+        """The running call is refused, nothing done: what it acts on changed since `judge`."""
+        running = _running.get()
+        if running is not None:
+            running.changed = True
+
+    @staticmethod
+    def changed_now() -> bool:
+        """Whether the running call was refused for a change (it will run again)."""
+        running = _running.get()
+        return running is not None and running.changed
+
+    def report_progress(self, line: Callable[[], str]) -> None:
+        """One progress line for the member starting now (built only when someone listens)."""
+        running = _running.get()
+        callback = (running.progress if running is not None else None) or self.progress
+        if callback is None:
+            return
+        try:
+            callback(f"{self.title}: {line()}")
+        except Exception:
+            log.exception("The %s progress callback failed", self.title.lower())
+
+
+def input_of(context: Any) -> Mapping[str, Any]:
+    """A confirm context's parsed input as a plain dict."""
+    value: Any = getattr(context, "input", None)
+    to_dict = getattr(value, "to_dict", None)
+    return to_dict() if callable(to_dict) else {}
