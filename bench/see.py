@@ -44,6 +44,7 @@ from tools.base import RunContext  # noqa: E402
 from tools.screen.a11y.atspi import Accessibility, AtspiInspector  # noqa: E402
 from tools.screen.backends.x11 import X11Backend  # noqa: E402
 from tools.screen.geometry import Point  # noqa: E402
+from tools.screen.see.access import ScreenAccess  # noqa: E402
 from tools.screen.see.tool import ScreenTool  # noqa: E402
 from tools.screen.worker import ScreenWorker  # noqa: E402
 
@@ -79,7 +80,9 @@ class Timing:
 async def bench(display: str, bus: SessionBus, form: TargetApp, runs: int) -> None:
     accessibility = Accessibility(session=bus.address)
     worker = ScreenWorker(lambda: X11Backend(display))
-    tool = ScreenTool(accessibility=lambda: accessibility, worker=lambda: worker, own_pids={1})
+    tool = ScreenTool(
+        ScreenAccess(accessibility=accessibility, worker=worker, own_pids=frozenset({1}))
+    )
     context = RunContext(session_id=1, attachments_dir=Path("/nonexistent"))
 
     async def call(**given: Any) -> Any:

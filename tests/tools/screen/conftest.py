@@ -252,19 +252,22 @@ class Elements:
     ) -> None:
         from desktop.calls.sources.function_tools import FunctionTools
         from tools.base import ToolRegistry
+        from tools.screen.see.access import ScreenAccess
         from tools.screen.see.tool import ScreenTool
 
         self.looks = Looked()
         self.events: list[tuple[int, ScreenEvent]] = []  # (chat, event) as the visualizer hears
         self.captures: list[str] = []  # "before" / "after" each capture
         self.tool = ScreenTool(
-            accessibility=lambda: accessibility,
-            worker=lambda: worker,
-            own_pids=own_pids if own_pids is not None else {1},
-            looks=self.looks,
-            on_event=lambda chat, event: self.events.append((chat, event)),
-            before_capture=lambda: self.captures.append("before"),
-            after_capture=lambda: self.captures.append("after"),
+            ScreenAccess(
+                accessibility=accessibility,
+                worker=worker,
+                own_pids=frozenset(own_pids if own_pids is not None else {1}),
+                looks=self.looks,
+                on_event=lambda chat, event: self.events.append((chat, event)),
+                before_capture=lambda: self.captures.append("before"),
+                after_capture=lambda: self.captures.append("after"),
+            )
         )
         self.source = FunctionTools(ToolRegistry([self.tool]))
         self.session_id = session_id
