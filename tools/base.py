@@ -7,7 +7,9 @@ Two ways to give a tool its schema:
   scripting dictionary); validation checks the JSON input against it and passes the dict on.
 
 A tool never raises into the agent: failures come back as `ToolResult.failure(...)` with a
-fixed phrase, so the model reads what happened and the turn goes on.
+fixed phrase, so the model reads what happened and the turn goes on. `ToolFailure` is the base
+of what tools raise inside (never shown to the model); the one error the model reads from an
+SDK toolset is the SDK's own `ToolError`.
 """
 
 from __future__ import annotations
@@ -21,15 +23,15 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 
-class ToolError(Exception):
+class ToolFailure(Exception):
     """Base of the errors tools raise internally; turned into a fixed phrase before the model sees it."""
 
 
-class InvalidInput(ToolError):
+class InvalidInput(ToolFailure):
     """The model's input does not match the tool's schema."""
 
 
-class DuplicateTool(ToolError):
+class DuplicateTool(ToolFailure):
     """Two tools asked for the same name; the second would silently hide the first."""
 
 

@@ -12,13 +12,18 @@ rendering to the SDK. Around that, each does the same few things, written once h
   (`ToolsetRun.changed`: the app then describes it again and asks again).
 - progress lines as each member starts (`progress_scope`, or the driver's `progress`);
 - `refusal(phrase)`: the SDK's `ToolError` carrying one of our fixed phrases;
-- `person_answered()`: told when the person (not a rule) allowed the call being confirmed.
+- `person_answered()`: told when the person (not a rule) allowed the call being confirmed;
+- the member names both families have, grouped as their risk tables use them;
+- the model's image limits, and fitting a screenshot inside them.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import io
 import logging
+import math
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
@@ -28,19 +33,66 @@ from pydantic import BaseModel, Field
 if TYPE_CHECKING:
     from anthropic.tools import ToolError
     from anthropic.types.beta import BetaToolUseBlock
+    from PIL import Image
 
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "BUTTON_MEMBERS",
+    "CLICK_MEMBERS",
+    "KEYBOARD_MEMBERS",
+    "LOOK_MEMBERS",
+    "MAX_BASE64",
+    "MAX_EDGE",
+    "MAX_PIXELS",
     "Judged",
     "Progress",
     "ToolsetDriver",
     "ToolsetRun",
+    "base64_image",
+    "fit_factor",
     "progress_scope",
     "refusal",
 ]
 
 Progress = Callable[[str], None]
+
+# Members both toolsets have, by what they do.
+CLICK_MEMBERS = frozenset(
+    {"left_click", "right_click", "middle_click", "double_click", "triple_click"}
+)
+BUTTON_MEMBERS = frozenset({"left_click_drag", "left_mouse_down", "left_mouse_up"})
+KEYBOARD_MEMBERS = frozenset({"type", "key", "hold_key"})
+LOOK_MEMBERS = frozenset({"screenshot", "zoom", "wait"})
+
+# The model's image limits (DESIGN.md): long edge, pixels, and the base64 of one image.
+MAX_EDGE = 1568
+MAX_PIXELS = 1_150_000
+MAX_BASE64 = 5 * 1024 * 1024
+
+
+def fit_factor(width: float, height: float, *, upscale: float = 1.0) -> float:
+    """The largest factor <= `upscale` at which a `width`x`height` image fits the limits."""
+    by_edge = MAX_EDGE / max(width, height, 1)
+    by_area = math.sqrt(MAX_PIXELS / max(width * height, 1))
+    return min(upscale, by_edge, by_area)
+
+
+def base64_image(
+    image: Image.Image, *, png: bytes | None = None, **png_options: Any
+) -> tuple[str, str]:
+    """`(base64 data, media type)` of `image` (CPU work: call it in a thread): PNG, which keeps
+    text sharp (`png`: already encoded), or JPEG when a PNG would exceed the request limit."""
+    if png is None:
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG", **png_options)
+        png = buffer.getvalue()
+    data = base64.b64encode(png).decode("ascii")
+    if len(data) <= MAX_BASE64:
+        return data, "image/png"
+    buffer = io.BytesIO()
+    image.convert("RGB").save(buffer, format="JPEG", quality=80)
+    return base64.b64encode(buffer.getvalue()).decode("ascii"), "image/jpeg"
 
 
 class Judged(BaseModel):
