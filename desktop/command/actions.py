@@ -55,7 +55,7 @@ async def run_action(
 
     `needs_approval` is what the person reads when the gate had no one to ask. With
     `ask_first=False` (no one could answer), a call the gate would ask about is refused as soon
-    as it is described, before any lookup or preflight runs.
+    as it is described, before the tool looks anything up.
     """
     use = ToolUse(id=f"ui_{uuid.uuid4().hex[:20]}", name=request.tool, input=request.input)
     tool = source.registry.get(request.tool)

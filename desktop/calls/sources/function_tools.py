@@ -1,10 +1,11 @@
 """Function tools as a tool source: the registry's tools, each described and run the same way.
 
 A call is validated against the tool's schema and described (action, risk, summary, target):
-the card shows that description, and a Never rule is settled on it. Then, right before it
-runs, the tool may refuse it (`preflight`: it could not run as written) or complete it with
-lookups the approver should see (`prepare`: the tabs a close affects); the gate is asked about
-the call as it will run, and it runs.
+the card shows that description, and a Never rule is settled on it before the tool does any
+work. Then, right before it runs, the tool may refuse it (it could not run as written) or
+complete it with lookups the approver should see (`prepare`: the tabs a close affects, the
+element a click lands on as it is now); the gate is asked about the call as completed, and it
+runs.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from desktop.calls.contract import (
 )
 from desktop.calls.gate import denial_text
 from desktop.calls.permissions import ToolCall
-from tools.base import FunctionTool, InvalidInput, RunContext, ToolRegistry
+from tools.base import FunctionTool, InvalidInput, RunContext, ToolRegistry, ToolResult
 
 
 class FunctionTools(ToolSource):
@@ -53,9 +54,7 @@ class FunctionTools(ToolSource):
 
     async def describe(self, use: ToolUse, session_id: int) -> ToolCall:
         tool = self._tool(use)
-        return self._call(
-            tool, tool.bind(tool.validate(use.arguments), session_id), use, session_id
-        )
+        return self._call(tool, tool.validate(use.arguments, session_id), use, session_id)
 
     @staticmethod
     def _call(tool: FunctionTool[Any], parsed: Any, use: ToolUse, session_id: int) -> ToolCall:
@@ -76,13 +75,11 @@ class FunctionTools(ToolSource):
 
     async def run(self, use: ToolUse, call: ToolCall, ctx: CallContext) -> CallResult:
         tool = self._tool(use)
-        parsed = tool.bind(tool.validate(use.arguments), ctx.session_id)
-        if (refusal := await tool.preflight(parsed)) is not None:
-            return CallResult.of(refusal)  # nothing to ask about: it could not run as written
-        prepared = await tool.prepare(parsed)
-        if prepared is not parsed:  # the lookups complete what the approver reads
-            call = self._call(tool, prepared, use, ctx.session_id)
-        decision = await ctx.approve(call)
+        prepared = await tool.prepare(tool.validate(use.arguments, ctx.session_id))
+        if isinstance(prepared, ToolResult):
+            return CallResult.of(prepared)  # nothing to ask about: it could not run as written
+        # The lookups complete what the approver reads.
+        decision = await ctx.approve(self._call(tool, prepared, use, ctx.session_id))
         if decision.verdict != "allow":
             return CallResult.failure(denial_text(decision))
         run_context = RunContext(

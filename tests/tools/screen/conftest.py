@@ -238,7 +238,7 @@ class Looked:
 
 
 class Elements:
-    """The `screen` tool called the way the app's pipeline calls it: described, preflighted,
+    """The `screen` tool called the way the app's pipeline calls it: described, prepared,
     approved (every call the gate saw is in `asked`; `answer` is the gate's verdict), run.
     What it reported for the visualizer is in `events`, its capture hooks' calls in `captures`."""
 

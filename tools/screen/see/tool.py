@@ -200,14 +200,11 @@ class ScreenTool(FunctionTool[ScreenCall]):
         schema.pop("title", None)
         return schema
 
-    def validate(self, raw: dict[str, Any]) -> ScreenCall:
+    def validate(self, raw: dict[str, Any], session_id: int = 0) -> ScreenCall:
         try:
-            return ScreenCall(input=ScreenInput.model_validate(raw))
+            return ScreenCall(input=ScreenInput.model_validate(raw), session_id=session_id)
         except ValidationError as exc:
             raise InvalidInput(self.name) from exc
-
-    def bind(self, call: ScreenCall, session_id: int) -> ScreenCall:
-        return replace(call, session_id=session_id)
 
     def offered(self) -> bool:
         return self._access.available()
@@ -283,14 +280,15 @@ class ScreenTool(FunctionTool[ScreenCall]):
             return call.input.target().words()
         return None
 
-    async def preflight(self, call: ScreenCall) -> ToolResult | None:
+    async def prepare(self, call: ScreenCall) -> ScreenCall | ToolResult:
         """What no answer could allow, refused before anyone is asked: a missing id or value,
-        an id from no fresh snapshot, a changed window, a password field, Deskhand's own."""
+        an id from no fresh snapshot, a changed window, a password field, Deskhand's own.
+        Else the call, with its element read again so the gate judges it as it is now."""
         given = call.input
         if given.action == "wait" and not (given.role or given.label):
             return ToolResult.failure(errors.NEEDS_WHAT)
         if given.action not in ("click", "set_value", "scroll_to"):
-            return None
+            return call
         if given.id is None:
             return ToolResult.failure(errors.NEEDS_ID)
         if given.action == "set_value" and given.value is None:
@@ -313,7 +311,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
         if fresh is None:
             return ToolResult.failure(errors.STALE)
         self.snapshots.refresh(call.session_id, snapshot.id, fresh)  # the gate judges it as is
-        return _refusal(given.action, fresh, self._access.own_pids)
+        return _refusal(given.action, fresh, self._access.own_pids) or call
 
     # --- running -------------------------------------------------------------------------------
 
