@@ -54,8 +54,8 @@ class PageChanged(Exception):
     """What an approval covered (the page, the element) changed before the call acted on it.
 
     Nothing was done unless `partly_done` (earlier steps of the call already acted). The model
-    reads `PAGE_CHANGED` (or `PAGE_CHANGED_MIDWAY`); a call that did nothing is remembered, so
-    an app that can ask again (`PlaywrightBrowser.changed_since_described`) does so instead."""
+    reads `PAGE_CHANGED` (or `PAGE_CHANGED_MIDWAY`); a call that did nothing says so in its
+    run's result (`ToolsetRun.changed`), so an app that can ask again does so instead."""
 
     def __init__(self, *, partly_done: bool = False) -> None:
         super().__init__("changed since described")
