@@ -16,6 +16,7 @@ what it adds after a call (`after_call`).
 from __future__ import annotations
 
 import functools
+import logging
 from abc import abstractmethod
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
@@ -37,9 +38,15 @@ from tools.base import ActionInfo, Risk
 if TYPE_CHECKING:
     from tools.toolset_driver import ToolsetDriver
 
+log = logging.getLogger(__name__)
+
 Confirm = Callable[[Any], Awaitable[bool]]
 JUDGED_KEPT = 64  # descriptions of calls that never ran (refused first) are dropped after this
 NOT_OFFERED = "This tool is not available now. Tell the person; it may be turned off in Settings."
+NOT_JUDGED = (
+    "Deskhand could not tell what this action would affect, so it did not run it. Look again "
+    "(a screenshot or a read), then try once more."
+)
 
 
 class ToolsetSource(ToolSource):
@@ -111,7 +118,13 @@ class ToolsetSource(ToolSource):
             return call
         from anthropic.types.beta import BetaToolUseBlock  # loaded with the toolset
 
-        judged = await self.toolset(session_id).judge(BetaToolUseBlock.model_validate(use.block()))
+        try:
+            judged = await self.toolset(session_id).judge(
+                BetaToolUseBlock.model_validate(use.block())
+            )
+        except Exception:  # nothing judged: the call is described, and refused if it runs
+            log.exception("%s could not judge %s", self.name, use.name)
+            return call
         if judged is None:  # the SDK refuses the input, with what to fix, before asking
             return call
         self._judged[use.id] = None
@@ -150,9 +163,12 @@ class ToolsetSource(ToolSource):
         ToolError the model reads."""
         use_id = getattr(getattr(context, "tool_use", None), "id", None)
         running = self._running.get(use_id) if isinstance(use_id, str) else None
-        if running is None or use_id not in self._judged:
-            # Nothing to attribute the action to, or nothing judged to show: never approved.
+        if running is None:  # nothing to attribute the action to: never approved
             return False
+        if use_id not in self._judged:  # nothing judged to show the person: not run
+            from anthropic.tools import ToolError
+
+            raise ToolError(NOT_JUDGED)
         ctx, call = running
         decision = await ctx.approve(call)
         if decision.verdict != "allow":
