@@ -212,8 +212,3 @@ class CallCard(BaseModel):
     result: str = ""
     notices: list[str] = Field(default_factory=list)
     offers: list[str] = Field(default_factory=list)
-
-    @classmethod
-    def of(cls, call: ToolCall) -> CallCard:
-        """The card a described call starts with: its one description."""
-        return cls(label=call.label, summary=call.summary)

@@ -148,7 +148,8 @@ class ToolCalls:
             return self._finish(session_id, use, card, described, None, [], emit)
         assert source is not None
         call = described
-        cards[use.id] = card = self._start(session_id, use, CallCard.of(call), emit)
+        card = CallCard(label=call.label or source.label(use), summary=call.summary)
+        cards[use.id] = self._start(session_id, use, card, emit)
         settled = await run_gated(
             use,
             call,
