@@ -14,7 +14,9 @@ rendering to the SDK. Around that, each does the same few things, written once h
 - `refusal(phrase)`: the SDK's `ToolError` carrying one of our fixed phrases;
 - `person_answered()`: told when the person (not a rule) allowed the call being confirmed;
 - the member names both families have, grouped as their risk tables use them;
-- the model's image limits, and fitting a screenshot inside them.
+- the model's image limits, and fitting a screenshot inside them;
+- the grammar of key names the model writes ("ctrl+a Return", "ctrl++"), each driver
+  mapping single names to its own keys.
 """
 
 from __future__ import annotations
@@ -49,8 +51,11 @@ __all__ = [
     "Progress",
     "ToolsetDriver",
     "ToolsetRun",
+    "UnknownKey",
     "base64_image",
     "fit_factor",
+    "key_chord",
+    "key_sequence",
     "progress_scope",
     "refusal",
 ]
@@ -69,6 +74,31 @@ LOOK_MEMBERS = frozenset({"screenshot", "zoom", "wait"})
 MAX_EDGE = 1568
 MAX_PIXELS = 1_150_000
 MAX_BASE64 = 5 * 1024 * 1024
+
+
+class UnknownKey(ValueError):
+    """A key name the driver does not know (the model reads a fixed phrase, not a guess)."""
+
+
+def key_chord(chord: str, key: Callable[[str], str]) -> list[str]:
+    """One chord ("ctrl+shift+p"; "+" alone and "ctrl++" name the plus key), each name mapped
+    by `key` (which raises `UnknownKey`)."""
+    if chord == "+":
+        return [key("+")]
+    if chord.endswith("++"):
+        return [*key_chord(chord[:-2], key), key("+")]
+    parts = chord.split("+")
+    if any(part == "" for part in parts):
+        raise UnknownKey(chord)
+    return [key(part) for part in parts]
+
+
+def key_sequence(text: str, key: Callable[[str], str]) -> list[list[str]]:
+    """Space-separated chords, each a list of keys pressed together (in order)."""
+    chords = [chunk for chunk in text.split(" ") if chunk]
+    if not chords:
+        raise UnknownKey(text)
+    return [key_chord(chunk, key) for chunk in chords]
 
 
 def fit_factor(width: float, height: float, *, upscale: float = 1.0) -> float:
