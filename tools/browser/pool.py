@@ -22,7 +22,6 @@ from tools.browser.config import BrowserConfig
 from tools.browser.driver import PlaywrightBrowser
 from tools.browser.network.check import Resolver
 from tools.browser.runtime import BrowserRuntime
-from tools.toolset_driver import Progress
 
 __all__ = ["BrowserPool"]
 
@@ -50,22 +49,15 @@ class BrowserPool(BrowserRuntime):
         session_id: object,
         *,
         confirm: BetaAsyncConfirmCallable | None = None,
-        progress: Progress | None = None,
     ) -> PlaywrightBrowser:
         """The toolset for one chat session: cached, rebuilt when its confirm or the config changed."""
         key = str(session_id)
         confirm = confirm if confirm is not None else self.confirm
         cached = self._toolsets.get(key)
         if cached is not None and cached.confirm_hook is confirm and not cached.is_closed:
-            if progress is not None:
-                cached.progress = progress
             return cached
         toolset = PlaywrightBrowser(
-            self,
-            self.session(key),
-            confirm=confirm,
-            progress=progress,
-            tool_configs=self.tool_configs,
+            self, self.session(key), confirm=confirm, tool_configs=self.tool_configs
         )
         self._toolsets[key] = toolset
         return toolset

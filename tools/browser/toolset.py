@@ -62,7 +62,7 @@ from tools.browser.page.snapshot import AriaNode, parse_snapshot
 from tools.browser.runtime import BrowserRuntime
 from tools.browser.session import BrowserSession
 from tools.browser.tab import Tab
-from tools.toolset_driver import Judged, Progress, ToolsetDriver, input_of
+from tools.toolset_driver import Judged, ToolsetDriver, input_of
 
 log = logging.getLogger(__name__)
 
@@ -96,20 +96,17 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
         session: BrowserSession,
         *,
         confirm: BetaAsyncConfirmCallable | None,
-        progress: Progress | None = None,
         tool_configs: BetaToolConfigs | None = None,
     ) -> None:
         """The toolset over one session of `pool` (`BrowserPool.for_session` builds it).
 
         - `confirm`: the SDK's confirm callable, asked before every call (the app's gate);
           required when `javascript_exec` or `file_upload` is on.
-        - `progress`: called with one line ("Browser: click 'Sign in'") as each member starts.
         """
         self._pool = pool
         self._session = session
         self._confirm = confirm
         self._plans = Plans()
-        self.progress = progress
         config = pool.config
         self._config = config
         width, height = config.viewport
