@@ -39,7 +39,9 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from desktop import __version__
 from desktop.calls.approvals import ApprovalQueue, ApprovalRequest
-from desktop.calls.gate import Gate
+from desktop.calls.contract import CallResult
+from desktop.calls.gate import Gate, denial_text
+from desktop.calls.gated import refused_as_own_place, run_gated
 from desktop.calls.permissions import (
     NO_APPROVER,
     RISK_ORDER,
@@ -47,10 +49,8 @@ from desktop.calls.permissions import (
     Answer,
     Decision,
     ToolCall,
-    decide,
     input_for_approver,
 )
-from desktop.calls.pipeline import CallResult, refused_as_own_place, refused_by_never, run_gated
 from desktop.chat import images
 from desktop.command.protocol import read_info
 from desktop.mcp.offer import Offered, offered_tools
@@ -245,7 +245,7 @@ class ServedCalls:
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS or not can_elicit(ctx):
             return None
         key = approval_key(call)
-        if decide(call, self.workspace.permissions()).verdict != "ask":
+        if not self._gate(None).will_ask(call):
             return None
         if key in (params.input_responses or {}):
             return None
@@ -266,7 +266,7 @@ class ServedCalls:
             return _text(UNKNOWN_TOOL, error=True)
         use = offered.tool_use(f"mcp_{uuid.uuid4().hex[:20]}", dict(params.arguments or {}))
         try:
-            call = offered.source.describe(use, SESSION)
+            call = await offered.source.describe(use, SESSION)
         except InvalidInput:
             return _text(BAD_INPUT, error=True)
         self.workspace.refresh_settings()  # rules the window saved since the last call
@@ -274,9 +274,9 @@ class ServedCalls:
         own = await refused_as_own_place(use, call, offered.source, self._gate(None))
         if own is not None:  # Deskhand's own places: no one is asked, nothing runs
             return await mcp_result(own.result)
-        never = refused_by_never(call, self._gate(None))  # before anyone is asked anything
-        if never is not None:
-            return _text(never.result.text(), error=True)
+        refused = self._gate(None).refusal(call)  # before anyone is asked anything
+        if refused is not None:
+            return _text(denial_text(refused), error=True)
         question = self._question(ctx, params, call)
         if question is not None:
             return question
