@@ -18,6 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from desktop.system.paths import DataPaths
+from desktop.system.signed_settings import KEY_NAME
 
 # Temporary socket folders (`desktop/command/protocol.py`) are made with this prefix.
 SOCKET_PREFIX = "deskhand-ui-"
@@ -65,6 +66,12 @@ def _of(paths: DataPaths) -> list[Place]:
         Place(path=paths.database, name="chat history", folder=False),
         Place(path=paths.settings, name="settings", folder=False),
         Place(path=paths.mcp_config, name="connector list", folder=False),
+        Place(path=paths.settings.with_name(KEY_NAME), name="settings key", folder=False),
+        Place(  # desktop/mcp/approved.py
+            path=paths.mcp_config.with_name("mcp-approved.json"),
+            name="connector approvals",
+            folder=False,
+        ),
         Place(path=paths.root / "ui", name="socket folder"),
         Place(path=paths.attachments, name="attachments folder"),
         Place(path=paths.logs, name="log folder"),
