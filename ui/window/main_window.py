@@ -751,7 +751,8 @@ class MainWindow(QMainWindow):
             self.download_task.cancel()
         if self._models_task is not None:
             self._models_task.cancel()
-        self.outside_watch.stop()
+        if shiboken6.isValid(self.outside_watch):  # gone already if the window was deleted
+            self.outside_watch.stop()
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         if shiboken6.isValid(self.tray.icon):  # gone already if the window was deleted
