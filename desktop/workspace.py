@@ -15,6 +15,7 @@ from desktop.calls.approvals import ApprovalQueue
 from desktop.calls.gate import Gate
 from desktop.calls.permissions import Mode, PermissionSettings, Rule
 from desktop.calls.pipeline import ToolCalls
+from desktop.calls.plans import PlanBook
 from desktop.calls.sources.browser import browser_config
 from desktop.calls.toolbox import Toolbox
 from desktop.chat.agent import Agent
@@ -27,6 +28,7 @@ from desktop.system.paths import DataPaths
 from desktop.system.settings import KeyStorage, Settings, SettingsFile
 from desktop.system.store import Store
 from tools.mac.apps import Preset
+from tools.plan import PlanTool
 
 
 class Workspace:
@@ -52,6 +54,9 @@ class Workspace:
             current_settings=lambda: self.settings,
         )
         self.registry = self.toolbox.registry  # the function tools (tests add their own)
+        # Each chat's approved plan; `update_plan` proposes one, and only the person approves.
+        self.plans = PlanBook(lambda: self.settings.permissions.plan_minutes)
+        self.registry.add(PlanTool(self.plans.result_text))
         self.mode_override = mode  # --permission-mode: this run only, not saved
         self.approvals = ApprovalQueue()
         self.gate = Gate(
@@ -59,6 +64,7 @@ class Workspace:
             store=self.store,
             remember=self.set_rule,
             approvals=self.approvals,
+            plans=self.plans,
         )
         self.calls = ToolCalls(
             self.toolbox.sources,
@@ -205,7 +211,8 @@ class Workspace:
         return canonical
 
     async def delete_session(self, session_id: int) -> None:
-        """Delete a chat: its messages, its attachments and its browser context."""
+        """Delete a chat: its plan, its messages, its attachments and its browser context."""
+        self.plans.end(session_id)
         await self.toolbox.close_session(session_id)
         for path in self.store.delete_session(session_id):
             path.unlink(missing_ok=True)

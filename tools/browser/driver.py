@@ -115,6 +115,7 @@ from tools.browser.effect.approval import (
     ref_locator,
     resolve_effects,
 )
+from tools.browser.effect.destination import lands
 from tools.browser.effect.passwords import is_password, secret_refs
 from tools.browser.effect.risk import (
     EFFECT_MEMBERS,
@@ -325,9 +326,10 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
         after `describe` (asked once: the app then describes it again and asks again)."""
         return self._changed.pop(tool_use_id, False)
 
-    async def describe(self, context: BetaConfirmContext) -> tuple[str, str, str]:
-        """(risk, reason, summary) for the call `confirm` is asked about, judged from what it
-        will act on in the page as it is now; remembered for the re-check before it acts."""
+    async def describe(self, context: BetaConfirmContext) -> tuple[str, str, str, list[str]]:
+        """(risk, reason, summary, where else it lands) for the call `confirm` is asked about,
+        judged from what it will act on in the page as it is now; remembered for the re-check
+        before it acts."""
         member = context.member
         params = context.input.to_dict()
         tab = await self._existing_tab(context.input)
@@ -348,7 +350,7 @@ class PlaywrightBrowser(BetaAsyncAbstractBrowserToolset20260801):
                     }
                 )
             self._plans.keep(context.tool_use.id, plan)
-        return risk, reason, summary
+        return risk, reason, summary, lands(member, params, url, effects)
 
     async def _existing_tab(self, input: object) -> Tab | None:
         """The tab a call addresses, without opening one (describing must not launch anything)."""

@@ -42,7 +42,8 @@ class Toolset(Protocol):
     def summary(self, member: str, input: Mapping[str, Any], url: str | None = None) -> str: ...
 
     def describe(self, context: Any) -> Any:
-        """(risk, reason, summary) of the call `confirm` is asked about, or an awaitable of it."""
+        """(risk, reason, summary) of the call `confirm` is asked about, or an awaitable of it;
+        a browser adds a fourth item: the other places its effect lands (link, form action)."""
         ...
 
 
@@ -155,7 +156,7 @@ class ToolsetSource:
         described = self.toolset(session_id).describe(context)
         if inspect.isawaitable(described):  # a driver may look at the page to judge the effect
             described = await described
-        risk, reason, summary = described
+        risk, reason, summary, *more = described  # a browser adds where else it lands
         params = context.input.to_dict() if hasattr(context.input, "to_dict") else {}
         page = getattr(context, "tab_url", None)
         call = first.model_copy(
@@ -164,6 +165,7 @@ class ToolsetSource:
                 "reason": reason,
                 "summary": summary,
                 "target": self.family.target(context.member, params, page),
+                "lands": list(more[0]) if more else [],
             }
         )
         decision = await ctx.approve(call)
