@@ -30,7 +30,7 @@ from desktop.calls.permissions import Decision, Mode, Risk, ToolCall
 from tools.plan import NAME as PLAN_TOOL
 from tools.plan import PlanInput, normal_host
 
-__all__ = ["PLAN_TOOL", "Plan", "PlanBook"]
+__all__ = ["PLAN_TOOL", "Plan", "PlanBook", "PlanInput"]
 
 ONLY_THE_PERSON = "Only you can approve a plan"
 NOT_IN_PLAN = "Not in the plan: "
@@ -157,7 +157,7 @@ class PlanBook:
 
     def __init__(self, minutes: Callable[[], int], *, now: Callable[[], float] = time.time) -> None:
         self._minutes = minutes
-        self._now = now
+        self.now = now
         self._plans: dict[int, Plan] = {}
         self._listeners: list[Listener] = []
 
@@ -173,7 +173,7 @@ class PlanBook:
     def current(self, session_id: int) -> Plan | None:
         """The chat's plan while it lasts (an expired one is dropped here)."""
         plan = self._plans.get(session_id)
-        if plan is not None and self._now() >= plan.expires_at:
+        if plan is not None and self.now() >= plan.expires_at:
             del self._plans[session_id]
             self._changed(session_id)
             return None
@@ -226,7 +226,7 @@ class PlanBook:
         if not domains and not apps:
             self.end(call.session_id)
             return None
-        now = self._now()
+        now = self.now()
         plan = Plan(
             session_id=call.session_id,
             domains=domains,
