@@ -1,1 +1,1 @@
-"""The call pipeline: the tool-source contract, run_gated, the chat's runner, the gate, permissions, approvals and the toolbox."""
+"""The call pipeline: the tool-source contract, run_gated, the chat's runner, the gate, permissions, approvals, plans and the toolbox."""
