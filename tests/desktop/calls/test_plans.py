@@ -60,7 +60,9 @@ def test_a_plan_wider_than_one_site_is_refused_with_the_reason(pattern: str, why
     assert problem is not None and why in problem
 
 
-@pytest.mark.parametrize("pattern", ["docs.python.org", "*.python.org", "shop.co.uk", "x.github.io"])
+@pytest.mark.parametrize(
+    "pattern", ["docs.python.org", "*.python.org", "shop.co.uk", "x.github.io"]
+)
 def test_one_site_or_its_subdomains_is_a_plan(pattern: str) -> None:
     assert domain_problem(pattern) is None
 

@@ -72,9 +72,11 @@ class Sheets:
     def next(self, aloop) -> ApprovalSheet | PlanSheet:  # type: ignore[no-untyped-def]
         settle(
             aloop,
-            lambda: self.window.approval_sheet is not None
-            and self.window.approval_sheet.isVisible()
-            and self.window.approval_sheet not in self.shown,
+            lambda: (
+                self.window.approval_sheet is not None
+                and self.window.approval_sheet.isVisible()
+                and self.window.approval_sheet not in self.shown
+            ),
             "a sheet",
         )
         sheet = self.window.approval_sheet
@@ -183,9 +185,10 @@ def test_after_a_plan_whatever_leaves_its_sites_asks_and_nothing_reaches_the_oth
     assert sites.elsewhere.hits == []  # not one byte reached the other site
     assert "/plan/order" not in sites.docs.paths()
     states = [card.state.text() for card in window.thread.findChildren(ToolCard)]
-    assert states == ["Done", "Done", "Done", "You denied this", "Done", "Done"] + [
-        "You denied this"
-    ] * 4
+    assert (
+        states
+        == ["Done", "Done", "Done", "You denied this", "Done", "Done"] + ["You denied this"] * 4
+    )
     # Claude is told to propose a wider plan, not to try again.
     refusal = model_server.message_requests[4]["messages"][-1]["content"][0]
     assert refusal["is_error"] and "propose a wider plan" in refusal["content"][0]["text"]
