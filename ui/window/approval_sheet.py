@@ -121,7 +121,9 @@ class ApprovalSheet(QDialog):
         for button in (self.allow_once, self.allow_always, self.deny):
             button.setAutoDefault(False)
         # For a consequential call the safe answer is the default one.
-        (self.deny if call.risk is Risk.CONSEQUENTIAL else self.allow_once).setDefault(True)
+        # So it is for a call that leaves an approved plan: data would go somewhere unplanned.
+        safe_first = call.risk is Risk.CONSEQUENTIAL or bool(request.note)
+        (self.deny if safe_first else self.allow_once).setDefault(True)
         self.allow_once.clicked.connect(lambda: self._finish(Answer(allow=True)))
         self.allow_always.clicked.connect(self._allow_always)
         self.deny.clicked.connect(self._deny)

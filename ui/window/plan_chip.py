@@ -11,7 +11,15 @@ from datetime import datetime
 
 import shiboken6
 from PySide6.QtCore import QPoint, Qt, QTimer
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget, QWidgetAction
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QToolButton,
+    QWidget,
+    QWidgetAction,
+)
 
 from desktop.calls.plans import STILL_ASKS, Plan, PlanBook, clock
 
@@ -29,7 +37,7 @@ def coverage(plan: Plan) -> str:
     )
 
 
-class PlanChip(QWidget):
+class PlanChip(QFrame):
     """Shows the plan of the chat on screen, if it has one."""
 
     def __init__(self, plans: PlanBook, parent: QWidget | None = None) -> None:
@@ -49,7 +57,7 @@ class PlanChip(QWidget):
         self.end.setToolTip("End the plan: every step asks again as your mode says")
         self.end.clicked.connect(self._end)
         row = QHBoxLayout(self)
-        row.setContentsMargins(6, 0, 6, 0)
+        row.setContentsMargins(4, 0, 4, 0)
         row.setSpacing(0)
         row.addWidget(self.summary)
         row.addWidget(dot)
