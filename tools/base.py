@@ -112,6 +112,11 @@ class FunctionTool(Generic[InputT]):
         """What the call acts on, shown to the approver: a page URL or an app name."""
         return None
 
+    def lands(self, call: InputT) -> list[str]:
+        """Where else the call's effect reaches besides its target (a page it opens, a link it
+        follows): a chat's plan holds these to its sites too."""
+        return []
+
     def bind(self, call: InputT, session_id: int) -> InputT:
         """The call with the chat it is made in, for a tool that keeps something per chat (the
         screen's snapshots); called right after `validate`. No effects."""

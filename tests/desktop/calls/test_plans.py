@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop.calls.permissions import Mode
+from desktop.calls.permissions import Mode, PermissionSettings, Risk, Rule, ToolCall, decide
+from desktop.calls.plans import PLAN_TOOL, PlanBook
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, text_reply, tool_reply
 from tests.support.plan_sites import (
@@ -108,3 +109,116 @@ def test_the_documentation_task_asks_once_with_a_plan_in_the_default_mode(
     covered = [row for row in audit if row.decided_by == "plan"]
     assert {row.action for row in covered} == {"navigate", "left_click", "type", "key"}
     assert all(row.reason.startswith("allowed by the plan approved at ") for row in covered)
+
+
+def _call(tool: str, action: str, risk: Risk, target: str | None, *lands: str) -> ToolCall:
+    return ToolCall(
+        session_id=7,
+        tool_use_id="t",
+        tool=tool,
+        action=action,
+        input={},
+        risk=risk,
+        reason="",
+        summary="",
+        target=target,
+        lands=list(lands),
+    )
+
+
+def _approved_book() -> PlanBook:
+    book = PlanBook(lambda: 60)
+    proposal = _call(PLAN_TOOL, PLAN_TOOL, Risk.CHANGE, None).model_copy(
+        update={
+            "input": {
+                "domains": ["docs.example", "*.python.org"],
+                "approach": ["Read"],
+                "apps": ["Reminders"],
+            }
+        }
+    )
+    assert book.approve(proposal, None) is not None
+    return book
+
+
+def _verdict(book: PlanBook, call: ToolCall, mode: Mode, rules: dict[str, Rule] | None = None):  # type: ignore[no-untyped-def]
+    settings = PermissionSettings(mode=mode, rules=rules or {})
+    decision = book.judge(call, decide(call, settings), mode)
+    return decision.verdict, decision.by, decision.reason
+
+
+DOC = "http://docs.example/page"
+AWAY = "https://elsewhere.example/?q=4242-alpha"
+
+
+@pytest.mark.parametrize(
+    ("call", "mode", "expected"),
+    [
+        # Plan sites and apps: changes run in Ask for changes, as the plan's own decision.
+        (_call("browser", "left_click", Risk.CHANGE, DOC), Mode.CHANGES, ("allow", "plan")),
+        (_call("browser", "navigate", Risk.CHANGE, "https://www.python.org/"), Mode.CHANGES,
+         ("allow", "plan")),
+        (_call("macos", "reminder_add", Risk.CHANGE, "Reminders"), Mode.CHANGES, ("allow", "plan")),
+        (_call("screen", "click", Risk.CHANGE, "Reminders — Groceries"), Mode.CHANGES,
+         ("allow", "plan")),
+        (_call("tabs", "click", Risk.CHANGE, DOC), Mode.CHANGES, ("allow", "plan")),
+        # Consequential, or Ask every time: as without a plan.
+        (_call("browser", "left_click", Risk.CONSEQUENTIAL, DOC), Mode.CHANGES, ("ask", "mode")),
+        (_call("browser", "left_click", Risk.CHANGE, DOC), Mode.ASK, ("ask", "mode")),
+        (_call("browser", "left_click", Risk.CHANGE, DOC), Mode.AUTONOMOUS, ("allow", "mode")),
+        # Whatever lands outside asks in every mode.
+        (_call("browser", "navigate", Risk.CHANGE, AWAY), Mode.AUTONOMOUS, ("ask", "plan")),
+        (_call("browser", "key", Risk.CHANGE, DOC, AWAY), Mode.AUTONOMOUS, ("ask", "plan")),
+        (_call("tabs", "open_url", Risk.CHANGE, AWAY), Mode.AUTONOMOUS, ("ask", "plan")),
+        (_call("tabs", "click", Risk.CHANGE, DOC, AWAY), Mode.CHANGES, ("ask", "plan")),
+        (_call("macos", "mail_send", Risk.CHANGE, "Mail"), Mode.AUTONOMOUS, ("ask", "plan")),
+        (_call("macos", "clipboard_write", Risk.CHANGE, None), Mode.AUTONOMOUS, ("ask", "plan")),
+        # A plan site's look-alike is not the plan site.
+        (_call("browser", "navigate", Risk.CHANGE, "http://docs.example.evil.test/"),
+         Mode.CHANGES, ("ask", "plan")),
+        (_call("browser", "navigate", Risk.CHANGE, "http://notpython.org/"), Mode.CHANGES,
+         ("ask", "plan")),
+        # Reading leaks nothing: reads keep the mode's answer.
+        (_call("browser", "get_page_text", Risk.READ, AWAY), Mode.AUTONOMOUS, ("allow", "mode")),
+    ],
+)  # fmt: skip
+def test_what_a_plan_lets_run_and_what_still_asks(
+    call: ToolCall, mode: Mode, expected: tuple[str, str]
+) -> None:
+    verdict, by, reason = _verdict(_approved_book(), call, mode)
+    assert (verdict, by) == expected
+    if by == "plan" and verdict == "allow":
+        assert reason.startswith("allowed by the plan approved at ")
+    if by == "plan" and verdict == "ask":
+        assert reason.startswith("Not in the plan: ")
+
+
+def test_off_plan_asks_even_with_an_always_allow_rule_and_a_never_rule_still_refuses() -> None:
+    book = _approved_book()
+    away = _call("browser", "navigate", Risk.CHANGE, AWAY)
+    allowed = {"browser.navigate": Rule.ALLOW}
+    assert _verdict(book, away, Mode.CHANGES, allowed)[:2] == ("ask", "plan")
+    assert _verdict(book, away, Mode.CHANGES, allowed)[2] == "Not in the plan: elsewhere.example"
+    never = {"browser.left_click": Rule.NEVER}
+    on_plan = _call("browser", "left_click", Risk.CHANGE, DOC)
+    assert _verdict(book, on_plan, Mode.CHANGES, never)[:2] == ("deny", "rule")
+
+
+def test_only_the_person_approves_a_plan_and_not_outside_a_chat() -> None:
+    book = _approved_book()
+    proposal = _call(PLAN_TOOL, PLAN_TOOL, Risk.CHANGE, None)
+    rule = {PLAN_TOOL: Rule.ALLOW}
+    assert _verdict(book, proposal, Mode.AUTONOMOUS, rule)[:2] == ("ask", "plan")
+    served = proposal.model_copy(update={"session_id": 0})  # `deskhand mcp`
+    verdict, _by, reason = _verdict(book, served, Mode.AUTONOMOUS)
+    assert verdict == "deny" and "Plans belong to chats" in reason
+
+
+def test_a_plan_expires_after_its_minutes() -> None:
+    book = _approved_book()
+    plan = book.current(7)
+    assert plan is not None and plan.expires_at - plan.approved_at == 60 * 60
+    book.now = lambda: plan.expires_at
+    assert book.current(7) is None
+    on_plan = _call("browser", "left_click", Risk.CHANGE, DOC)
+    assert _verdict(book, on_plan, Mode.CHANGES)[:2] == ("ask", "mode")
