@@ -46,17 +46,17 @@ class Workspace:
             storage=self.settings.key_storage,
         )
         self.store = Store.open(paths.database)
+        # Each chat's approved plan; `update_plan` proposes one, and only the person approves.
+        self.plans = PlanBook(lambda: self.settings.permissions.plan_minutes)
         self.toolbox = Toolbox(
             self.settings,
             paths,
             on_automation_change=self._remember_automation,
             on_save_preset=self.save_preset,
             current_settings=lambda: self.settings,
+            plan_tool=PlanTool(self.plans.result_text),
         )
         self.registry = self.toolbox.registry  # the function tools (tests add their own)
-        # Each chat's approved plan; `update_plan` proposes one, and only the person approves.
-        self.plans = PlanBook(lambda: self.settings.permissions.plan_minutes)
-        self.registry.add(PlanTool(self.plans.result_text))
         self.mode_override = mode  # --permission-mode: this run only, not saved
         self.approvals = ApprovalQueue()
         self.gate = Gate(
