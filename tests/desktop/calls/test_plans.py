@@ -12,6 +12,7 @@ import pytest
 
 from desktop.calls.permissions import Mode, PermissionSettings, Risk, Rule, ToolCall, decide
 from desktop.calls.plans import PLAN_TOOL, PlanBook
+from desktop.system.audit_export import decision_text, reason_text
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, text_reply, tool_reply
 from tests.support.plan_sites import (
@@ -109,6 +110,9 @@ def test_the_documentation_task_asks_once_with_a_plan_in_the_default_mode(
     covered = [row for row in audit if row.decided_by == "plan"]
     assert {row.action for row in covered} == {"navigate", "left_click", "type", "key"}
     assert all(row.reason.startswith("allowed by the plan approved at ") for row in covered)
+    # Settings → Audit says so in its own words.
+    assert decision_text(covered[0]) == "Allowed by the plan"
+    assert reason_text(covered[0]) == covered[0].reason
 
 
 def _call(tool: str, action: str, risk: Risk, target: str | None, *lands: str) -> ToolCall:
