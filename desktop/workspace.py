@@ -55,6 +55,7 @@ class Workspace:
             on_save_preset=self.save_preset,
             current_settings=lambda: self.settings,
             plan_tool=PlanTool(self.plans.result_text),
+            navigation_hold=self.plans.navigation_hold,
         )
         self.registry = self.toolbox.registry  # the function tools (tests add their own)
         self.mode_override = mode  # --permission-mode: this run only, not saved

@@ -107,6 +107,8 @@ class Gate:
             self.plans.end(call.session_id)
             if allowed:
                 self.plans.approve(call, answer.keep)
+        elif allowed and plan_note and self.plans is not None:
+            self.plans.allowed_beyond(call)  # the person let this one leave the plan
         return Decision(
             verdict="allow" if allowed else "deny",
             by=answer.by,

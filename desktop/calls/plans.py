@@ -159,6 +159,9 @@ class PlanBook:
         self._minutes = minutes
         self.now = now
         self._plans: dict[int, Plan] = {}
+        # Per chat: hosts outside its plan the person allowed a call to reach (its browser
+        # tabs may go there too), until the plan ends.
+        self._beyond: dict[int, set[str]] = {}
         self._listeners: list[Listener] = []
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -180,8 +183,28 @@ class PlanBook:
         return plan
 
     def end(self, session_id: int) -> None:
+        self._beyond.pop(session_id, None)
         if self._plans.pop(session_id, None) is not None:
             self._changed(session_id)
+
+    def allowed_beyond(self, call: ToolCall) -> None:
+        """The person allowed `call`, which lands outside the chat's plan: where it goes on
+        the web may be reached (a navigation there is not held back)."""
+        hosts = {_host(place) for place in [call.target, *call.lands] if place and "://" in place}
+        known = {normal_host(host) for host in hosts if host}
+        self._beyond.setdefault(call.session_id, set()).update(known)
+
+    def navigation_hold(self, chat: str) -> Callable[[str], bool] | None:
+        """Where the browser tabs of chat `chat` (its id, as the browser keys it) may go while
+        its plan lasts: the plan's sites and what the person allowed beyond them. None without
+        a plan (the URL policy alone decides)."""
+        if not chat.isdigit():
+            return None
+        plan = self.current(int(chat))
+        if plan is None:
+            return None
+        beyond = self._beyond.get(int(chat), set())
+        return lambda host: plan.covers_host(host) or normal_host(host) in beyond
 
     def result_text(self, session_id: int) -> str | None:
         plan = self.current(session_id)
@@ -223,8 +246,8 @@ class PlanBook:
         kept = set(keep) if keep is not None else None
         domains = tuple(d for d in proposed.domains if kept is None or d in kept)
         apps = tuple(a for a in proposed.apps if kept is None or a in kept)
+        self.end(call.session_id)
         if not domains and not apps:
-            self.end(call.session_id)
             return None
         now = self.now()
         plan = Plan(

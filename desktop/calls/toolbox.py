@@ -54,8 +54,10 @@ class Toolbox:
         on_save_preset: Callable[[dict[str, Any]], None] | None = None,
         current_settings: Callable[[], Settings] | None = None,
         plan_tool: FunctionTool[Any] | None = None,
+        navigation_hold: Callable[[str], Callable[[str], bool] | None] | None = None,
     ) -> None:
         self._settings = current_settings or (lambda: settings)
+        self._navigation_hold = navigation_hold  # where a chat's plan lets its tabs go
         self._starting = False
         self._started = asyncio.Event()
         self.registry = ToolRegistry()
@@ -131,6 +133,8 @@ class Toolbox:
             from tools.browser.pool import BrowserPool
 
             self._browser_pool = BrowserPool(browser_config(settings.browser, self._downloads))
+            if self._navigation_hold is not None:
+                self._browser_pool.hold_navigations(self._navigation_hold)
             self._browser = ToolsetSource(browser_family(self._browser_pool))
 
     @property

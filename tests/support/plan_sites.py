@@ -88,6 +88,7 @@ def use_plan_browser(workspace: Workspace, sites: PlanSites) -> BrowserPool:
     config = browser_config(workspace.settings.browser, workspace.paths.downloads)
     config = dataclasses.replace(config, extra_args=sites.browser_args())
     pool = BrowserPool(config, resolver=resolver)
+    pool.hold_navigations(workspace.plans.navigation_hold)  # as the app's own pool is
     toolbox._browser_pool = pool  # built here instead of from the settings alone
     toolbox._browser = ToolsetSource(browser_family(pool))
     toolbox._browser_built = True

