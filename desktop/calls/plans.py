@@ -10,7 +10,9 @@ gate asks `PlanBook.judge` about every call of that chat:
   target, a form's action);
 - in *Ask for changes*, a read or a change that lands only on plan sites and apps runs
   unasked, audited as "allowed by the plan approved at 10:42";
-- consequential calls ask as before, and *Ask every time* still asks for each step.
+- consequential calls ask as before, and *Ask every time* still asks for each step;
+- the chat's browser tabs are held to the plan's sites (`navigation_hold`): a redirect or a
+  page script that takes a tab elsewhere is stopped, unless the person allowed that place.
 
 A plan ends when the person ends it, when Claude proposes another one, when its time runs
 out (Settings → Permissions), or when the app quits: it is held in memory, while the chat
