@@ -162,13 +162,14 @@ class PlanTool(Tool[PlanInput]):
             )
         ]
 
-    async def preflight(self, call: PlanInput) -> ToolResult | None:
+    async def prepare(self, call: PlanInput) -> PlanInput | ToolResult:
+        """A plan wider than its sites allow is refused here, before the person is asked."""
         problems = [p for p in map(domain_problem, call.domains) if p is not None]
         blank = [a for a in [*call.approach, *call.apps] if not a.strip()]
         if blank:
             problems.append("Steps and app names must not be empty.")
         if not problems:
-            return None
+            return call
         return ToolResult.failure(
             "This plan was refused before the person saw it: "
             + " ".join(problems)

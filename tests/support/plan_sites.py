@@ -17,8 +17,7 @@ from dataclasses import dataclass
 
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Answer, ToolCall
-from desktop.calls.sources.browser import browser_config, browser_family
-from desktop.calls.sources.toolsets import ToolsetSource
+from desktop.calls.sources.browser import BrowserSource, browser_config
 from desktop.workspace import Workspace
 from tests.support.model_server import (
     Reply,
@@ -90,7 +89,7 @@ def use_plan_browser(workspace: Workspace, sites: PlanSites) -> BrowserPool:
     pool = BrowserPool(config, resolver=resolver)
     pool.hold_navigations(workspace.plans.navigation_hold)  # as the app's own pool is
     toolbox._browser_pool = pool  # built here instead of from the settings alone
-    toolbox._browser = ToolsetSource(browser_family(pool))
+    toolbox._browser = BrowserSource(pool)
     toolbox._browser_built = True
     return pool
 

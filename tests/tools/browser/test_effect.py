@@ -45,7 +45,7 @@ class Autonomous:
 
     async def __call__(self, context: BetaConfirmContext) -> bool:
         assert self.toolset is not None
-        risk, reason, summary, _lands = await self.toolset.describe(context)
+        risk, reason, summary = await self.toolset.describe(context)
         self.asked.append(Asked(context.member, context.input.to_dict(), risk, reason, summary))
         if self.before_answer is not None:
             await self.before_answer()
