@@ -311,9 +311,12 @@ class SettingsFile:
             except OSError:
                 log.warning("could not sign the settings", exc_info=True)
             return found
+        defaults = part_of(Settings().model_dump(mode="json"))
         trusted = self.seal.trusted_part(block)
         if trusted is None:  # no good code: only the defaults are known to be Deskhand's
-            trusted = part_of(Settings().model_dump(mode="json"))
+            trusted = defaults
+        # A setting guarded since this file was signed has, as far as Deskhand knows, its default.
+        trusted = {**defaults, **{k: v for k, v in trusted.items() if k in defaults}}
         changed = differences(trusted, part_of(dump))
         if not changed:
             self.outside = None

@@ -1,7 +1,7 @@
 """The permission part of the settings carries a code that shows Deskhand wrote it.
 
-What widens what runs unasked, or where the conversation and the key go, is guarded: the mode
-and the rules, the sites the browser may reach on the local network, the browser's console,
+What widens what runs unasked, or where the conversation and the key go, is guarded: the mode,
+the rules and how long a plan lasts, the sites the browser may reach on the local network, the browser's console,
 network, JavaScript and upload switches and the upload folder, and the model's server. When
 Deskhand saves the settings it writes, beside them, that part and its HMAC-SHA256 under a key
 only Deskhand holds (`permissions.key`, readable only by the person's account, inside
@@ -32,6 +32,7 @@ KEY_NAME = "permissions.key"
 GUARDED: tuple[tuple[str, str], ...] = (
     ("permissions.mode", "Mode"),
     ("permissions.rules", "Rules"),
+    ("permissions.plan_minutes", "Permissions → minutes a plan lasts"),
     ("browser.allow_hosts", "Browser → always allowed sites"),
     ("browser.read_console", "Browser → read the console"),
     ("browser.read_network", "Browser → read network requests"),

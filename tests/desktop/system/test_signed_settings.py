@@ -160,3 +160,14 @@ def test_deskhand_ui_without_a_window_ignores_the_change_and_says_so(
     assert "permission settings were changed outside Deskhand" in err
     assert "Mode: Ask for changes → Autonomous" in err
     assert DataPaths.for_data_dir(data_dir).settings.exists()
+
+
+def test_a_longer_plan_written_elsewhere_waits_too(workspace: Workspace, data_dir: Path) -> None:
+    edit_elsewhere(workspace.paths.settings, plan_minutes=24 * 60)
+
+    ws = Workspace.open(data_dir)
+
+    assert ws.settings.permissions.plan_minutes == 60
+    assert ws.outside_change is not None
+    assert ws.outside_change.differences == ["Permissions → minutes a plan lasts: 60 → 1440"]
+    ws.store.close()
