@@ -418,9 +418,6 @@ class MainWindow(QMainWindow):
         assert isinstance(view, ThreadView)
         return view
 
-    def view_for(self, session_id: int) -> ThreadView | None:
-        return self._views.get(session_id)
-
     def _make_view(self, session_id: int | None) -> ThreadView:
         view = ThreadView(session_id)
         view.retry_requested.connect(self.retry)

@@ -137,32 +137,8 @@ class OsaEngine:
         `app` is the app the script sends Apple Events to (None when it talks to none): it
         names the app in messages and records its Automation state.
         """
-        return await self._call(script, payload, app=app, time_limit=time_limit, pooled=True)
-
-    async def call_once(
-        self,
-        script: str,
-        payload: Mapping[str, Any],
-        *,
-        app: str | None = None,
-        time_limit: float | None = None,
-    ) -> Any:
-        """Like `call`, always in a fresh osascript process."""
-        return await self._call(script, payload, app=app, time_limit=time_limit, pooled=False)
-
-    async def _call(
-        self,
-        script: str,
-        payload: Mapping[str, Any],
-        *,
-        app: str | None,
-        time_limit: float | None,
-        pooled: bool,
-    ) -> Any:
         try:
-            text = await self._run(
-                script, payload_json(payload), app=app, time_limit=time_limit, pooled=pooled
-            )
+            text = await self._run(script, payload_json(payload), app=app, time_limit=time_limit)
             result = decode_output(text, app=app)
         except OsaError as exc:
             log.info("%s failed: %s (%s)", script, exc.problem.kind, exc.problem.number)
@@ -174,13 +150,13 @@ class OsaEngine:
         return result
 
     async def _run(
-        self, script: str, payload: str, *, app: str | None, time_limit: float | None, pooled: bool
+        self, script: str, payload: str, *, app: str | None, time_limit: float | None
     ) -> str:
         path = self.script_path(script)
         if self.osascript is None:
             raise OsaError(problem(ProblemKind.UNAVAILABLE, app=app))
         limit = self.timeout if time_limit is None else time_limit
-        if pooled and self.pool is not None:
+        if self.pool is not None:
             output = await self.pool.run(script, payload, time_limit=limit, app=app)
             if output is not None:
                 return output

@@ -17,7 +17,6 @@ from pydantic import BaseModel, Field
 Access = Literal["r", "w", "rw"]
 
 _NOT_WORD = re.compile(r"[^a-z0-9]")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def term_key(name: str) -> str:
@@ -34,11 +33,6 @@ def jxa_name(term: str) -> str:
         return ""
     first = words[0].lower() if words[0].isupper() else words[0][0].lower() + words[0][1:]
     return first + "".join(word[0].upper() + word[1:] for word in words[1:])
-
-
-def words_of(name: str) -> str:
-    """A camelCase name as words, for matching: "diskItems" -> "disk Items"."""
-    return _CAMEL.sub(" ", name)
 
 
 class TypeRef(BaseModel):
