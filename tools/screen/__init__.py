@@ -20,7 +20,8 @@ Public pieces:
 from typing import TYPE_CHECKING, Any
 
 from tools.screen.a11y.elements import Element, Inspector
-from tools.screen.backends.base import ScreenBackend, ScreenStatus, ScreenUnavailable, screen_status
+from tools.screen.backends.base import ScreenBackend, ScreenStatus, ScreenUnavailable
+from tools.screen.backends.factory import screen_status
 from tools.screen.displays import Display, describe_displays
 from tools.screen.errors import ScreenError
 from tools.screen.events import ScreenEvent, ScreenEventSink

@@ -97,8 +97,8 @@ from tools.screen.backends.base import (
     ScreenBackend,
     ScreenUnavailable,
     WindowInfo,
-    open_backend,
 )
+from tools.screen.backends.factory import open_backend
 from tools.screen.displays import (
     Display,
     describe_displays,
