@@ -88,16 +88,6 @@ class Agent:
             await self._client.close()
             self._client = None
 
-    async def run_turn(self, session_id: int, text: str, emit: Emit) -> None:
-        """Commit the person's message, then answer it."""
-        message_id = self.store.add_message(session_id, "user", [{"type": "text", "text": text}])
-        emit(
-            MessageCommitted(
-                session_id=session_id, message_id=message_id, role="user", status="complete"
-            )
-        )
-        await self.continue_turn(session_id, emit)
-
     async def continue_turn(self, session_id: int, emit: Emit) -> None:
         """Answer the stored history as it is (also what Retry does after a failure)."""
         emit(TurnStarted(session_id=session_id))

@@ -512,11 +512,6 @@ class MainWindow(QMainWindow):
 
     # -- turns ----------------------------------------------------------------------
 
-    @property
-    def turn_task(self) -> asyncio.Task[None] | None:
-        """The newest turn (tests wait on it)."""
-        return self.conversations.latest
-
     def _submit(self, text: str) -> None:
         if self.send(text, self.composer.attachments()):
             self.composer.clear()
