@@ -1,4 +1,6 @@
-"""The gate in front of every tool call: decide, ask the person when needed, audit, remember rules."""
+"""The gate in front of every tool call: it asks `permissions.decide`, awaits the person's answer
+when that is `ask` (through `approvals`), audits every decision and outcome, and remembers the
+rules the person sets on a sheet."""
 
 from __future__ import annotations
 

@@ -1,8 +1,10 @@
-"""The one gate every tool call passes: modes, per-action rules, decisions, and approval requests.
+"""Permissions, pure: modes, per-action rules, the call as it is judged, and `decide`.
 
 Decision order: the person's rule for the action (Never / Always allow / Ask), then the
-mode by the call's risk level. A mode never overrides a Never rule. `ask` is answered by
-the person through an `ApprovalRequest` that the window shows as a sheet.
+mode by the call's risk level. A mode never overrides a Never rule. Nothing here waits,
+asks or writes: the gate (`gate.py`) calls `decide`, asks the person when it says `ask`,
+audits the outcome and remembers rules; the person's answers and the fixed phrases a
+refusal is told in are defined here so both sides share them.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The one tool pipeline: every `tool_use`, whatever its kind, takes the same path.
 
-A `ToolSource` (function tools, an SDK toolset, later MCP servers and generated tools)
+A `ToolSource` (function tools, generated dictionary commands among them, an SDK toolset, MCP)
 offers `tools[]` entries and answers for the calls it handles: it describes a call
 (label, summary, target, action, risk and its reason) and runs it with a `CallContext`.
 `run_gated` is the only place that runs a described call, whoever sent it (a chat's reply

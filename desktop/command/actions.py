@@ -2,8 +2,8 @@
 rule refuses it before any work, the gate decides (and asks, where someone can answer), the audit
 log keeps it, and the result becomes the command's `Result`.
 
-Shared by the running app's socket (`ui_socket.py`) and the command on its own when no app runs
-(`ui_alone.py`), so both take the same path with the same rules.
+Shared by the running app's socket (`listener.py`) and the command on its own when no app runs
+(`alone.py`), so both take the same path with the same rules.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ Public pieces:
 - `UrlPolicy`: which addresses may open (pure); `browser_risk` / `browser_summary`: a call's
   risk level and one-line summary for its card, before it runs (pure). The gate's own comes
   from `await PlaywrightBrowser.describe(context)`, judged from the element the call will
-  really act on (`effect`, `risk`), and the driver holds the call to it (`plan`).
+  really act on (`effect/target.py`, `effect/risk.py`), and the driver holds the call to it
+  (`effect/approval.py`).
 - `find_browser` / `install_hint`: which browser will run, or the command that installs one.
 
 Each name loads its module when first used: the driver and the pool bring in Playwright and

@@ -1,7 +1,7 @@
 """`ScreenComputer`: the SDK's computer toolset (`computer_toolset_20260801`) on this computer's screen.
 
 How the app uses it (the SDK validates inputs, calls `confirm` and renders results; this class
-implements the 17 members on a backend from `backend.py`):
+implements the 17 members on a backend from `backends/`):
 
     screen = ScreenComputer(
         confirm=gate_confirm,            # the app's gate; required while type/key/hold_key are on

@@ -15,7 +15,7 @@ from tools.base import FunctionTool, InvalidInput, RunContext, ToolRegistry
 
 
 class FunctionTools:
-    """The `ToolSource` of the registry's function tools (Mac apps, tests' tools, later MCP)."""
+    """The `ToolSource` of the registry's function tools (Mac apps, app dictionaries, `screen`)."""
 
     name = "functions"
     stop_after_failure = False

@@ -1,4 +1,4 @@
-"""SDK toolsets (the browser, later the screen) as tool sources: one class, configured per family.
+"""SDK toolsets (the browser, the screen) as tool sources: one class, configured per family.
 
 The SDK toolset validates a member call, runs its own policies, then asks its `confirm`
 callable; that is where this source hands the call, as the driver describes it from what

@@ -8,7 +8,8 @@ Recording permission) and captures one window by its id (`screencapture -l`), wh
 Kept small: it runs only on a Mac, so its tests are marked `macos`. Global coordinates are
 Quartz's: points, origin at the top-left of the main display. Input needs the Accessibility
 permission and capture the Screen Recording permission; without them macOS drops the events and
-returns a blank desktop, so `status` asks Quartz first and says where to grant them.
+returns a blank desktop, so `mac_permissions.status` asks Quartz first (through `granted`) and
+says where to grant them.
 Blocking: the driver calls it from its worker thread only.
 """
 
