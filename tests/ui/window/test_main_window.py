@@ -27,7 +27,8 @@ from ui.thread.items import AssistantMessage, NoticeLine, TurnActions, UserBubbl
 from ui.thread.markdown_view import CodeBlockView, MarkdownView, ProseBlockView
 from ui.thread.tool_card import ToolCard
 from ui.thread.view import ThreadView
-from ui.window.main_window import MainWindow, NoticeBanner
+from ui.window.banners import NoticeBanner
+from ui.window.main_window import MainWindow
 
 REPLY = """# Packing list
 
