@@ -14,7 +14,7 @@ import logging
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, BaseModel, Field, model_validator
 
@@ -520,9 +520,7 @@ class AppsTool(TableTool[AppsInput]):
 
     name = "apps"
     title = "Apps"
-    table: ClassVar[ActionTable[Any]] = ACTIONS
-    description = ACTIONS.description
-    Input = AppsInput
+    table = ACTIONS
 
     def __init__(
         self,

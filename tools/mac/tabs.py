@@ -688,9 +688,7 @@ class TabsTool(TableTool[TabsInput]):
 
     name = "tabs"
     title = "Tabs"
-    table: ClassVar[ActionTable[Any]] = ACTIONS
-    description = ACTIONS.description
-    Input = TabsInput
+    table = ACTIONS
 
     def __init__(
         self,
