@@ -2,7 +2,8 @@
 
 Data in, never code: an action is a file under `scripts/` named like "macos/calendar_today";
 its input travels as JSON text (an argv argument for one-shot runs, a field of the request line
-for workers) and is never pasted into script source. Calls go through the worker pool when it
+for workers) and is never pasted into script source. A folder's `_prelude.js`, constant too, is
+put before each of its scripts (functions they share); names starting with "_" are no actions. Calls go through the worker pool when it
 can start workers and fall back to one-shot processes otherwise. Every call to a named app also
 updates the Automation log.
 """
@@ -32,7 +33,8 @@ WORKER_SCRIPT = SCRIPTS_DIR / "worker.js"
 DEFAULT_TIMEOUT = 30.0
 OUTPUT_CAP = 1_000_000
 OSASCRIPT_ENV = "DESKHAND_OSASCRIPT"  # another osascript (tests point it at the Node stand-in)
-_SCRIPT_NAME = re.compile(r"[a-z0-9_]+(?:/[a-z0-9_]+)*")
+_SCRIPT_NAME = re.compile(r"[a-z0-9][a-z0-9_]*(?:/[a-z0-9][a-z0-9_]*)*")
+PRELUDE = "_prelude.js"
 
 
 def find_osascript(explicit: str | os.PathLike[str] | None = None) -> str | None:
@@ -95,6 +97,9 @@ class OsaEngine:
         self.scripts_dir = Path(scripts_dir)
         self.automation = automation if automation is not None else AutomationLog()
         self._processes = asyncio.Semaphore(max_processes)  # one-shot processes at once
+        self._sources: dict[
+            Path, str | None
+        ] = {}  # one-shot runs' text, for folders with a prelude
         self.pool: WorkerPool | None = None
         if workers > 0 and self.osascript is not None:
             self.pool = WorkerPool(
@@ -118,6 +123,18 @@ class OsaEngine:
         if not path.is_file():
             raise OsaError(problem(ProblemKind.SCRIPT_BUG, detail="no such script"))
         return path
+
+    def script_source(self, path: Path) -> str | None:
+        """The text a one-shot run of `path` runs when its folder has a prelude (the prelude,
+        then the script); None when the file runs as it is. Both are constant files, read once."""
+        if path not in self._sources:
+            prelude = path.with_name(PRELUDE)
+            self._sources[path] = (
+                prelude.read_text(encoding="utf-8") + "\n" + path.read_text(encoding="utf-8")
+                if prelude.is_file()
+                else None
+            )
+        return self._sources[path]
 
     async def start(self) -> None:
         """Start the workers now (optional: they also start on first use)."""
@@ -162,7 +179,13 @@ class OsaEngine:
                 return output
         async with self._processes:
             return await run_once(
-                self.osascript, path, payload, time_limit=limit, cap=self.output_cap, app=app
+                self.osascript,
+                path,
+                payload,
+                source=self.script_source(path),
+                time_limit=limit,
+                cap=self.output_cap,
+                app=app,
             )
 
     @property

@@ -7,16 +7,17 @@
 
 function run(argv) {
   var input = JSON.parse(argv[0]);
-  var safari = input.browser === "safari";
-  var app = Application(safari ? "Safari" : "Google Chrome");
-  if (!app.running()) {
-    return JSON.stringify({ problem: "not_running" });
+  var browser = runningBrowser(input);
+  if (browser === null) {
+    return NOT_RUNNING;
   }
+  var app = browser.app;
+  var safari = browser.safari;
   var windows = app.windows();
   var places = [];
   for (var i = 0; i < windows.length; i++) {
     var urls = windows[i].tabs.url();
-    var titles = safari ? windows[i].tabs.name() : windows[i].tabs.title();
+    var titles = titleOf(windows[i].tabs, safari);
     for (var j = 0; j < urls.length; j++) {
       places.push({ win: i, local: j, url: urls[j], title: titles[j] });
     }

@@ -3,23 +3,20 @@
 // Output: {"windows": [{"titles": [...], "urls": [...], "active": local 1-based index}],
 //          "total": n} or {"problem": "not_running"}. Deskhand numbers the tabs globally.
 
-function clip(text, limit) {
-  return typeof text === "string" ? text.slice(0, limit) : "";
-}
-
 function run(argv) {
   var input = JSON.parse(argv[0]);
-  var safari = input.browser === "safari";
-  var app = Application(safari ? "Safari" : "Google Chrome");
-  if (!app.running()) {
-    return JSON.stringify({ problem: "not_running" });
+  var browser = runningBrowser(input);
+  if (browser === null) {
+    return NOT_RUNNING;
   }
+  var app = browser.app;
+  var safari = browser.safari;
   var windows = app.windows();
   var out = [];
   var total = 0;
   for (var i = 0; i < windows.length; i++) {
     var tabs = windows[i].tabs;
-    var titles = safari ? tabs.name() : tabs.title();
+    var titles = titleOf(tabs, safari);
     var urls = tabs.url();
     var active = 0;
     if (safari) {

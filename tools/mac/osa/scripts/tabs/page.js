@@ -167,42 +167,21 @@ function pageSource(fn, args) {
   return "(" + fn.toString() + ")(JSON.parse(" + literal(JSON.stringify(args)) + "))";
 }
 
-function locate(app, index) {
-  var windows = app.windows();
-  if (windows.length === 0) {
-    return { problem: "no_window" };
-  }
-  if (index === null || index === undefined) {
-    return { tab: windows[0] };
-  }
-  var seen = 0;
-  for (var i = 0; i < windows.length; i++) {
-    var count = windows[i].tabs.length;
-    if (index <= seen + count) {
-      return { tab: windows[i].tabs[index - seen - 1] };
-    }
-    seen += count;
-  }
-  return { problem: "no_such_tab" };
-}
-
 function run(argv) {
   var input = JSON.parse(argv[0]);
-  var safari = input.browser === "safari";
-  var app = Application(safari ? "Safari" : "Google Chrome");
-  if (!app.running()) {
-    return JSON.stringify({ problem: "not_running" });
+  var browser = runningBrowser(input);
+  if (browser === null) {
+    return NOT_RUNNING;
   }
-  var found = locate(app, input.index);
+  var app = browser.app;
+  var safari = browser.safari;
+  var found = locateTab(app, input.index);
   if (found.problem) {
     return JSON.stringify({ problem: found.problem });
   }
-  var tab = found.tab;
-  if (input.index === null || input.index === undefined) {
-    tab = safari ? found.tab.currentTab : found.tab.tabs[found.tab.activeTabIndex() - 1];
-  }
+  var tab = tabOf(found, safari);
   var url = tab.url();
-  var title = safari ? tab.name() : tab.title();
+  var title = titleOf(tab, safari);
   if (typeof input.expect_url === "string" && url !== input.expect_url) {
     return JSON.stringify({ problem: "changed" });
   }
