@@ -4,12 +4,12 @@
 
 var NOT_RUNNING = JSON.stringify({ problem: "not_running" });
 
-// The browser the input names, without launching it: {app, safari}, or null when it is not
-// running.
-function runningBrowser(input) {
+// `act(app, safari)` on the browser the input names, when it runs (it is never launched);
+// its answer, or the "not_running" problem.
+function onRunningBrowser(input, act) {
   var safari = input.browser === "safari";
   var app = Application(safari ? "Safari" : "Google Chrome");
-  return app.running() ? { app: app, safari: safari } : null;
+  return app.running() ? act(app, safari) : NOT_RUNNING;
 }
 
 function clip(text, limit) {

@@ -169,46 +169,42 @@ function pageSource(fn, args) {
 
 function run(argv) {
   var input = JSON.parse(argv[0]);
-  var browser = runningBrowser(input);
-  if (browser === null) {
-    return NOT_RUNNING;
-  }
-  var app = browser.app;
-  var safari = browser.safari;
-  var found = locateTab(app, input.index);
-  if (found.problem) {
-    return JSON.stringify({ problem: found.problem });
-  }
-  var tab = tabOf(found, safari);
-  var url = tab.url();
-  var title = titleOf(tab, safari);
-  if (typeof input.expect_url === "string" && url !== input.expect_url) {
-    return JSON.stringify({ problem: "changed" });
-  }
-  if (input.op === "info") {
-    return JSON.stringify({ title: title, url: url, result: null });
-  }
-  var source;
-  if (input.op === "run_js") {
-    source = input.code;
-  } else if (PAGE_FUNCTIONS.hasOwnProperty(input.op)) {
-    source = pageSource(PAGE_FUNCTIONS[input.op], input.args);
-  } else {
-    return JSON.stringify({ problem: "bad_op" });
-  }
-  var result;
-  try {
-    result = safari ? app.doJavaScript(source, { in: tab }) : tab.execute({ javascript: source });
-  } catch (error) {
-    var numbers = JS_OFF[input.browser] || [];
-    if (error && numbers.indexOf(error.errorNumber) >= 0) {
-      return JSON.stringify({ problem: "js_off" });
+  return onRunningBrowser(input, function (app, safari) {
+    var found = locateTab(app, input.index);
+    if (found.problem) {
+      return JSON.stringify({ problem: found.problem });
     }
-    throw error;
-  }
-  if (input.op === "run_js") {
-    var shown = result === undefined || result === null ? null : JSON.stringify(result);
-    return JSON.stringify({ title: title, url: url, result: shown === undefined ? null : shown });
-  }
-  return JSON.stringify({ title: title, url: url, result: typeof result === "string" ? result : null });
+    var tab = tabOf(found, safari);
+    var url = tab.url();
+    var title = titleOf(tab, safari);
+    if (typeof input.expect_url === "string" && url !== input.expect_url) {
+      return JSON.stringify({ problem: "changed" });
+    }
+    if (input.op === "info") {
+      return JSON.stringify({ title: title, url: url, result: null });
+    }
+    var source;
+    if (input.op === "run_js") {
+      source = input.code;
+    } else if (PAGE_FUNCTIONS.hasOwnProperty(input.op)) {
+      source = pageSource(PAGE_FUNCTIONS[input.op], input.args);
+    } else {
+      return JSON.stringify({ problem: "bad_op" });
+    }
+    var result;
+    try {
+      result = safari ? app.doJavaScript(source, { in: tab }) : tab.execute({ javascript: source });
+    } catch (error) {
+      var numbers = JS_OFF[input.browser] || [];
+      if (error && numbers.indexOf(error.errorNumber) >= 0) {
+        return JSON.stringify({ problem: "js_off" });
+      }
+      throw error;
+    }
+    if (input.op === "run_js") {
+      var shown = result === undefined || result === null ? null : JSON.stringify(result);
+      return JSON.stringify({ title: title, url: url, result: shown === undefined ? null : shown });
+    }
+    return JSON.stringify({ title: title, url: url, result: typeof result === "string" ? result : null });
+  });
 }

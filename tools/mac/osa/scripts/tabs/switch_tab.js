@@ -5,27 +5,23 @@
 
 function run(argv) {
   var input = JSON.parse(argv[0]);
-  var browser = runningBrowser(input);
-  if (browser === null) {
-    return NOT_RUNNING;
-  }
-  var app = browser.app;
-  var safari = browser.safari;
-  var found = locateTab(app, input.index);
-  if (found.problem) {
-    return JSON.stringify({ problem: "no_such_tab" });
-  }
-  var tab = tabOf(found, safari);
-  var url = tab.url();
-  if (typeof input.expect_url === "string" && url !== input.expect_url) {
-    return JSON.stringify({ problem: "changed" });
-  }
-  if (safari) {
-    found.win.currentTab = tab;
-  } else {
-    found.win.activeTabIndex = found.local;
-  }
-  found.win.index = 1;
-  app.activate();
-  return JSON.stringify({ title: titleOf(tab, safari), url: url });
+  return onRunningBrowser(input, function (app, safari) {
+    var found = locateTab(app, input.index);
+    if (found.problem) {
+      return JSON.stringify({ problem: "no_such_tab" });
+    }
+    var tab = tabOf(found, safari);
+    var url = tab.url();
+    if (typeof input.expect_url === "string" && url !== input.expect_url) {
+      return JSON.stringify({ problem: "changed" });
+    }
+    if (safari) {
+      found.win.currentTab = tab;
+    } else {
+      found.win.activeTabIndex = found.local;
+    }
+    found.win.index = 1;
+    app.activate();
+    return JSON.stringify({ title: titleOf(tab, safari), url: url });
+  });
 }

@@ -29,46 +29,42 @@ function box(bounds) {
 
 function run(argv) {
   var input = JSON.parse(argv[0]);
-  var browser = runningBrowser(input);
-  if (browser === null) {
-    return NOT_RUNNING;
-  }
-  var app = browser.app;
-  var safari = browser.safari;
-  var found = locateTab(app, input.index);
-  if (found.problem) {
-    return JSON.stringify({ problem: found.problem });
-  }
-  var win = found.win;
-  var tab;
-  var showing;
-  if (safari) {
-    tab = tabOf(found, safari);
-    showing = read(tab, "visible", false) === true;
-  } else {
-    var active = win.activeTabIndex();
-    var local = found.local === null ? active : found.local;
-    tab = win.tabs[local - 1];
-    showing = local === active;
-  }
-  var url = tab.url();
-  if (typeof input.expect_url === "string" && url !== input.expect_url) {
-    return JSON.stringify({ problem: "changed" });
-  }
-  var bounds = box(read(win, "bounds", null));
-  var where = bounds || { x: 0, y: 0, width: 0, height: 0 };
-  return JSON.stringify({
-    title: clip(titleOf(tab, safari), input.max_chars),
-    url: clip(url, input.max_chars),
-    showing: showing,
-    window: {
-      name: clip(read(win, "name", ""), input.max_chars),
-      x: where.x,
-      y: where.y,
-      width: where.width,
-      height: where.height,
-      minimized: read(win, safari ? "miniaturized" : "minimized", false) === true,
-      visible: read(win, "visible", true) !== false,
-    },
+  return onRunningBrowser(input, function (app, safari) {
+    var tab;
+    var showing;
+    var found = locateTab(app, input.index);
+    if (found.problem) {
+      return JSON.stringify({ problem: found.problem });
+    }
+    var win = found.win;
+    if (safari) {
+      tab = tabOf(found, safari);
+      showing = read(tab, "visible", false) === true;
+    } else {
+      var active = win.activeTabIndex();
+      var local = found.local === null ? active : found.local;
+      tab = win.tabs[local - 1];
+      showing = local === active;
+    }
+    var url = tab.url();
+    if (typeof input.expect_url === "string" && url !== input.expect_url) {
+      return JSON.stringify({ problem: "changed" });
+    }
+    var bounds = box(read(win, "bounds", null));
+    var where = bounds || { x: 0, y: 0, width: 0, height: 0 };
+    return JSON.stringify({
+      title: clip(titleOf(tab, safari), input.max_chars),
+      url: clip(url, input.max_chars),
+      showing: showing,
+      window: {
+        name: clip(read(win, "name", ""), input.max_chars),
+        x: where.x,
+        y: where.y,
+        width: where.width,
+        height: where.height,
+        minimized: read(win, safari ? "miniaturized" : "minimized", false) === true,
+        visible: read(win, "visible", true) !== false,
+      },
+    });
   });
 }
