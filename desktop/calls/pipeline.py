@@ -40,9 +40,9 @@ from pydantic import BaseModel, Field
 from desktop.calls.gate import Gate, denial_text
 from desktop.calls.permissions import Decision, ToolCall, never_rule
 from desktop.chat import images
+from desktop.chat.commit import commit
 from desktop.chat.events import (
     AgentEvent,
-    MessageCommitted,
     ToolFinished,
     ToolProgress,
     ToolStarted,
@@ -320,14 +320,7 @@ class ToolCalls:
                     results[use.id] = self._finish(
                         session_id, use, card, stopped, "stopped", [], emit
                     )
-            message_id = self.store.add_message(
-                session_id, "user", [results[use.id] for use in uses]
-            )
-            emit(
-                MessageCommitted(
-                    session_id=session_id, message_id=message_id, role="user", status="complete"
-                )
-            )
+            commit(self.store, emit, session_id, "user", [results[use.id] for use in uses])
 
     def _start(self, session_id: int, use: ToolUse, emit: Emit) -> CallCard:
         card = self.card_for(use, session_id)
