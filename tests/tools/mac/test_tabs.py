@@ -28,19 +28,15 @@ from tests.tools.mac.osa.test_scripts import (
 from tools.base import Risk, RunContext, ToolResult
 from tools.mac.osa.engine import OSASCRIPT_ENV, SCRIPTS_DIR, OsaEngine, macos_available
 from tools.mac.osa.worker import Worker
-from tools.mac.tabs import (
+from tools.mac.tabs import BROWSER_APPS, TabsInput, TabsTool, domain_of, normalize_url
+from tools.mac.tabs.answers import (
     BAD_SELECTOR,
     BOTH_RUNNING,
-    BROWSER_APPS,
     CHANGED,
     JS_OFF_STEPS,
     NONE_RUNNING,
     NOT_FOUND,
     PASSWORD,
-    TabsInput,
-    TabsTool,
-    domain_of,
-    normalize_url,
 )
 
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "deskhand-hypothesis")
@@ -447,7 +443,9 @@ def test_no_value_can_break_out_of_the_page_arguments(tmp_path: Path, texts: lis
         assert json.loads(item["back"]) == args
 
 
-@pytest.mark.parametrize("source", [REPO / "tools" / "mac" / "tabs.py"], ids=lambda path: path.name)
+@pytest.mark.parametrize(
+    "source", sorted((REPO / "tools" / "mac" / "tabs").glob("*.py")), ids=lambda path: path.name
+)
 def test_tabs_python_holds_no_script_text(source: Path) -> None:
     test_python_holds_no_script_text_and_writes_no_files(source)
 

@@ -33,8 +33,9 @@ PYTHON_SOURCES = [
     *sorted((REPO / "tools" / "mac" / "osa").glob("*.py")),
     *(
         REPO / "tools" / "mac" / name
-        for name in ("macos.py", "apps.py", "tabs.py", "desktop_context.py", "action_table.py")
+        for name in ("macos.py", "apps.py", "desktop_context.py", "action_table.py")
     ),
+    *sorted((REPO / "tools" / "mac" / "tabs").glob("*.py")),
 ]
 # Safari runs page JavaScript only through doJavaScript; page.js makes exactly one such call,
 # fed by the approved run_js code or a constant page function (tests/tools/mac/test_tabs.py).
