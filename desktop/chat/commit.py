@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
-from desktop.chat.events import AgentEvent, MessageCommitted, Usage
+from desktop.chat.events import AgentEvent, MessageCommitted
 from desktop.system.store import MessageStatus, Store
 
 
@@ -22,19 +22,10 @@ def commit(
     content: list[dict[str, Any]],
     *,
     status: MessageStatus = "complete",
-    model: str | None = None,
-    usage: Usage | None = None,
-    stop_reason: str | None = None,
+    **details: Any,
 ) -> int:
-    """Store the message, tell `emit` it is stored, and return its id."""
-    message_id = store.add_message(
-        session_id,
-        role,
-        content,
-        status=status,
-        model=model,
-        usage=usage,
-        stop_reason=stop_reason,
-    )
+    """Store the message (`details`: the model, usage and stop reason of a reply), tell `emit`
+    it is stored, and return its id."""
+    message_id = store.add_message(session_id, role, content, status=status, **details)
     emit(MessageCommitted(session_id=session_id, message_id=message_id, role=role, status=status))
     return message_id

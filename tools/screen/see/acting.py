@@ -23,13 +23,7 @@ from typing import Literal
 
 from tools.base import RunContext, ToolResult
 from tools.screen import errors
-from tools.screen.a11y.accessible import (
-    SCROLLERS,
-    VALUE_ROLES,
-    AccessibilityBackend,
-    Limits,
-    Node,
-)
+from tools.screen.a11y.accessible import SCROLLERS, VALUE_ROLES, AccessibilityBackend, Limits, Node
 from tools.screen.backends.base import ScreenBackend
 from tools.screen.displays import Display, display_at
 from tools.screen.events import ScreenEvent
