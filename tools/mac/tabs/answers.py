@@ -6,7 +6,8 @@ becomes one of the phrases here, with a way forward where there is one."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from tools.base import TOOL_FAILED, ToolResult
 from tools.mac.osa.text import as_data, clip, quote
@@ -23,6 +24,8 @@ from tools.mac.tabs.inputs import (
     RunJs,
     SwitchTab,
 )
+
+CallT = TypeVar("CallT")
 
 JS_OFF_STEPS: dict[str, str] = {
     "safari": (
@@ -149,15 +152,26 @@ def page_data(result: dict[str, Any]) -> dict[str, Any] | ToolResult:
     return data
 
 
+def from_page(
+    read: Callable[[CallT, dict[str, Any], dict[str, Any]], ToolResult],
+) -> Callable[[CallT, dict[str, Any]], ToolResult]:
+    """An answer that reads what the page function returned (`read(call, result, data)`); a
+    page that answered nothing, or a problem, is answered by its phrase instead."""
+
+    def answer(call: CallT, result: dict[str, Any]) -> ToolResult:
+        data = page_data(result)
+        return data if isinstance(data, ToolResult) else read(call, result, data)
+
+    return answer
+
+
 def about(result: dict[str, Any]) -> str:
     title = clip(result.get("title"), MAX_TITLE)
     return f"{quote(title)} ({clip(clip(result.get('url'), MAX_URL), 200)})"
 
 
-def visible_text(call: GetText, result: dict[str, Any]) -> ToolResult:
-    data = page_data(result)
-    if isinstance(data, ToolResult):
-        return data
+@from_page
+def visible_text(call: GetText, result: dict[str, Any], data: dict[str, Any]) -> ToolResult:
     text = clip_exact(data.get("text"), MAX_TEXT)
     total = int(data.get("length", len(text)))
     cut = (
@@ -171,10 +185,8 @@ def visible_text(call: GetText, result: dict[str, Any]) -> ToolResult:
     )
 
 
-def links(call: GetLinks, result: dict[str, Any]) -> ToolResult:
-    data = page_data(result)
-    if isinstance(data, ToolResult):
-        return data
+@from_page
+def links(call: GetLinks, result: dict[str, Any], data: dict[str, Any]) -> ToolResult:
     links = [
         {"text": clip(link.get("text"), MAX_LINK_TEXT), "href": clip(link.get("href"), MAX_URL)}
         for link in data.get("links", [])[: call.max_links]
@@ -186,10 +198,8 @@ def links(call: GetLinks, result: dict[str, Any]) -> ToolResult:
     )
 
 
-def acted(call: Click, result: dict[str, Any]) -> ToolResult:
-    data = page_data(result)
-    if isinstance(data, ToolResult):
-        return data
+@from_page
+def acted(call: Click, result: dict[str, Any], data: dict[str, Any]) -> ToolResult:
     verb = "Clicked" if call.op == "click" else "Filled"
     return ToolResult(text=f"{verb} {quote(call.selector)} on {about(result)}.")
 
