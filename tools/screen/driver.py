@@ -445,19 +445,23 @@ class ScreenComputer(ScreenAccess, BetaAsyncAbstractComputerToolset20260801):
     async def left_mouse_down(
         self, context: BetaToolsetCallContext, input: BetaComputerLeftMouseDownInput
     ) -> str:
-        backend, point, index = await self._aim(None)
-        self._emit(ScreenEvent(kind="press", display=index, points=(point,), button="left"))
-        self._held.add("left")
-        await self._run(backend.button, "left", True, 1)
-        return self._echo(point)
+        return await self._left_button(down=True)
 
     async def left_mouse_up(
         self, context: BetaToolsetCallContext, input: BetaComputerLeftMouseUpInput
     ) -> str:
+        return await self._left_button(down=False)
+
+    async def _left_button(self, *, down: bool) -> str:
+        """Press or release the left button where the pointer is (a drag done by hand)."""
         backend, point, index = await self._aim(None)
-        self._emit(ScreenEvent(kind="release", display=index, points=(point,), button="left"))
-        self._held.discard("left")
-        await self._run(backend.button, "left", False, 1)
+        kind = "press" if down else "release"
+        self._emit(ScreenEvent(kind=kind, display=index, points=(point,), button="left"))
+        if down:
+            self._held.add("left")
+        else:
+            self._held.discard("left")
+        await self._run(backend.button, "left", down, 1)
         return self._echo(point)
 
     async def left_click(
