@@ -57,24 +57,24 @@ UNKNOWN_APP_REASON = "A command of an app Deskhand has not found; its effects ar
 
 def sharpen(found: OsaProblem) -> OsaProblem:
     """The problem with the fix that fits a generated command, where the general one does not."""
-    if found.number in PARAMETER_NUMBERS:
-        return found.model_copy(
-            update={
-                "model_phrase": PARAMETER_PHRASE,
-                "message": f"{found.app or 'The app'} did not accept the command's parameters.",
-                "suggestion": "Deskhand will check the app's dictionary and try again.",
-                "retryable": False,
-            }
-        )
-    if found.number in WRITE_DENIED_NUMBERS:
-        return found.model_copy(
-            update={
-                "model_phrase": WRITE_DENIED_PHRASE,
-                "message": f"{found.app or 'The app'} did not allow that change.",
-                "suggestion": "Nothing was changed.",
-                "retryable": False,
-            }
-        )
+    app = found.app or "The app"
+    for numbers, phrase, message, suggestion in (
+        (
+            PARAMETER_NUMBERS,
+            PARAMETER_PHRASE,
+            f"{app} did not accept the command's parameters.",
+            "Deskhand will check the app's dictionary and try again.",
+        ),
+        (
+            WRITE_DENIED_NUMBERS,
+            WRITE_DENIED_PHRASE,
+            f"{app} did not allow that change.",
+            "Nothing was changed.",
+        ),
+    ):
+        if found.number in numbers:
+            update = {"model_phrase": phrase, "message": message, "suggestion": suggestion}
+            return found.model_copy(update={**update, "retryable": False})
     if found.kind is ProblemKind.NO_SUCH_OBJECT:
         return found.model_copy(update={"model_phrase": NO_OBJECT_PHRASE})
     if found.kind is ProblemKind.NOT_RUNNING:

@@ -139,13 +139,7 @@ class ScreenInput(BaseModel):
     timeout: float = Field(default=WAIT_DEFAULT, gt=0, le=WAIT_MAX)
 
     def target(self) -> Target:
-        return Target(
-            app=self.app,
-            title=self.title,
-            window_index=self.window_index,
-            window_id=self.window_id,
-            display=self.display,
-        )
+        return Target.model_validate(self.model_dump(include=set(Target.model_fields)))
 
 
 @dataclass(frozen=True)
