@@ -1,5 +1,5 @@
 """The window's toolbar: the permission mode (with "for this run" when it came from the
-command line) on the left, the model picker on the right.
+command line) on the left, the model picker (kept in step with Settings → Model) on the right.
 
 It shows the workspace's mode and model, saves what the person picks (saying so on the status
 bar), and fetches the server's models the first time the picker is opened.
@@ -16,11 +16,59 @@ from PySide6.QtWidgets import QComboBox, QLabel, QSizePolicy, QStatusBar, QToolB
 
 from desktop.calls.permissions import MODE_TITLES, Mode
 from desktop.workspace import Workspace
-from ui.window.model_picker import ModelPicker
 
 log = logging.getLogger(__name__)
 
 FOR_THIS_RUN = "for this run"
+
+
+class ModelPicker(QComboBox):
+    """The model in use and, once the list is first opened, the ones the server offers (it
+    asks for them with `models_wanted`). Emits `model_chosen(id)` when the person picks a
+    model, never when code sets one."""
+
+    model_chosen = Signal(str)
+    models_wanted = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("modelPicker")
+        self.setToolTip("The model that answers (also in Settings → Model)")
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+        self.setMinimumContentsLength(12)
+        self.loaded = False
+        self.activated.connect(lambda index: self.model_chosen.emit(self.itemText(index)))
+
+    def current_model(self) -> str:
+        return self.currentText()
+
+    def set_current(self, model: str) -> None:
+        self.blockSignals(True)
+        try:
+            if self.findText(model) < 0:
+                self.insertItem(0, model)
+            self.setCurrentIndex(self.findText(model))
+        finally:
+            self.blockSignals(False)
+
+    def set_models(self, ids: list[str]) -> None:
+        """The server's models (newest first); the one in use stays listed and chosen."""
+        current = self.currentText()
+        self.blockSignals(True)
+        try:
+            self.clear()
+            self.addItems(ids)
+        finally:
+            self.blockSignals(False)
+        self.loaded = True
+        if current:
+            self.set_current(current)
+
+    def showPopup(self) -> None:
+        if not self.loaded:
+            self.models_wanted.emit()
+        super().showPopup()
 
 
 class WindowToolbar(QToolBar):
