@@ -1,10 +1,9 @@
-"""Permissions, pure: modes, per-action rules, the call as it is judged, and `decide`.
+"""Permissions, pure: modes, per-action rules, the decision for a call, and the person's answer.
 
 Decision order: the person's rule for the action (Never / Always allow / Ask), then the
 mode by the call's risk level. A mode never overrides a Never rule. Nothing here waits,
-asks or writes: the gate (`gate.py`) calls `decide`, asks the person when it says `ask`,
-audits the outcome and remembers rules; the person's answers and the fixed phrases a
-refusal is told in are defined here so both sides share them.
+asks or writes: the gate (`gate.py`) puts these decisions into effect: it asks the person
+through an `ApprovalRequest` the window shows as a sheet, audits, and remembers rules.
 """
 
 from __future__ import annotations

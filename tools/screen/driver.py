@@ -16,8 +16,8 @@ implements the 17 members on a backend from `backends/`):
     context_text = await screen.displays_text()   # the displays, for the model's context
     await screen.close()
 
-`await describe(context)` gives the gate (risk, reason, summary) for the call `confirm` is asked
-about, judged by the element it affects (see `risk.py`). When the app's `confirm` put the
+`await judge(use)` gives the gate (risk, reason, summary) for a call before it runs, judged by
+the element it affects (see `risk.py`); the app describes each call once with it. When the app's `confirm` put the
 question to the person it calls `person_answered()`: the driver then lets the focus that the
 question took settle, and gives keys back their window, before it acts. Before the app's
 `confirm` is even asked, the driver refuses, with a `ToolError` the model reads, a call that
@@ -36,19 +36,13 @@ buttons and keys the call pressed are released however it ends.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import inspect
 import logging
 import os
 import unicodedata
-from collections.abc import (
-    Callable,
-    Collection,
-    Iterator,
-)
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
-from contextvars import ContextVar
 from typing import Any, TypeVar, cast
 
 from anthropic.tools import ToolError, ToolsetUsageError
@@ -83,23 +77,14 @@ from anthropic.types.beta import (
     BetaComputerTypeInput,
     BetaComputerWaitInput,
     BetaComputerZoomInput,
+    BetaResponseComputerToolUseBlock,
 )
 
 from tools.screen import errors
 from tools.screen.a11y.elements import Inspector
-from tools.screen.access import BackendFactory, OwnWindows, ScreenAccess
-from tools.screen.backends.base import (
-    MouseButton,
-    ScreenBackend,
-    ScreenUnavailable,
-    WindowInfo,
-)
+from tools.screen.backends.base import MouseButton, ScreenBackend, ScreenUnavailable, WindowInfo
 from tools.screen.backends.factory import open_backend
-from tools.screen.displays import (
-    Display,
-    describe_displays,
-    display_at,
-)
+from tools.screen.displays import Display, describe_displays, display_at
 from tools.screen.errors import BackendError, NoKeycode, refusal
 from tools.screen.events import CaptureHook, ScreenEvent, ScreenEventSink
 from tools.screen.geometry import Point
@@ -110,16 +95,17 @@ from tools.screen.keys import (
     parse_modifiers,
     parse_sequence,
 )
+from tools.screen.link import BackendFactory, OwnWindows, ScreenLink
 from tools.screen.risk import KEYBOARD_MEMBERS, POINTER_MEMBERS, screen_action, screen_risk
 from tools.screen.risk import screen_summary as _summary
 from tools.screen.scaling import ZOOM_UPSCALE, ImageFrame, encode_image, fit_size
+from tools.toolset_driver import Judged, Progress, ToolsetDriver, input_of, progress_scope
 
 log = logging.getLogger(__name__)
 
 __all__ = ["CaptureHook", "OwnWindows", "Progress", "ScreenComputer", "progress_scope"]
 
 T = TypeVar("T")
-Progress = Callable[[str], None]
 
 MAX_DURATION = 30
 MAX_REPEAT = 100
@@ -133,18 +119,6 @@ FOCUS_SETTLE = 0.05  # seconds for an app to move its focus after a tab or line 
 FOCUS_QUIET = 0.15
 FOCUS_LIMIT = 1.5
 
-_progress: ContextVar[Progress | None] = ContextVar("deskhand_screen_progress", default=None)
-
-
-@contextlib.contextmanager
-def progress_scope(callback: Progress | None) -> Iterator[None]:
-    """Send the progress lines of the screen calls awaited inside this block to `callback`."""
-    token = _progress.set(callback)
-    try:
-        yield
-    finally:
-        _progress.reset(token)
-
 
 def _typeable(text: str) -> str:
     """`text` with line breaks as "\\n", or a refusal if it holds other control characters."""
@@ -156,8 +130,12 @@ def _typeable(text: str) -> str:
     return text
 
 
-class ScreenComputer(ScreenAccess, BetaAsyncAbstractComputerToolset20260801):
+class ScreenComputer(ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset20260801):
     """Every member of the computer toolset, on the displays of this computer."""
+
+    tool_use_union = BetaResponseComputerToolUseBlock
+    confirm_context = BetaComputerConfirmContext
+    title = "Screen"
 
     def __init__(
         self,
@@ -227,18 +205,15 @@ class ScreenComputer(ScreenAccess, BetaAsyncAbstractComputerToolset20260801):
     def is_closed(self) -> bool:
         return self._toolset_closed
 
-    async def describe(self, context: BetaComputerConfirmContext) -> tuple[str, str, str]:
-        """(risk, reason, summary) for the call `confirm` is asked about."""
-        params = context.input.to_dict()
+    async def judged(self, context: BetaComputerConfirmContext) -> Judged:
+        """The call `confirm` is asked about, judged by the element it affects."""
+        params = dict(input_of(context))
         element, display = await self._affected(context.member, params)
         risk, reason = screen_risk(
             context.member, params, element=element, button_held=bool(self._held)
         )
-        return str(risk), reason, _summary(context.member, params, element=element, display=display)
-
-    def summary(self, member: str, input: dict[str, Any]) -> str:
-        """The approval sheet's line before the call is known in detail (the card's first line)."""
-        return _summary(member, input, display=self.current_display)
+        summary = _summary(context.member, params, element=element, display=display)
+        return Judged(risk=str(risk), reason=reason, summary=summary)
 
     async def displays(self) -> list[Display]:
         """The displays, indexed in the documented order (`displays.py`)."""
@@ -348,7 +323,7 @@ class ScreenComputer(ScreenAccess, BetaAsyncAbstractComputerToolset20260801):
         name: BetaComputerMemberName,
         input: BetaComputerMemberInput,
     ) -> BetaComputerMemberResult:
-        self._report_progress(name, input)
+        self.report_progress(lambda: screen_action(name, input.to_dict()))
         try:
             return await super().execute(context, name, input)
         except (ToolError, ToolsetUsageError):
@@ -367,15 +342,6 @@ class ScreenComputer(ScreenAccess, BetaAsyncAbstractComputerToolset20260801):
             log.exception("Unexpected error in screen member %s", name)
             await self._drop_backend()
             raise refusal(errors.UNEXPECTED) from exc
-
-    def _report_progress(self, name: str, input: BetaComputerMemberInput) -> None:
-        callback = _progress.get() or self.progress
-        if callback is None:
-            return
-        try:
-            callback("Screen: " + screen_action(name, input.to_dict()))
-        except Exception:
-            log.exception("The screen progress callback failed")
 
     # --- members: looking ----------------------------------------------------------------------
 

@@ -305,9 +305,9 @@ class AppCommandTool(CatalogTool[AppCommandInput]):
             text = " ".join(parts)
         return f"Dry run: {text}" if call.dry_run else text
 
-    async def preflight(self, call: AppCommandInput) -> ToolResult | None:
-        """A refusal to send back before anyone is asked, or None when the call fits the
-        dictionary (it also loads the dictionary, so `summary` can use its words)."""
+    async def prepare(self, call: AppCommandInput) -> AppCommandInput | ToolResult:
+        """A refusal to send back before anyone is asked, or the call when it fits the
+        dictionary (this also loads the dictionary, so `summary` can use its words)."""
         found = await _app_and_dictionary(self.catalog, call.app)
         if isinstance(found, ToolResult):
             return found
@@ -316,7 +316,7 @@ class AppCommandTool(CatalogTool[AppCommandInput]):
             prepare(_parts(call), _target(app), dictionary)
         except Refused as exc:
             return ToolResult.failure(exc.phrase)
-        return None
+        return call
 
     # --- running --------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ import functools
 import logging
 import time
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -29,6 +29,7 @@ from tools.screen.displays import Display, display_at
 from tools.screen.events import ScreenEvent
 from tools.screen.geometry import Point, Rect
 from tools.screen.risk import quote
+from tools.screen.see.access import ScreenAccess
 from tools.screen.see.snapshot import Item, role_word
 from tools.screen.windows import window_at
 from tools.screen.worker import ScreenWorker
@@ -63,10 +64,7 @@ class ElementActions:
 
     # Set by the tool's constructor.
     limits: Limits
-    _own_pids: frozenset[int]
-    _own_windows: Callable[[], Iterable[Rect | tuple[int, int, int, int]]]
-    _on_event: Callable[[int, ScreenEvent], None] | None
-    _worker: Callable[[], ScreenWorker | None]
+    _access: ScreenAccess
 
     async def _fresh(self, accessibility: AccessibilityBackend, item: Item) -> Item | None:
         """The element read again, or None when the snapshot no longer holds: it is gone, it
@@ -80,7 +78,7 @@ class ElementActions:
             return None
         node = replace(node, name=name)  # as a `see` shows it now (a label's, perhaps)
         if item.window is not None:
-            worker = self._worker()
+            worker = self._access.worker
             windows = await worker.windows() if worker is not None else None
             now = next((w for w in windows or () if w.id == item.window.id), None)
             if now is None or now.rect != item.window.rect or now.pid != item.window.pid:
@@ -98,7 +96,7 @@ class ElementActions:
         return next((found.name for found in siblings if found.ref == node.ref), "")
 
     def _own_rects(self) -> list[Rect]:
-        return [Rect(*(int(v) for v in rect)) for rect in self._own_windows()]
+        return [Rect(*(int(v) for v in rect)) for rect in self._access.own_windows()]
 
     async def _clickable_centre(
         self, item: Item, accessibility: AccessibilityBackend, worker: ScreenWorker
@@ -111,7 +109,7 @@ class ElementActions:
             return None
         windows = await worker.windows() or []
         window = window_at(windows, point)
-        if window is None or window.pid in self._own_pids or window.pid != item.pid:
+        if window is None or window.pid in self._access.own_pids or window.pid != item.pid:
             return None
         hit = await accessibility.element_at(point, window)
         if hit is None:
@@ -131,10 +129,10 @@ class ElementActions:
 
     def _emit(self, acting: Acting, event: ScreenEvent) -> None:
         """Tell the visualizer what is about to happen (it must never cost the action)."""
-        if self._on_event is None:
+        if self._access.on_event is None:
             return
         try:
-            self._on_event(acting.session_id, event)
+            self._access.on_event(acting.session_id, event)
         except Exception:
             log.exception("The screen event callback failed")
 
@@ -300,6 +298,13 @@ class ElementActions:
         return ToolResult.failure(errors.NOT_SCROLLED)
 
 
+def named(item: Item) -> str:
+    node = item.node
+    name = f" '{quote(node.name)}'" if node.name else ""
+    app = f", {quote(item.app, 30)}" if item.app else ""
+    return f"{item.id}{name} ({role_word(node)}{app})"
+
+
 def refusal(action: str, item: Item, own_pids: frozenset[int]) -> ToolResult | None:
     node = item.node
     if item.pid is not None and item.pid in own_pids:
@@ -382,10 +387,3 @@ def _erase(backend: ScreenBackend) -> None:
 def _type(backend: ScreenBackend, text: str) -> None:
     for char in text:
         backend.type_char(char)
-
-
-def named(item: Item) -> str:
-    node = item.node
-    name = f" '{quote(node.name)}'" if node.name else ""
-    app = f", {quote(item.app, 30)}" if item.app else ""
-    return f"{item.id}{name} ({role_word(node)}{app})"

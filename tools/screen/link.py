@@ -1,7 +1,7 @@
-"""What every member of the screen toolset stands on: one worker thread with the backend on it,
-the displays and the model's coordinates, and the checks a call passes before it acts.
+"""The screen toolset's link to the screen: one worker thread with the backend on it, the
+displays and the model's coordinates, and the checks a call passes before it acts.
 
-`ScreenAccess` is a part of `ScreenComputer` (`driver.py`), which sets the state it reads in its
+`ScreenLink` is a part of `ScreenComputer` (`driver.py`), which sets the state it reads in its
 constructor. Each input event is its own call on the worker thread (`_run`), so a Stop takes
 effect between any two events; releases are queued at once (`_finally`), so none is skipped.
 The checks fail closed: a point on one of the app's own windows, the keyboard focus in one, or
@@ -34,7 +34,7 @@ from tools.screen.scaling import ImageFrame
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BackendFactory", "OwnWindows", "ScreenAccess"]
+__all__ = ["BackendFactory", "OwnWindows", "ScreenLink"]
 
 T = TypeVar("T")
 OwnWindows = Callable[[], Iterable[Rect | tuple[int, int, int, int]]]
@@ -45,7 +45,7 @@ FOCUS_MATCH = 0.75  # overlap at which the focused window counts as one of the a
 INSPECT_LIMIT = 1.5  # seconds accessibility may take to say what a call affects
 
 
-class ScreenAccess:
+class ScreenLink:
     """The worker thread, the backend, the displays and the checks of one screen toolset."""
 
     # Set by the toolset's constructor.
