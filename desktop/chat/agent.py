@@ -186,16 +186,8 @@ class Agent:
 
     def _fail(self, session_id: int, exc: BaseException, settings: Settings, emit: Emit) -> None:
         report = errors.describe(exc, model=settings.model.model)
-        emit(
-            TurnFailed(
-                session_id=session_id,
-                error_kind=report.kind,
-                title=report.title,
-                detail=report.detail,
-                retryable=report.retryable,
-                open_settings=report.open_settings,
-            )
-        )
+        words = report.model_dump(exclude={"kind"})  # title, detail, retryable, open_settings
+        emit(TurnFailed(session_id=session_id, error_kind=report.kind, **words))
 
     async def _desktop_context(self) -> str | None:
         """The desktop snapshot for this turn; a failure leaves it out rather than failing the turn."""
