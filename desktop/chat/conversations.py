@@ -82,6 +82,9 @@ class Conversations:
         return lambda: self._listeners.remove(listener)
 
     def _emit(self, event: ConversationEvent) -> None:
+        if isinstance(event, TurnFailed):
+            # Kept before it is shown, so a reopened chat shows the error card again.
+            self.store.add_failure(event)
         for listener in list(self._listeners):
             listener(event)
 

@@ -1,4 +1,5 @@
-"""SQLite store (WAL): sessions, messages (API content blocks as JSON), attachments, audit log.
+"""SQLite store (WAL): sessions, messages (API content blocks as JSON), turns that failed,
+attachments, audit log.
 
 Every `add_message` commits at once, so a crash loses at most the reply being streamed.
 A database that cannot be read, or that a newer Deskhand wrote, is moved aside with a
@@ -19,7 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from desktop.chat import user_content
-from desktop.chat.events import Usage
+from desktop.chat.events import TurnFailed, Usage
 
 SCHEMA_VERSION = 2
 DEFAULT_TITLE = "New chat"
@@ -69,6 +70,20 @@ CREATE TABLE IF NOT EXISTS audit (
     duration_ms INTEGER,
     reason TEXT NOT NULL DEFAULT ''
 );
+-- A turn that ended on an error: the error card's words, placed after the message that was
+-- newest when it failed (a new table, so an older Deskhand still opens the file).
+CREATE TABLE IF NOT EXISTS failures (
+    id INTEGER PRIMARY KEY,
+    session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    after_message INTEGER REFERENCES messages(id) ON DELETE CASCADE,
+    error_kind TEXT NOT NULL,
+    title TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    retryable INTEGER NOT NULL,
+    open_settings INTEGER NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS failures_by_session ON failures(session_id, id);
 """
 # Columns added since a table was first created: (table, column, definition).
 
@@ -98,6 +113,13 @@ class StoredMessage(BaseModel):
     def text(self) -> str:
         """What the person typed (or the model wrote): no attached file's text."""
         return user_content.typed_text(self.content)
+
+
+class StoredFailure(BaseModel):
+    """A failed turn as kept: its error card, after message `after_message` of its chat."""
+
+    after_message: int | None
+    failure: TurnFailed
 
 
 def _plain_text(content: list[dict[str, Any]]) -> str:
@@ -350,6 +372,47 @@ class Store:
     def message(self, message_id: int) -> StoredMessage | None:
         row = self._db.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()
         return _stored(row) if row else None
+
+    def add_failure(self, failure: TurnFailed) -> int:
+        """Keep a failed turn's error card, after the chat's newest message, so a reopened
+        chat shows it where it was shown live."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO failures (session_id, after_message, error_kind, title, detail,"
+                " retryable, open_settings, created_at) VALUES (?, (SELECT MAX(id) FROM messages"
+                " WHERE session_id = ?), ?, ?, ?, ?, ?, ?)",
+                (
+                    failure.session_id,
+                    failure.session_id,
+                    failure.error_kind,
+                    failure.title,
+                    failure.detail,
+                    failure.retryable,
+                    failure.open_settings,
+                    time.time(),
+                ),
+            )
+            return cursor.lastrowid or 0
+
+    def failures(self, session_id: int) -> list[StoredFailure]:
+        """The chat's failed turns, oldest first."""
+        rows = self._db.execute(
+            "SELECT * FROM failures WHERE session_id = ? ORDER BY id", (session_id,)
+        ).fetchall()
+        return [
+            StoredFailure(
+                after_message=row["after_message"],
+                failure=TurnFailed(
+                    session_id=row["session_id"],
+                    error_kind=row["error_kind"],
+                    title=row["title"],
+                    detail=row["detail"],
+                    retryable=bool(row["retryable"]),
+                    open_settings=bool(row["open_settings"]),
+                ),
+            )
+            for row in rows
+        ]
 
     def last_usage(self, session_id: int) -> tuple[str | None, Usage | None]:
         row = self._db.execute(

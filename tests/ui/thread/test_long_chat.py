@@ -10,6 +10,7 @@ from PIL import Image
 
 from desktop.calls.pipeline import CARD_KEY
 from desktop.chat.images import stored_image
+from tests.ui.thread import seen
 from tests.ui.thread.test_replay import cards_in_order
 from tests.ui.window import test_main_window as main_window_tests
 from ui.thread.image_viewer import ImageThumbnail
@@ -64,7 +65,7 @@ def test_a_chat_of_many_screenshot_steps_opens_at_its_end_and_fills_in(  # type:
     opened = time.monotonic() - started
     thread = window.thread
     # The newest steps are there at once, not all of the one long turn.
-    assert "All pages seen." in thread.rendered_text()
+    assert "All pages seen." in seen.text(thread)
     assert thread.loading_history
     shown_at_once = cards_in_order(window)
     assert 0 < len(shown_at_once) < STEPS / 2
