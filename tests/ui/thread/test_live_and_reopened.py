@@ -1,0 +1,165 @@
+"""A chat reads the same reopened as it did live: replies, cards, images, a denial, failed turns."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from PIL import Image
+from PySide6.QtCore import Qt
+
+from desktop.calls.permissions import Mode
+from desktop.system.paths import DataPaths
+from desktop.system.store import Store
+from desktop.workspace import Workspace
+from tests.support.model_server import (
+    HttpError,
+    StreamError,
+    ToolUse,
+    text_reply,
+    tool_reply,
+)
+from tests.support.sample_tools import NotebookTool
+from tests.ui.thread import seen
+from tests.ui.window import test_main_window as main_window_tests
+from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
+from tools.base import Risk, ToolImage
+from ui.window.main_window import MainWindow
+
+window = main_window_tests.window
+
+ANSWER = """Noted **milk**. You said no to eggs, so I left them out.
+
+- milk: written
+- eggs: not written
+
+```text
+notebook: 1 line
+```"""
+
+
+def png(width: int, height: int) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (30, 140, 90)).save(out, format="PNG")
+    return out.getvalue()
+
+
+def answer_sheets(qtbot, aloop, window: MainWindow, answers: list[str]) -> None:  # type: ignore[no-untyped-def]
+    for answer in answers:
+        settle(aloop, lambda: window.approval_sheet is not None, "the approval sheet")
+        sheet = window.approval_sheet
+        assert sheet is not None
+        button = sheet.allow_once if answer == "allow" else sheet.deny
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+        settle(aloop, lambda s=sheet: window.approval_sheet is not s, "the sheet to close")
+
+
+def test_a_reopened_chat_shows_what_was_shown_live(  # type: ignore[no-untyped-def]
+    qtbot, window: MainWindow, workspace: Workspace, model_server, aloop
+) -> None:
+    workspace.registry.add(
+        NotebookTool(risk=Risk.CHANGE, image=ToolImage(data=png(64, 48), width=64, height=48))
+    )
+    workspace.set_mode(Mode.CHANGES)
+
+    # A turn of text, calls (one allowed, with its image, one denied, one unknown) and an answer.
+    model_server.enqueue(
+        tool_reply(
+            ToolUse(name="notebook", input={"text": "milk"}),
+            ToolUse(name="notebook", input={"text": "eggs"}),
+            text="Let me note that.",
+        ),
+        tool_reply(ToolUse(name="teleport", input={"to": "the shop"})),
+        text_reply(ANSWER),
+    )
+    type_and_send(qtbot, window, "Note milk and eggs")
+    answer_sheets(qtbot, aloop, window, ["allow", "deny"])
+    finish_turn(aloop, window)
+
+    # A turn that fails mid-reply, then is retried and answered.
+    model_server.enqueue(StreamError(text="Half an answer"))
+    type_and_send(qtbot, window, "Anything else?")
+    finish_turn(aloop, window)
+    [failed] = window.thread.error_cards()
+    model_server.enqueue(text_reply("That is all."))
+    assert failed.retry_button is not None
+    qtbot.mouseClick(failed.retry_button, Qt.MouseButton.LeftButton)
+    finish_turn(aloop, window)
+
+    # A last turn that fails before any text: its card is the chat's last word.
+    model_server.enqueue(HttpError(status=401, type="authentication_error"))
+    type_and_send(qtbot, window, "Thanks")
+    finish_turn(aloop, window)
+
+    live = seen.items(window.thread)
+    kinds = [item[0] for item in live]
+    assert kinds == [
+        "you",
+        "claude",
+        "run",
+        "claude",
+        "you",
+        "claude",
+        "error",
+        "claude",
+        "you",
+        "error",
+    ], live
+    [run] = [item for item in live if item[0] == "run"]
+    assert run[1:4] == ("3 steps", "Notebook, teleport", "1 failed · 1 denied by you · 1 done")
+    steps = run[4]
+    assert [(step[1], step[4]) for step in steps] == [
+        ("Notebook: write", "Done"),
+        ("Notebook: write", "You denied this"),
+        ("teleport", "No such tool"),
+    ]
+    assert steps[0][3] == "1 image" and len(steps[0][10]) == 1  # the allowed call's image
+    _, partial, marker = live[5]
+    assert (partial.strip(), marker) == (
+        "Half an answer",
+        "⚠ Interrupted: this reply did not finish",
+    )
+    # The retried card keeps its words and no longer offers Retry; the last one does.
+    assert live[6][3] == [] and live[-1][3] == ["Retry", "Open Settings"]
+    assert "milk: written" in live[3][1] and "notebook: 1 line" in live[3][1]
+
+    # Reopened: a new window on the same data, as after a restart.
+    reopened = MainWindow(workspace)
+    qtbot.addWidget(reopened)
+    reopened.show()
+    reopened.open_session(window.current_session_id)
+    thread = reopened.thread
+    if thread.loading_history:
+        with qtbot.waitSignal(thread.history_loaded, timeout=10_000):
+            pass
+    assert seen.items(thread) == live
+
+
+def test_a_history_file_from_before_failures_were_kept_keeps_them_from_now_on(  # type: ignore[no-untyped-def]
+    qtbot, data_dir: Path, api_env, aloop
+) -> None:
+    database = DataPaths.for_data_dir(data_dir).database
+    old = Store.open(database)
+    old.add_message(old.create_session("Old chat").id, "user", [{"type": "text", "text": "Hi"}])
+    old._db.execute("DROP TABLE failures")  # as the file was before failed turns were kept
+    old.close()
+    workspace = Workspace.open(data_dir)
+    try:
+        api_env.enqueue(HttpError(status=401, type="authentication_error"))
+        first = MainWindow(workspace)
+        qtbot.addWidget(first)
+        first.show()
+        type_and_send(qtbot, first, "Hello?")
+        finish_turn(aloop, first)
+        live = seen.items(first.thread)
+        assert [item[0] for item in live] == ["you", "error"]
+        assert live[1][1] == "The API key was not accepted"
+
+        again = MainWindow(workspace)
+        qtbot.addWidget(again)
+        again.show()
+        again.open_session(first.current_session_id)
+        assert seen.items(again.thread) == live
+        assert [s.title for s in workspace.store.sessions()] == ["Hello?", "Old chat"]
+    finally:
+        workspace.store.close()
