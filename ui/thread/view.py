@@ -255,7 +255,11 @@ class ThreadView(ThreadColumn):
             self.history_loaded.emit()
 
     def _show_piece(self, piece: list[AgentEvent]) -> None:
-        """A stored piece, rendered as live output is, right below the (hidden) empty hint."""
+        """A stored piece, rendered as live output is, right below the (hidden) empty hint.
+
+        A turn may be running below meanwhile: its text so far is shown first, and its reply
+        and thinking line are left as they are."""
+        self.flush()
         live, stop_shown = self._live, self._stop_shown
         self._live, self._stop_shown = None, False
         self._history_at = 1
@@ -395,13 +399,19 @@ class ThreadView(ThreadColumn):
             self._frame.stop()  # the stream paused or ended: no idle ticking
             return
         text = self._next_text(everything)
+        if self.batching:
+            # The whole text at once, in a reply built before it is shown: shown first, it
+            # would be laid out empty, then again with its text.
+            message = self._live or AssistantMessage(self.base_pt)
+            message.body.append(text)
+            if self._live is None:
+                self._live = message
+                self._add(message)
+            return
         if self._live is None:
             self._hide_thinking()
             self._live = AssistantMessage(self.base_pt)
             self._add(self._live)
-        if self.batching:  # the whole text at once; the column is laid out when all is in
-            self._live.body.append(text)
-            return
         self._live.body.append(text, show=False)
         self._lay_out_now([*self._live.body.take_changed(), self._live])
         self._live.body.show_new()
@@ -422,7 +432,7 @@ class ThreadView(ThreadColumn):
             self._add(self._thinking)
 
     def _hide_thinking(self) -> None:
-        if self._thinking is not None:
+        if self._thinking is not None and not self.batching:  # history is not what it awaits
             self._remove(self._thinking)
             self._thinking = None
 

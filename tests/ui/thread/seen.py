@@ -32,9 +32,9 @@ def _buttons(widget: QWidget) -> list[str]:
 
 
 def reply_text(message: AssistantMessage) -> str:
-    """A reply's blocks as their text reads on screen."""
+    """A reply's blocks as their text reads on screen (no trailing blanks, which no one sees)."""
     parts = [
-        view.plain_text() if isinstance(view, ProseBlockView) else view.block.code
+        (view.plain_text() if isinstance(view, ProseBlockView) else view.block.code).rstrip()
         for view in message.body.block_views()
     ]
     return "\n".join(parts)

@@ -9,6 +9,13 @@ from PIL import Image
 from PySide6.QtCore import Qt
 
 from desktop.calls.permissions import Mode
+from desktop.chat.events import (
+    MessageCommitted,
+    MessageStarted,
+    PromptAdded,
+    TextDelta,
+    TurnFailed,
+)
 from desktop.system.paths import DataPaths
 from desktop.system.store import Store
 from desktop.workspace import Workspace
@@ -24,6 +31,7 @@ from tests.ui.thread import seen
 from tests.ui.window import test_main_window as main_window_tests
 from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
 from tools.base import Risk, ToolImage
+from ui.thread.view import ThreadView
 from ui.window.main_window import MainWindow
 
 window = main_window_tests.window
@@ -115,7 +123,7 @@ def test_a_reopened_chat_shows_what_was_shown_live(  # type: ignore[no-untyped-d
     ]
     assert steps[0][3] == "1 image" and len(steps[0][10]) == 1  # the allowed call's image
     _, partial, marker = live[5]
-    assert (partial.strip(), marker) == (
+    assert (partial, marker) == (
         "Half an answer",
         "⚠ Interrupted: this reply did not finish",
     )
@@ -163,3 +171,37 @@ def test_a_history_file_from_before_failures_were_kept_keeps_them_from_now_on(  
         assert [s.title for s in workspace.store.sessions()] == ["Hello?", "Old chat"]
     finally:
         workspace.store.close()
+
+
+def test_history_shown_while_a_reply_streams_keeps_each_where_it_belongs(qtbot) -> None:  # type: ignore[no-untyped-def]
+    sid = 7
+    thread = ThreadView(sid)
+    qtbot.addWidget(thread)
+    thread.resize(800, 600)
+    thread.show()
+    thread.set_busy(True)
+    thread.handle(PromptAdded(session_id=sid, text="Go on"))
+    thread.handle(MessageStarted(session_id=sid))
+    thread.handle(TextDelta(session_id=sid, text="Streaming now"))
+    thread.handle(TextDelta(session_id=sid, text=", still"))  # waits for the next frame
+    older = [
+        PromptAdded(session_id=sid, text="Earlier question"),
+        TextDelta(session_id=sid, text="Earlier answer."),
+        MessageCommitted(session_id=sid, message_id=2, role="assistant", status="complete"),
+        TurnFailed(session_id=sid, error_kind="overloaded", title="Busy", detail="Try again."),
+    ]
+    thread.load([older])
+    thread.handle(TextDelta(session_id=sid, text=" and done."))
+    thread.handle(
+        MessageCommitted(session_id=sid, message_id=4, role="assistant", status="complete")
+    )
+    assert [item[:2] for item in seen.items(thread)] == [
+        ("you", "Earlier question"),
+        ("claude", "Earlier answer."),
+        ("error", "Busy"),
+        ("you", "Go on"),
+        ("claude", "Streaming now, still and done."),
+    ]
+    # Only the newest card would offer Retry: this one was answered by the chat below it.
+    [card] = thread.error_cards()
+    assert card.retired
