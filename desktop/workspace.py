@@ -216,7 +216,7 @@ class Workspace:
         return replay(
             self.store.messages(session_id, replaced=True),
             lambda use: self.calls.card_for(use, session_id),
-            self.store.failures(session_id),
+            self.store.turn_ends(session_id),
         )
 
     async def list_models(self) -> list[str]:

@@ -2,8 +2,9 @@
 so the thread renders it through the same code as live output.
 
 Live, a reply's text streams first, then the reply is committed, then each of its tool calls
-starts and finishes in turn; a failed turn ends on its error card (kept in the store's
-`failures`, after the message that was newest when it failed). Replay emits the same. What
+starts and finishes in turn; a failed turn ends on its error card, a stopped one on
+"Stopped" (both kept in the store's `turn_ends`, after the message that was newest then).
+Replay emits the same. What
 only a running turn shows (the thinking line, progress lines) leaves no trace to replay.
 Each tool card comes from what was stored beside its `tool_result` (label, summary,
 outcome); calls stored before cards were kept are described again by their source, the
@@ -29,12 +30,11 @@ from desktop.chat.events import (
     TextDelta,
     ToolFinished,
     ToolStarted,
-    TurnFailed,
     TurnFinished,
 )
 from desktop.model_stream import errors
 from desktop.model_stream.client import OUTCOME_KEY
-from desktop.system.store import StoredFailure, StoredMessage
+from desktop.system.store import StoredMessage, StoredTurnEnd
 
 CardFor = Callable[[ToolUse], CallCard]
 Turn = list[AgentEvent]
@@ -58,21 +58,21 @@ def notice_for(stop_reason: str, max_tokens: int | None = None) -> str | None:
 
 
 def replay(
-    messages: list[StoredMessage], card_for: CardFor, failures: Sequence[StoredFailure] = ()
+    messages: list[StoredMessage], card_for: CardFor, ends: Sequence[StoredTurnEnd] = ()
 ) -> list[Turn]:
     """The events of each turn (a prompt and everything that answered it), oldest first.
 
     `messages` may include replaced ones (`Store.messages(..., replaced=True)`): they
-    show as the earlier versions of the message that replaced them. `failures` are the
-    chat's failed turns (`Store.failures`); those after a replaced message went with it.
+    show as the earlier versions of the message that replaced them. `ends` say how turns
+    ended (`Store.turn_ends`); those after a replaced message went with it.
     """
     current = [m for m in messages if m.superseded_by is None]
     replaced = versions.replaced_groups(messages)
     cards = _stored_cards(current)
-    failed: dict[int, list[TurnFailed]] = {}
-    for kept in failures:
-        if kept.after_message is not None:
-            failed.setdefault(kept.after_message, []).append(kept.failure)
+    ended: dict[int, list[AgentEvent]] = {}
+    for end in ends:
+        if end.after_message is not None:
+            ended.setdefault(end.after_message, []).append(end.event)
     turns: list[Turn] = []
     calls: list[ToolUse] = []  # the newest reply's calls: live, they ran after it was committed
     for message in current:
@@ -96,7 +96,7 @@ def replay(
         else:
             turns[-1].extend(_assistant_events(message))
             calls = [ToolUse.of(b) for b in message.content if b.get("type") == "tool_use"]
-        turns[-1].extend(failed.get(message.id, []))
+        turns[-1].extend(ended.get(message.id, []))
     if calls and turns:  # the app quit while they ran: their cards as they were left
         turns[-1].extend(_calls(current[-1].session_id, calls, {}, cards, card_for))
     last = current[-1] if current else None

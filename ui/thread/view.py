@@ -30,6 +30,7 @@ from desktop.chat.events import (
     TurnFailed,
     TurnFinished,
     TurnStarted,
+    TurnStopped,
 )
 from ui.thread import history
 from ui.thread.column import JUMP_STYLE as JUMP_STYLE
@@ -162,6 +163,7 @@ class ThreadView(ThreadColumn):
     def _add(self, widget: QWidget) -> None:
         super()._add(widget)
         if widget is not self._thinking:
+            self._stop_shown = False  # a stop said before is no longer the last word
             self._retire_answered_errors()
 
     def _retire_answered_errors(self) -> None:
@@ -319,6 +321,8 @@ class ThreadView(ThreadColumn):
         elif isinstance(event, TurnFailed):
             self._end_live("failed")
             self.add_error(event)
+        elif isinstance(event, TurnStopped):
+            self._show_stop()
 
     def _add_prompt(self, event: PromptAdded) -> None:
         if self.batching:
@@ -365,13 +369,20 @@ class ThreadView(ThreadColumn):
         run.add(card)
         return run
 
+    def _show_stop(self) -> None:
+        """Say where the turn stopped: on its reply's last line, or on a line of its own."""
+        self._end_live("stopped")
+        if not self._stop_shown:
+            self.add_notice(STOPPED, "stopped")
+            self._stop_shown = True
+
     def turn_ended(self, *, stopped: bool) -> None:
-        """The turn's task is over; if it was stopped, say so where it stopped."""
+        """The turn's task is over (a stop was said by its TurnStopped, or is said now)."""
         self.flush()
         self._hide_thinking()
-        self._end_live("stopped" if stopped else "complete")
-        if stopped and not self._stop_shown:
-            self.add_notice(STOPPED, "stopped")
+        if stopped:
+            self._show_stop()
+        self._end_live("complete")
         self._stop_shown = False
 
     # -- text -----------------------------------------------------------------------

@@ -20,6 +20,7 @@ from desktop.system.paths import DataPaths
 from desktop.system.store import Store
 from desktop.workspace import Workspace
 from tests.support.model_server import (
+    Hang,
     HttpError,
     StreamError,
     ToolUse,
@@ -94,6 +95,19 @@ def test_a_reopened_chat_shows_what_was_shown_live(  # type: ignore[no-untyped-d
     qtbot.mouseClick(failed.retry_button, Qt.MouseButton.LeftButton)
     finish_turn(aloop, window)
 
+    # A reply stopped while it was written, and one stopped before it began.
+    model_server.enqueue(Hang(text="Let me think about it"))
+    type_and_send(qtbot, window, "Think it over")
+    settle(aloop, lambda: "Let me think" in seen.text(window.thread), "the reply")
+    qtbot.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)  # it is Stop now
+    finish_turn(aloop, window)
+    asked = len(model_server.message_requests)
+    model_server.enqueue(Hang())
+    type_and_send(qtbot, window, "Never mind")
+    settle(aloop, lambda: len(model_server.message_requests) > asked, "the request")
+    qtbot.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)
+    finish_turn(aloop, window)
+
     # A last turn that fails before any text: its card is the chat's last word.
     model_server.enqueue(HttpError(status=401, type="authentication_error"))
     type_and_send(qtbot, window, "Thanks")
@@ -110,6 +124,10 @@ def test_a_reopened_chat_shows_what_was_shown_live(  # type: ignore[no-untyped-d
         "claude",
         "error",
         "claude",
+        "you",
+        "claude",
+        "you",
+        "notice",
         "you",
         "error",
     ], live
@@ -130,6 +148,8 @@ def test_a_reopened_chat_shows_what_was_shown_live(  # type: ignore[no-untyped-d
     # The retried card keeps its words and no longer offers Retry; the last one does.
     assert live[6][3] == [] and live[-1][3] == ["Retry", "Open Settings"]
     assert "milk: written" in live[3][1] and "notebook: 1 line" in live[3][1]
+    assert live[9] == ("claude", "Let me think about it", "■ Stopped")
+    assert live[11] == ("notice", "stopped", "Stopped")
 
     # Reopened: a new window on the same data, as after a restart.
     reopened = MainWindow(workspace)
@@ -143,13 +163,13 @@ def test_a_reopened_chat_shows_what_was_shown_live(  # type: ignore[no-untyped-d
     assert seen.items(thread) == live
 
 
-def test_a_history_file_from_before_failures_were_kept_keeps_them_from_now_on(  # type: ignore[no-untyped-def]
+def test_a_history_file_from_before_turn_ends_were_kept_keeps_them_from_now_on(  # type: ignore[no-untyped-def]
     qtbot, data_dir: Path, api_env, aloop
 ) -> None:
     database = DataPaths.for_data_dir(data_dir).database
     old = Store.open(database)
     old.add_message(old.create_session("Old chat").id, "user", [{"type": "text", "text": "Hi"}])
-    old._db.execute("DROP TABLE failures")  # as the file was before failed turns were kept
+    old._db.execute("DROP TABLE turn_ends")  # as the file was before they were kept
     old.close()
     workspace = Workspace.open(data_dir)
     try:
