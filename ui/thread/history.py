@@ -24,19 +24,26 @@ EVENT_CHARS = 200  # what a card or a message costs beyond its text
 def pieces(turns: list[list[AgentEvent]]) -> list[list[AgentEvent]]:
     """Every turn cut where a reply starts after tool results, oldest first.
 
-    A turn of many replies is shown reply by reply, not all in one go. A piece holds a
-    reply's text, then its calls, and the calls of replies without text that follow:
-    live, calls in a row fold into one "N steps" run, so a run is never cut.
+    A turn of many replies (a long task, step after step) is shown reply by reply, not all
+    in one go: a piece holds a reply's text, its commit, and its calls. Calls in a row
+    fold into one "N steps" run though they come from several pieces (see
+    ThreadView._add_tool_card).
     """
     found: list[list[AgentEvent]] = []
     for turn in turns:
         found.append([])
         for event in turn:
             after_results = bool(found[-1]) and isinstance(found[-1][-1], ToolFinished)
-            if after_results and isinstance(event, TextDelta):
+            if after_results and _starts_reply(event):
                 found.append([])
             found[-1].append(event)
     return [piece for piece in found if piece]
+
+
+def _starts_reply(event: AgentEvent) -> bool:
+    return isinstance(event, TextDelta) or (
+        isinstance(event, MessageCommitted) and event.role == "assistant"
+    )
 
 
 def cost(piece: list[AgentEvent]) -> int:

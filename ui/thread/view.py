@@ -77,6 +77,7 @@ class ThreadView(ThreadColumn):
         self._live: AssistantMessage | None = None
         self._thinking: QLabel | None = None
         self._stop_shown = False
+        self._joined_below = 0  # calls of this piece put in front of the run below it
         self._tool_cards: dict[str, ToolCard] = {}
         self._error_cards: list[ErrorCard] = []
         self._bubbles: list[UserBubble] = []
@@ -163,6 +164,7 @@ class ThreadView(ThreadColumn):
     def _add(self, widget: QWidget) -> None:
         super()._add(widget)
         if widget is not self._thinking:
+            self._joined_below = 0  # the calls that follow join what is above them now
             self._stop_shown = False  # a stop said before is no longer the last word
             self._retire_answered_errors()
 
@@ -263,7 +265,7 @@ class ThreadView(ThreadColumn):
         and thinking line are left as they are."""
         self.flush()
         live, stop_shown = self._live, self._stop_shown
-        self._live, self._stop_shown = None, False
+        self._live, self._stop_shown, self._joined_below = None, False, 0
         self._history_at = 1
         try:
             for event in piece:
@@ -352,12 +354,19 @@ class ThreadView(ThreadColumn):
         )
 
     def _add_tool_card(self, card: ToolCard) -> None:
-        """A call right after another joins it in one "N steps" run (made on the second)."""
-        previous = self._widget_at(self._insert_index() - 1)
-        if isinstance(previous, ToolRun):
-            previous.add(card)
-        elif isinstance(previous, ToolCard):
-            self._fold(previous).add(card)
+        """Calls in a row are one "N steps" run (made on the second): a call joins the call or
+        run right above where it goes, or else the one right below, in front of it, after
+        the calls that joined it there before (older history goes in above what is shown:
+        a run's older calls come after its newer ones; live, nothing is below)."""
+        at = self._insert_index()
+        above, below = self._widget_at(at - 1), self._widget_at(at)
+        if isinstance(above, ToolRun | ToolCard):
+            run = above if isinstance(above, ToolRun) else self._fold(above)
+            run.add(card)
+        elif isinstance(below, ToolRun | ToolCard):
+            run = below if isinstance(below, ToolRun) else self._fold(below)
+            run.add(card, at=self._joined_below)
+            self._joined_below += 1
         else:
             self._add(card)
 
