@@ -108,7 +108,7 @@ class ToolCalls:
                 if use.id not in results:
                     if use.id not in cards:  # never started: its card starts, as it reopens
                         cards[use.id] = self._start(session_id, use, self.card_for(use), emit)
-                    card = CallCard(label=cards[use.id].label)
+                    card = cards[use.id]  # its target stays, as the card showed it
                     stopped = CallResult.failure(STOPPED_TOOL)
                     results[use.id] = self._finish(
                         session_id, use, card, stopped, None, [], emit, outcome="stopped"

@@ -4,13 +4,12 @@ so the thread renders it through the same code as live output.
 Live, a reply's text streams first, then the reply is committed, then each of its tool calls
 starts and finishes in turn; a failed turn ends on its error card, a stopped one on
 "Stopped" (both kept in the store's `turn_ends`, after the message that was newest then).
-Replay emits the same. What
-only a running turn shows (the thinking line, progress lines) leaves no trace to replay.
-Each tool card comes from what was stored beside its `tool_result` (label, summary,
-outcome); calls stored before cards were kept are described again by their source, the
-same way a live call is. A sent message is shown live through `prompt_event` too, so
-its attachments look the same live and reopened. Versions that Edit or Regenerate
-replaced come back folded above the message that replaced them.
+Replay emits the same. What only a running turn shows (the thinking line, progress lines)
+leaves nothing to replay. Each tool card comes from what was stored beside its
+`tool_result` (label, summary, outcome); calls stored before cards were kept are described
+again by their source, the same way a live call is. A sent message is shown live through
+`prompt_event` too, so its attachments look the same live and reopened. Versions that Edit
+or Regenerate replaced come back folded above the message that replaced them.
 """
 
 from __future__ import annotations

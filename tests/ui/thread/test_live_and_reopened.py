@@ -66,9 +66,10 @@ def answer_sheets(qtbot, aloop, window: MainWindow, answers: list[str]) -> None:
 def test_a_reopened_chat_shows_what_was_shown_live(  # type: ignore[no-untyped-def]
     qtbot, window: MainWindow, workspace: Workspace, model_server, aloop
 ) -> None:
-    workspace.registry.add(
-        NotebookTool(risk=Risk.CHANGE, image=ToolImage(data=png(64, 48), width=64, height=48))
+    notebook = NotebookTool(
+        risk=Risk.CHANGE, image=ToolImage(data=png(64, 48), width=64, height=48)
     )
+    workspace.registry.add(notebook)
     workspace.set_mode(Mode.CHANGES)
 
     # A turn of text, calls (one allowed, with its image, one denied, one unknown) and an answer.
@@ -108,6 +109,21 @@ def test_a_reopened_chat_shows_what_was_shown_live(  # type: ignore[no-untyped-d
     qtbot.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)
     finish_turn(aloop, window)
 
+    # A reply stopped while its first call runs: the second never starts.
+    notebook.delay = 30
+    notebook.started.clear()
+    model_server.enqueue(
+        tool_reply(
+            ToolUse(name="notebook", input={"text": "bread"}),
+            ToolUse(name="notebook", input={"text": "jam"}),
+        )
+    )
+    type_and_send(qtbot, window, "Add bread and jam")
+    answer_sheets(qtbot, aloop, window, ["allow"])
+    settle(aloop, notebook.started.is_set, "the first call")
+    qtbot.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)
+    finish_turn(aloop, window)
+
     # A last turn that fails before any text: its card is the chat's last word.
     model_server.enqueue(HttpError(status=401, type="authentication_error"))
     type_and_send(qtbot, window, "Thanks")
@@ -129,9 +145,12 @@ def test_a_reopened_chat_shows_what_was_shown_live(  # type: ignore[no-untyped-d
         "you",
         "notice",
         "you",
+        "run",
+        "notice",
+        "you",
         "error",
     ], live
-    [run] = [item for item in live if item[0] == "run"]
+    run = live[2]
     assert run[1:4] == ("3 steps", "Notebook, teleport", "1 failed · 1 denied by you · 1 done")
     steps = run[4]
     assert [(step[1], step[4]) for step in steps] == [
@@ -150,6 +169,11 @@ def test_a_reopened_chat_shows_what_was_shown_live(  # type: ignore[no-untyped-d
     assert "milk: written" in live[3][1] and "notebook: 1 line" in live[3][1]
     assert live[9] == ("claude", "Let me think about it", "■ Stopped")
     assert live[11] == ("notice", "stopped", "Stopped")
+    stopped_run = live[13]
+    assert stopped_run[1:4] == ("2 steps", "Notebook", "2 stopped")
+    # The call that never started has its card too (not an unnamed one), live and reopened.
+    assert [(step[1][:9], step[4]) for step in stopped_run[4]] == [("Notebook:", "Stopped")] * 2
+    assert live[14] == ("notice", "stopped", "Stopped")
 
     # Reopened: a new window on the same data, as after a restart.
     reopened = MainWindow(workspace)
