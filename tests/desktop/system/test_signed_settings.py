@@ -20,6 +20,7 @@ from desktop.system.paths import DataPaths
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool
+from tests.support.turns import send
 from tools.base import Risk
 
 
@@ -36,7 +37,7 @@ def run_turn(ws: Workspace) -> list[AgentEvent]:
     async def go() -> list[AgentEvent]:
         events: list[AgentEvent] = []
         try:
-            await ws.agent.run_turn(ws.store.create_session().id, "Note milk", events.append)
+            await send(ws.conversations, ws.store.create_session().id, "Note milk", events.append)
         finally:
             await ws.agent.close()
         return events
