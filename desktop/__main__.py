@@ -233,6 +233,10 @@ def main(argv: list[str] | None = None) -> int:
         from ui.window.self_test import run_self_test
 
         return run_self_test(args.data_dir)
+    # PySide6 reads the source of every module imported after it (looking for its `__feature__`
+    # switches): the app's Qt-free core loads first, which shortens the way to the window.
+    import desktop.workspace  # noqa: F401
+    import ui.thread.markdown_blocks  # noqa: F401  (the thread's Markdown parser: no Qt either)
     from desktop.app import run
 
     return run(args)

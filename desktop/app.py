@@ -35,7 +35,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from desktop.calls.permissions import Mode
-from desktop.model_stream.worker import shared_worker
+from desktop.model_stream.worker import StreamWorker, shared_worker
 from desktop.system import heavy
 from desktop.system.login_path import adopt_login_path
 from desktop.system.paths import DataPaths
@@ -151,13 +151,23 @@ async def after_first_paint(widget: QWidget, then: Callable[[], None] | None = N
     await heavy.ready()
 
 
+def start_behind_the_window(workspace: Workspace, streams: StreamWorker) -> asyncio.Future[None]:
+    """What starts once the window is on screen, while the person reads it: the stream process
+    loads the SDK on its own core, the tools load on a thread here (`heavy`), and the tool
+    sources start (an MCP server may take seconds to answer). None of it holds up the loop.
+    Returns the sources' start."""
+    streams.start()
+    heavy.start(heavy.TOOLS + heavy.COMMANDS)
+    return asyncio.ensure_future(_close("tool sources", workspace.toolbox.start))
+
+
 def freeze_startup_objects() -> None:
     """Take what startup built (modules, classes, the window) out of the collector's sight.
 
     They live as long as the app; left in, every full collection walks them all (about
-    100 ms with Qt and the SDK loaded), and one can fall in the middle of a reply.
+    100 ms with Qt and the SDK loaded), and one can fall in the middle of a reply. No
+    collection first: that would be such a stall itself.
     """
-    gc.collect()
     gc.freeze()
 
 
@@ -206,14 +216,9 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     window = MainWindow(workspace)
     window.show()
     await first_paint(window)
-    # Once it is on screen: the stream process loads the SDK on its own core, and the tools
-    # load on a thread here, while the person reads the window; the first reply is quick.
-    streams.start()
-    heavy.start(heavy.TOOLS + heavy.COMMANDS)
+    starting = start_behind_the_window(workspace, streams)
     if args.send:
         window.send(args.send)  # at once: the turn waits for what it needs, not the window
-    # Tool sources start behind the window (an MCP server may take seconds to answer).
-    starting = asyncio.ensure_future(_close("tool sources", workspace.toolbox.start))
     await heavy.ready(heavy.COMMANDS)
     from desktop.command.listener import UiServer
 

@@ -16,6 +16,7 @@ all the loading, one module after another, so two loads never run side by side e
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import logging
 import queue
@@ -86,13 +87,32 @@ def _load() -> None:
     """The loader thread: imports what was asked for, one module after another, for good."""
     while True:
         name = _queue.get()
-        with _lock:
-            done = _imports[name]
+        # While it loads, the collector stays off: a full collection, triggered by the many
+        # objects an import makes, would hold the interpreter (and so the window) 100+ ms.
+        collecting = gc.isenabled()
+        gc.disable()
         try:
-            importlib.import_module(name)
-        except ImportError:  # the tool that needs it says so when it is used
-            log.warning("could not load %s", name, exc_info=True)
-        except BaseException as exc:  # a broken install: whoever waits sees it
-            done.set_exception(exc)
-            continue
-        done.set_result(None)
+            while True:
+                _import(name)
+                try:
+                    name = _queue.get_nowait()
+                except queue.Empty:
+                    break
+        finally:
+            # What was loaded lives as long as the app: no later collection walks it again.
+            gc.freeze()
+            if collecting:
+                gc.enable()
+
+
+def _import(name: str) -> None:
+    with _lock:
+        done = _imports[name]
+    try:
+        importlib.import_module(name)
+    except ImportError:  # the tool that needs it says so when it is used
+        log.warning("could not load %s", name, exc_info=True)
+    except BaseException as exc:  # a broken install: whoever waits sees it
+        done.set_exception(exc)
+        return
+    done.set_result(None)
