@@ -52,7 +52,11 @@ def start(modules: tuple[str, ...] = TOOLS) -> list[Future[None]]:
     with _lock:
         for name in modules:
             if name not in _imports:
-                _imports[name] = Future()
+                done: Future[None] = Future()
+                # Running from the start: a waiter that is cancelled (Stop, quitting) must not
+                # cancel the load for everyone else.
+                done.set_running_or_notify_cancel()
+                _imports[name] = done
                 _queue.put(name)
         if _loader is None:
             _loader = threading.Thread(target=_load, name="deskhand-import", daemon=True)
@@ -73,14 +77,10 @@ def wait(modules: tuple[str, ...] = TOOLS) -> None:
     Never call it while a module is being imported (from a module's top level): the loader may
     need that module, and would wait for this thread while this thread waits for it.
     """
+    if threading.current_thread() is _loader:
+        return  # asked from inside a load: the import statement that follows does the work
     for done in start(modules):
         done.result()
-
-
-def loaded(modules: tuple[str, ...] = TOOLS) -> bool:
-    """Whether `modules` are in (importing them now costs nothing)."""
-    with _lock:
-        return all(name in _imports and _imports[name].done() for name in modules)
 
 
 def _load() -> None:
