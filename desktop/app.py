@@ -142,15 +142,6 @@ async def first_paint(widget: QWidget) -> None:
     widget.removeEventFilter(watcher)
 
 
-async def after_first_paint(widget: QWidget, then: Callable[[], None] | None = None) -> None:
-    """Once `widget` is on screen: call `then`, and load what the first reply needs, off
-    the event loop."""
-    await first_paint(widget)
-    if then is not None:
-        then()
-    await heavy.ready()
-
-
 def start_behind_the_window(workspace: Workspace, streams: StreamWorker) -> asyncio.Future[None]:
     """What starts once the window is on screen, while the person reads it: the stream process
     loads the SDK on its own core, the tools load on a thread here (`heavy`), and the tool

@@ -27,7 +27,8 @@ import asyncio, sys, tempfile
 from pathlib import Path
 import qasync
 from PySide6.QtWidgets import QApplication
-from desktop.app import after_first_paint
+from desktop.app import first_paint
+from desktop.system import heavy
 from desktop.workspace import Workspace
 from ui.window.main_window import MainWindow
 
@@ -38,7 +39,8 @@ async def main() -> None:
     window = MainWindow(workspace)
     window.show()
     print("shown with", [m for m in HEAVY if m in sys.modules])
-    await after_first_paint(window)
+    await first_paint(window)
+    await heavy.ready()  # as the app asks once the window is painted
     print("then", [m for m in ("anthropic", "playwright") if m in sys.modules])
     await window.shutdown()
     await workspace.close()
