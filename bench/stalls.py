@@ -69,6 +69,24 @@ async def watching(probes: Probes) -> AsyncIterator[Probes]:
         ticker.join()
 
 
+async def replied(window: MainWindow, text: str) -> None:
+    """Send `text` in the window's chat and wait until its turn has ended."""
+    from desktop.chat.conversations import ConversationEvent, TurnRunning
+
+    ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def on_event(event: ConversationEvent) -> None:
+        if isinstance(event, TurnRunning) and not event.running and not ended.done():
+            ended.set_result(None)
+
+    stop_listening = window.conversations.subscribe(on_event)
+    try:
+        assert window.send(text)
+        await ended
+    finally:
+        stop_listening()
+
+
 async def first_turn(window: MainWindow, text: str) -> tuple[Probes, float]:
     """Show `window`, and once it is painted do what the app does (`desktop/app.py`): start the
     stream process, the background loading and the tool sources, and send `text` at once. The
@@ -83,9 +101,7 @@ async def first_turn(window: MainWindow, text: str) -> tuple[Probes, float]:
     async with watching(Probes()) as probes:
         started = time.perf_counter()
         starting = start_behind_the_window(window.workspace, shared_worker())
-        window.send(text)
-        assert window.turn_task is not None
-        await window.turn_task
+        await replied(window, text)
         elapsed = time.perf_counter() - started
         await heavy.ready(heavy.TOOLS + heavy.COMMANDS)
         await starting

@@ -47,7 +47,7 @@ import qasync
 from PySide6.QtGui import QPaintEvent
 from PySide6.QtWidgets import QApplication
 
-from bench.stalls import STALL_TARGET_MS, Probes, first_turn, watching
+from bench.stalls import STALL_TARGET_MS, Probes, first_turn, replied, watching
 from desktop.model_stream.worker import shared_worker
 from desktop.workspace import Workspace
 from tests.support.model_server import Reply, ScriptedModelServer, Text, Usage
@@ -179,9 +179,7 @@ async def _turn(window: MainWindow, text: str, probes: Probes) -> tuple[float, f
     """Send `text` and await the reply while the probes run; (start time, duration)."""
     async with watching(probes):
         started = time.perf_counter()
-        window.send(text)
-        assert window.turn_task is not None
-        await window.turn_task
+        await replied(window, text)
         elapsed = time.perf_counter() - started
     return started, elapsed
 

@@ -22,7 +22,13 @@ from pydantic import BaseModel
 from desktop.chat import attachments, user_content, versions
 from desktop.chat.agent import Agent
 from desktop.chat.attachments import Attachment
-from desktop.chat.events import AgentEvent, MessageCommitted, ReplyContinued, TurnFailed
+from desktop.chat.events import (
+    AgentEvent,
+    MessageCommitted,
+    ReplyContinued,
+    TurnFailed,
+    TurnStopped,
+)
 from desktop.chat.transcript import prompt_event
 from desktop.system.store import Store, StoredMessage
 
@@ -74,7 +80,6 @@ class Conversations:
         self._turns: dict[int, asyncio.Task[None]] = {}
         self._deleting: set[asyncio.Future[None]] = set()
         self._listeners: list[Listener] = []
-        self.latest: asyncio.Task[None] | None = None  # the newest turn (tests wait on it)
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call `listener` with every event; returns the way to stop listening."""
@@ -82,6 +87,9 @@ class Conversations:
         return lambda: self._listeners.remove(listener)
 
     def _emit(self, event: ConversationEvent) -> None:
+        if isinstance(event, TurnFailed | TurnStopped):
+            # Kept before it is shown, so a reopened chat shows it again.
+            self.store.add_turn_end(event)
         for listener in list(self._listeners):
             listener(event)
 
@@ -264,7 +272,6 @@ class Conversations:
     def _start(self, session_id: int, turn: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(turn)
         self._turns[session_id] = task
-        self.latest = task
         task.add_done_callback(lambda done: self._done(session_id, done))
         self._emit(TurnRunning(session_id=session_id, running=True))
 
@@ -280,6 +287,8 @@ class Conversations:
                     session_id=session_id, error_kind="unexpected", title=title, detail=detail
                 )
             )
+        if stopped:
+            self._emit(TurnStopped(session_id=session_id))
         self._emit(TurnRunning(session_id=session_id, running=False, stopped=stopped))
 
     async def shutdown(self) -> None:
