@@ -110,6 +110,7 @@ from tools.screen.displays import (
 from tools.screen.errors import BackendError, NoKeycode, refusal
 from tools.screen.events import CaptureHook, ScreenEvent, ScreenEventSink, around_capture
 from tools.screen.geometry import Point, Rect
+from tools.screen.hand import Hand
 from tools.screen.keys import (
     UnknownKey,
     is_text_entry,
@@ -186,6 +187,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         display: int | None = None,
         configs: BetaComputerToolsetConfigsParam | None = None,
         tool_configs: BetaToolConfigs | None = None,
+        hand: Hand | None = None,
     ) -> None:
         """A toolset on the screen. Nothing connects to the display until the first call.
 
@@ -205,6 +207,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
           however the capture ends.
         - `progress`: called with one line ("Screen: click at (640, 360)") as each call starts.
         - `display`: the index of the display screenshots show (the primary one by default).
+        - `hand`: who has the controls; every input event waits while the person has them.
         """
         self._app_confirm = confirm
         self._open_backend: BackendFactory = backend or open_backend
@@ -223,6 +226,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         self._pointer: Point | None = None  # where our last action left the pointer
         self._held: set[MouseButton] = set()  # buttons left_mouse_down pressed
         self._asked = False  # the app asked the person about the call being confirmed
+        self._hand = hand
         super().__init__(
             configs=configs,
             confirm=self._checked_confirm if confirm is not None else None,
@@ -406,6 +410,16 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         """One blocking call (one input event). Once queued it runs to its end: a Stop takes
         effect here, between this event and the next."""
         return await asyncio.shield(self._submit(fn, *args))
+
+    async def _before_input(self) -> None:
+        """The person's hand wins: wait while they have the controls (`hand.py`)."""
+        if self._hand is not None:
+            await self._hand.before_input()
+
+    async def _input(self, fn: Callable[..., T], *args: Any) -> T:
+        """One input event, once the person's hand has let go of the controls."""
+        await self._before_input()
+        return await self._run(fn, *args)
 
     async def _finally(self, calls: Sequence[Callable[[], object]]) -> None:
         """Cleanup events (releases): all queued at once, so a second Stop cannot skip one."""
@@ -607,6 +621,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         pressed: list[str] = []
         try:
             for key in keys:
+                await self._before_input()
                 pressed.append(key)  # queued now, so it is released even if we are cancelled
                 await self._run(backend.key, key, True)
             yield
@@ -616,7 +631,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
             )
 
     async def _move(self, backend: ScreenBackend, point: Point) -> None:
-        await self._run(backend.move, point)
+        await self._input(backend.move, point)
         self._pointer = point
 
     async def _click(
@@ -640,7 +655,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
                     # A person's double click has a gap; some toolkits do not count one without.
                     await asyncio.sleep(CLICK_GAP)
                 try:
-                    await self._run(backend.button, button, True, click)
+                    await self._input(backend.button, button, True, click)
                 finally:
                     # However the press ended, the button goes up again.
                     await self._finally([functools.partial(backend.button, button, False, click)])
@@ -716,6 +731,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
     ) -> str:
         backend, point, index = await self._aim(None)
         self._emit(ScreenEvent(kind="press", display=index, points=(point,), button="left"))
+        await self._before_input()
         self._held.add("left")
         await self._run(backend.button, "left", True, 1)
         return self._echo(point)
@@ -763,7 +779,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         self._emit(ScreenEvent(kind="drag", display=index, points=(start, end), button="left"))
         async with self._holding(backend, modifiers):
             await self._move(backend, start)
-            await self._run(backend.button, "left", True, 1)
+            await self._input(backend.button, "left", True, 1)
             try:
                 for step in range(1, DRAG_STEPS + 1):
                     x = start.x + (end.x - start.x) * step // DRAG_STEPS
@@ -793,7 +809,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
             if input.coordinate is not None:
                 await self._move(backend, point)
             for _ in range(input.scroll_amount):
-                await self._run(backend.wheel, direction)
+                await self._input(backend.wheel, direction)
         return self._echo(point)
 
     # --- members: keyboard ---------------------------------------------------------------------
@@ -813,7 +829,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
                 await asyncio.sleep(FOCUS_SETTLE)
                 await self._check_secure()
             await self._check_focus(backend)
-            await self._run(backend.type_char, char)
+            await self._input(backend.type_char, char)
             previous = char
 
     async def key(self, context: BetaToolsetCallContext, input: BetaComputerKeyInput) -> None:
