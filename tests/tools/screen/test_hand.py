@@ -68,9 +68,12 @@ class Controls:
         return Result.of(dict(block))
 
     async def until(self, holder: str, limit: float = 10.0) -> None:
+        changed = asyncio.Event()
+        self.hand.listeners.append(lambda _state: changed.set())
         async with asyncio.timeout(limit):
             while self.hand.holder != holder:
-                await asyncio.sleep(0.02)
+                changed.clear()
+                await changed.wait()
 
 
 @pytest.fixture
@@ -94,9 +97,7 @@ async def controls(anyio_backend: str, xvfb: Xvfb) -> AsyncIterator[Controls]:
     await toolset.close()
 
 
-async def test_deskhands_own_clicks_never_pause_it(
-    controls: Controls, target: TargetApp
-) -> None:
+async def test_deskhands_own_clicks_never_pause_it(controls: Controls, target: TargetApp) -> None:
     for x in (300, 500, 700):
         result = await controls("left_click", coordinate=[x, CANVAS[1]])
         assert not result.is_error, result.text
