@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from tools.screen.hand import Hand
+from tools.screen.hand import PAUSED, TAKEN, Hand, HandState, Holder
+
+__all__ = ["PAUSED", "TAKEN", "Hand", "HandState", "Holder", "ScreenHooks"]
 
 Rectangle = tuple[int, int, int, int]  # x, y, width, height in global logical units
 CaptureHook = Callable[[], Awaitable[None] | None]
