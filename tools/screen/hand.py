@@ -59,9 +59,9 @@ def paused_note(seconds: float, *, took_over: bool) -> str:
     """What the model reads after the person gave the controls back."""
     whole = max(1, round(seconds))
     unit = "second" if whole == 1 else "seconds"
-    how = "took over the computer" if took_over else "used the computer, so you were paused"
+    how = "The person took over" if took_over else "You were paused: the person used"
     return (
-        f"The person {how} for {whole} {unit}, then handed control back. The screen may have "
+        f"{how} the computer for {whole} {unit}, then handed control back. The screen may have "
         "changed: take a screenshot and look again before acting. Actions planned before the "
         "pause were not done."
     )

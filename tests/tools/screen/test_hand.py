@@ -126,7 +126,7 @@ async def test_a_person_moving_the_mouse_pauses_claude_before_its_next_click(
     controls.hand.resume()
     result = await asyncio.wait_for(clicking, 10)
     assert result.is_error
-    assert "The person used the computer" in result.text, result.text
+    assert "the person used the computer for" in result.text, result.text
     assert "look again before acting" in result.text
     await asyncio.sleep(0.3)
     assert len(target.of("press")) == 1, "nothing from before the pause is replayed"
