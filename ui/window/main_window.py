@@ -389,6 +389,10 @@ class MainWindow(QMainWindow):
         box.open()
         return box
 
+    def show_notice(self, text: str) -> None:
+        """Something the person should know now (the quick entry shortcut is taken, say)."""
+        self.banners.addWidget(NoticeBanner(text))
+
     def bring_to_front(self) -> None:
         self.showNormal()
         self.raise_()
