@@ -62,7 +62,7 @@ class QuickEntry(QFrame):
         self.hint = QLabel("Enter to send  ·  Esc to close")
         self.hint.setObjectName("quickEntryHint")
         self.composer = Composer(attacher=workspace.conversations)
-        self.composer.stop_requested.connect(self.hide)  # Esc
+        self.composer.editor.stop.connect(self.hide)  # Esc in the text box
         header = QHBoxLayout()
         header.setContentsMargins(4, 0, 4, 0)
         header.addWidget(self.mode_label)
