@@ -27,6 +27,7 @@ from PySide6.QtGui import (
     QPen,
     QRegion,
     QScreen,
+    QShowEvent,
 )
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
@@ -199,6 +200,12 @@ class ControlPill(QWidget):
         path = QPainterPath()
         path.addRoundedRect(QRectF(self.rect()), self.height() / 2, self.height() / 2)
         self.setMask(fill_region(path))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        # The style sheet sizes the buttons when the pill is first polished, on show: the
+        # shape (and the place, centred) follow that size.
+        super().showEvent(event)
+        self._replace()
 
     def _replace(self, *_args: object) -> None:
         if self._screen is not None:

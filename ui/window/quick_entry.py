@@ -29,6 +29,8 @@ from desktop.calls.permissions import MODE_TITLES
 from desktop.system.settings import Settings
 from desktop.workspace import Workspace
 from ui import theme
+from ui.thread import attachment_views
+from ui.window import composer
 from ui.window.composer import Composer, local_files
 
 if TYPE_CHECKING:
@@ -73,7 +75,9 @@ class QuickEntry(QFrame):
         layout.setSpacing(8)
         layout.addLayout(header)
         layout.addWidget(self.composer)
-        theme.theme().attach(self, STYLE)
+        theme.theme().attach(
+            self, "\n".join([theme.BASE_STYLE, composer.STYLE, attachment_views.STYLE, STYLE])
+        )
 
     def show_mode(self) -> None:
         self.mode_label.setText(f"Mode: {MODE_TITLES[self.workspace.mode]}")
