@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.calls.pipeline import ActionGroup, ToolSource
 from desktop.calls.sources.browser import browser_config, browser_family
+from desktop.calls.sources.browser_hand import BrowserHand
 from desktop.calls.sources.function_tools import FunctionTools
 from desktop.calls.sources.screen_hooks import ScreenHooks
 from desktop.calls.sources.toolsets import ToolsetSource
@@ -68,6 +69,7 @@ class Toolbox:
         self._browser_pool: BrowserPool | None = None
         self._browser: ToolsetSource | None = None
         self._browser_built = False
+        self.browser_hand = BrowserHand()  # Take over / Hand back; the window wires itself here
         self._screen: ScreenControl | None = None
         self.screen_hooks = ScreenHooks()  # the window wires itself here before the screen loads
         self._screen_source: ToolsetSource | None = None
@@ -127,7 +129,7 @@ class Toolbox:
             from tools.browser.pool import BrowserPool
 
             self._browser_pool = BrowserPool(browser_config(settings.browser, self._downloads))
-            self._browser = ToolsetSource(browser_family(self._browser_pool))
+            self._browser = ToolsetSource(browser_family(self._browser_pool, self.browser_hand))
 
     @property
     def browser_pool(self) -> BrowserPool | None:

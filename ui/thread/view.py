@@ -10,6 +10,7 @@ already at the bottom, and a "Jump to latest" button takes them back down.
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.calls.sources.browser_hand import BROWSER_TITLE
 from desktop.chat.events import (
     AgentEvent,
     EarlierVersions,
@@ -50,7 +52,7 @@ from ui.thread.items import (
 )
 from ui.thread.labels import DEFAULT_POINT_SIZE, StableHints
 from ui.thread.markdown_view import ProseBlockView
-from ui.thread.tool_card import ToolCard, ToolRun
+from ui.thread.tool_card import HAND_BACK, TAKE_OVER, ToolCard, ToolRun, _Line
 
 # The worst gaps between frames are about FRAME_MS plus how much a frame's work varies:
 # 10 ms keeps them under 20 ms (bench/ui_stream.py) where 12 ms reached it on a busy machine.
@@ -92,6 +94,7 @@ class ThreadView(QScrollArea):
     regenerate_requested = Signal(int)
     continue_requested = Signal(int)
     version_requested = Signal(int, int)  # session, the prompt of the version to make current
+    browser_hand_requested = Signal(int)  # Take over / Hand back the chat's browser
 
     def __init__(self, session_id: int | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -137,6 +140,8 @@ class ThreadView(QScrollArea):
         self._thinking: QLabel | None = None
         self._stop_shown = False
         self._tool_cards: dict[str, ToolCard] = {}
+        self._hand_line: _Line | None = None  # where the browser's Take over shows
+        self._browser_taken = False
         self._error_cards: list[ErrorCard] = []
         self._bubbles: list[UserBubble] = []
         self._version_views: list[EarlierVersionsView] = []
@@ -480,6 +485,8 @@ class ThreadView(QScrollArea):
             started.allow_requested.connect(self.allow_host_requested)
             self._tool_cards[event.tool_use_id] = started
             self._add_tool_card(started)
+            if event.label.partition(":")[0] == BROWSER_TITLE:
+                self._offer_browser_hand(started)
         else:
             card = self._tool_cards.get(event.tool_use_id)
             if card is None:  # a result whose call was not shown: never show its internal id
@@ -513,6 +520,34 @@ class ThreadView(QScrollArea):
             self._joined_front += 1
         else:
             self._add(card)
+
+    def _offer_browser_hand(self, card: ToolCard) -> None:
+        """Take over / Hand back on the line that shows the browser's newest call: its own, or
+        its run's when it is folded into one."""
+        holder: QWidget | None = card
+        while holder is not None and not isinstance(holder, ToolRun):
+            holder = holder.parentWidget()
+            if holder is self:
+                holder = None
+        line = holder.line if isinstance(holder, ToolRun) else card.line
+        if self._hand_line is not None and self._hand_line is not line:
+            if shiboken6.isValid(self._hand_line):
+                self._hand_line.hand.hide()
+        if self._hand_line is not line:
+            line.hand.clicked.connect(self._browser_hand_clicked)
+        self._hand_line = line
+        self.set_browser_hand(self._browser_taken)
+        line.hand.show()
+
+    def _browser_hand_clicked(self) -> None:
+        if self.session_id is not None:
+            self.browser_hand_requested.emit(self.session_id)
+
+    def set_browser_hand(self, taken: bool) -> None:
+        """Whether the person has the browser now (the button then reads Hand back)."""
+        self._browser_taken = taken
+        if self._hand_line is not None and shiboken6.isValid(self._hand_line):
+            self._hand_line.hand.setText(HAND_BACK if taken else TAKE_OVER)
 
     def _widget_at(self, index: int) -> QWidget | None:
         item = self._layout.itemAt(index)

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from desktop.calls.sources.browser_hand import BROWSER_TITLE, BrowserHand
 from desktop.calls.sources.toolsets import ToolsetFamily
 from desktop.system.playwright_env import is_frozen
 from desktop.system.settings import BrowserSettings
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from tools.browser.pool import BrowserPool
 
 NAME = "browser"
-TITLE = "Browser"
+TITLE = BROWSER_TITLE
 # The API's wording for the calls of a reply skipped after a browser call failed.
 NOT_EXECUTED = "Not executed: an earlier action in this turn failed."
 # Members off unless the person turns them on in Settings → Browser (the SDK's configs).
@@ -91,9 +92,29 @@ def refused_notices(pool: BrowserPool, session_id: int) -> tuple[list[str], list
     return notices, [entry.host for entry in local if entry.host]
 
 
-def browser_family(pool: BrowserPool) -> ToolsetFamily:
+async def page_now(pool: BrowserPool, session_id: int) -> tuple[str, str] | None:
+    """(title, address) of the chat's active tab, if its browser is open."""
+    session = pool.session(session_id)
+    tab = session.tabs.get(session.active) if session.active is not None else None
+    if tab is None or tab.page.is_closed():
+        return None
+    return await tab.page.title(), tab.page.url
+
+
+async def to_front(pool: BrowserPool, session_id: int) -> None:
+    """The chat's browser window in front, on its active tab (for the person's turn)."""
+    session = pool.session(session_id)
+    tab = session.tabs.get(session.active) if session.active is not None else None
+    if tab is not None and not tab.page.is_closed():
+        await tab.page.bring_to_front()
+
+
+def browser_family(pool: BrowserPool, hand: BrowserHand | None = None) -> ToolsetFamily:
     from tools.browser.driver import progress_scope  # Playwright and the SDK, with the pool
 
+    if hand is not None:
+        hand.page_now = lambda session_id: page_now(pool, session_id)
+        hand.front = lambda session_id: to_front(pool, session_id)
     return ToolsetFamily(
         name=NAME,
         title=TITLE,
@@ -106,4 +127,5 @@ def browser_family(pool: BrowserPool) -> ToolsetFamily:
         target=landing,
         after_call=lambda session_id: refused_notices(pool, session_id),
         changed=pool.changed_since_described,
+        before_call=hand.before_call if hand is not None else None,
     )

@@ -75,6 +75,9 @@ class ToolsetFamily:
     # The person answered a question about a call of this chat's toolset, before it acts
     # (the screen then waits for the focus the question took to settle).
     person_answered: Callable[[int], None] = lambda _session: None
+    # Before each call of this chat: waits while the person has the controls (Take over), then
+    # a note when they had them; the call is then not done and the model reads the note.
+    before_call: Callable[[int], Awaitable[str | None]] | None = None
 
 
 class ToolsetSource:
@@ -127,6 +130,10 @@ class ToolsetSource:
     async def run(self, use: ToolUse, call: ToolCall, ctx: CallContext) -> CallResult:
         if not self.family.available():
             return CallResult.failure(NOT_OFFERED)
+        if self.family.before_call is not None:
+            note = await self.family.before_call(ctx.session_id)
+            if note is not None:
+                return CallResult.failure(note)
         toolset = self.toolset(ctx.session_id)
         self._running[use.id] = (ctx, call)
         try:
