@@ -15,6 +15,8 @@ Public pieces:
 - `see_tool.ScreenTool`: the `screen` function tool (windows, see with ids, wait, click /
   set_value / scroll_to by id), with `targets.py` (which window) and `snapshot.py` (the ids).
 - `screen_risk` / `screen_summary`: the gate's risk level and the approval sheet's line (pure).
+- `hand.Hand`: who has the controls; the person's own input (`watch/`: XRecord and XInput2 on
+  X11, a Quartz tap on macOS) pauses the driver before its next input event.
 """
 
 from typing import TYPE_CHECKING, Any

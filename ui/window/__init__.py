@@ -1,1 +1,2 @@
-"""The window's chrome: the main window, toolbar, menus, sidebar, composer, tray and the approval sheet."""
+"""The window's chrome: the main window, toolbar, menus, sidebar, composer, tray, the approval
+sheet, and the quick entry (the floating composer the system-wide shortcut opens)."""

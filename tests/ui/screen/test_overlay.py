@@ -323,6 +323,13 @@ def test_the_pill_says_who_has_the_controls_and_offers_the_buttons_that_fit(
     assert hand.holder == "claude"
     assert "took over the computer" in (hand.take_note() or "")
 
+    # Stop still ends everything at once, paused or not: nobody is left waiting.
+    hand.person_input(PersonInput(kind="motion", x=5, y=5))  # within Resume's grace: ignored
+    assert hand.holder == "claude"
+    hand.take_over()
+    qtbot.mouseClick(pill.stop_button, Qt.MouseButton.LeftButton)
+    assert hand.holder == "claude" and not hand.watching and hand.take_note() is None
+
 
 def test_input_on_deskhands_own_windows_does_not_pause_claude(
     qtbot, window: MainWindow, workspace: Workspace
