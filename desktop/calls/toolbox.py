@@ -15,8 +15,8 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from desktop.calls.pipeline import ActionGroup, ToolSource
-from desktop.calls.sources.browser import browser_config, browser_family
+from desktop.calls.contract import ActionGroup, ToolSource
+from desktop.calls.sources.browser import BrowserSource, browser_config
 from desktop.calls.sources.browser_hand import BrowserHand
 from desktop.calls.sources.function_tools import FunctionTools
 from desktop.calls.sources.screen_hooks import ScreenHooks
@@ -129,7 +129,7 @@ class Toolbox:
             from tools.browser.pool import BrowserPool
 
             self._browser_pool = BrowserPool(browser_config(settings.browser, self._downloads))
-            self._browser = ToolsetSource(browser_family(self._browser_pool, self.browser_hand))
+            self._browser = BrowserSource(self._browser_pool, self.browser_hand)
 
     @property
     def browser_pool(self) -> BrowserPool | None:
@@ -156,7 +156,7 @@ class Toolbox:
             self._screen = ScreenControl(
                 enabled=lambda: self._settings().screen.enabled, hooks=self.screen_hooks
             )
-            self._screen_source = ToolsetSource(self._screen.family())
+            self._screen_source = self._screen.source()
             self.registry.add(self._screen.elements.tool)  # `screen`: see, wait, click by id
         return self._screen
 

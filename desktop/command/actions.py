@@ -2,8 +2,8 @@
 rule refuses it before any work, the gate decides (and asks, where someone can answer), the audit
 log keeps it, and the result becomes the command's `Result`.
 
-Shared by the running app's socket (`ui_socket.py`) and the command on its own when no app runs
-(`ui_alone.py`), so both take the same path with the same rules.
+Shared by the running app's socket (`listener.py`) and the command on its own when no app runs
+(`alone.py`), so both take the same path with the same rules.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from desktop.calls.contract import CallResult, ToolUse
 from desktop.calls.gate import Gate
-from desktop.calls.permissions import NO_APPROVER, Decision, ToolCall, decide
-from desktop.calls.pipeline import CallResult, ToolUse, run_gated
+from desktop.calls.gated import run_gated
+from desktop.calls.permissions import NO_APPROVER, Decision, ToolCall
 from desktop.calls.sources.function_tools import FunctionTools
 from desktop.command.protocol import Image, Request, Result
 from tools.base import BAD_INPUT, InvalidInput, ToolImage
@@ -54,19 +55,16 @@ async def run_action(
 
     `needs_approval` is what the person reads when the gate had no one to ask. With
     `ask_first=False` (no one could answer), a call the gate would ask about is refused as soon
-    as it is described, before any lookup or preflight runs.
+    as it is described, before the tool looks anything up.
     """
     use = ToolUse(id=f"ui_{uuid.uuid4().hex[:20]}", name=request.tool, input=request.input)
     tool = source.registry.get(request.tool)
     if tool is None or not tool.offered():
         return Result(ok=False, error=NOT_OFFERED)
     try:
-        call = source.describe(use, UI_SESSION)
+        call = await source.describe(use, UI_SESSION)
     except InvalidInput:
         return Result(ok=False, error=BAD_INPUT)
-    if not ask_first and decide(call, gate.settings()).verdict == "ask":
-        gate.record(call, Decision(verdict="deny", by="mode", reason=NO_APPROVER))
-        return Result(ok=False, error=needs_approval.format(label=call.label))
 
     async def check(asked: ToolCall, approved: ToolCall | None) -> tuple[Decision, int]:
         asking = gate.will_ask(asked, approved) and gate.approvals.has_viewer
@@ -86,6 +84,7 @@ async def run_action(
             session_id=UI_SESSION,
             attachments_dir=attachments_dir,
             check=check,
+            can_ask=ask_first,
         )
     )
     waiting: set[asyncio.Future[object]] = {running}  # type: ignore[arg-type]

@@ -126,8 +126,9 @@ async def _dictionary(args: argparse.Namespace, catalog: AppCatalog) -> int:
 
 
 async def _call(args: argparse.Namespace, workspace: Workspace) -> int:
+    from desktop.calls.contract import ToolUse
+    from desktop.calls.gated import run_gated
     from desktop.calls.permissions import NO_APPROVER
-    from desktop.calls.pipeline import ToolUse, run_gated
     from desktop.calls.sources.function_tools import FunctionTools
     from tools.base import InvalidInput
 
@@ -149,7 +150,7 @@ async def _call(args: argparse.Namespace, workspace: Workspace) -> int:
     )
     source = FunctionTools(workspace.registry)
     try:
-        call = source.describe(use, session_id=0)
+        call = await source.describe(use, session_id=0)
     except InvalidInput:
         print("Those arguments do not fit app_command (see --help).", file=sys.stderr)
         return 2

@@ -2,7 +2,7 @@
 
 Only the person's own processes get in: the socket sits in a folder of the data dir that only
 their user can open, is itself mode 0600, the peer's user id is checked on every connection, and
-each request must carry this run's token (`ui_protocol.py`: the token file is 0600 too). An
+each request must carry this run's token (`protocol.py`: the token file is 0600 too). An
 action then takes the same path as Claude's: the `screen` tool's source describes it, a Never
 rule refuses it, the gate decides, asks in the window when it must (the command is told it is
 waiting), and audits it. A command that gives up (its timeout, Ctrl+C) stops the action.
@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop.calls.permissions import NO_APPROVER, Answer, Rule, RuleScope, never_rule
+from desktop.calls.permissions import NO_APPROVER, Answer, Rule, RuleScope
 from desktop.command.actions import UI_SESSION, run_action
 from desktop.command.code_signature import trusted_peer
 from desktop.command.protocol import (
@@ -199,8 +199,9 @@ class UiServer:
         away first (the sheet is closed)."""
         ws = self.workspace
         call = request.call
-        if never_rule(call, ws.gate.settings().rules) is not None:
-            return Answer(allow=False, by="rule", reason="set to Never")
+        refused = ws.gate.refusal(call, audit=False)  # a Never rule: no one is asked
+        if refused is not None:
+            return Answer(allow=False, by="rule", reason=refused.reason)
         if not ws.approvals.has_viewer:  # no window to show the sheet: the asker falls back
             return Answer(allow=False, by="mode", reason=NO_APPROVER)
         await _send(writer, Reply(event=Event(event="asking", summary=call.summary)))

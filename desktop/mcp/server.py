@@ -38,7 +38,9 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from desktop import __version__
 from desktop.calls.approvals import ApprovalQueue, ApprovalRequest
-from desktop.calls.gate import Gate
+from desktop.calls.contract import CallResult
+from desktop.calls.gate import Gate, denial_text
+from desktop.calls.gated import run_gated
 from desktop.calls.permissions import (
     NO_APPROVER,
     RISK_ORDER,
@@ -46,10 +48,8 @@ from desktop.calls.permissions import (
     Answer,
     Decision,
     ToolCall,
-    decide,
     input_for_approver,
 )
-from desktop.calls.pipeline import CallResult, refused_by_never, run_gated
 from desktop.chat import images
 from desktop.command.protocol import read_info
 from desktop.mcp.offer import Offered, offered_tools
@@ -234,7 +234,7 @@ class ServedCalls:
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS or not can_elicit(ctx):
             return None
         key = approval_key(call)
-        if decide(call, self.workspace.permissions()).verdict != "ask":
+        if not self._gate(None).will_ask(call):
             return None
         if key in (params.input_responses or {}):
             return None
@@ -255,13 +255,13 @@ class ServedCalls:
             return _text(UNKNOWN_TOOL, error=True)
         use = offered.tool_use(f"mcp_{uuid.uuid4().hex[:20]}", dict(params.arguments or {}))
         try:
-            call = offered.source.describe(use, SESSION)
+            call = await offered.source.describe(use, SESSION)
         except InvalidInput:
             return _text(BAD_INPUT, error=True)
         self.workspace.refresh_settings()  # rules the window saved since the last call
-        never = refused_by_never(call, self._gate(None))  # before anyone is asked anything
-        if never is not None:
-            return _text(never.result.text(), error=True)
+        refused = self._gate(None).refusal(call)  # before anyone is asked anything
+        if refused is not None:
+            return _text(denial_text(refused), error=True)
         question = self._question(ctx, params, call)
         if question is not None:
             return question
