@@ -38,10 +38,11 @@ def hotkey_for(shortcut: Shortcut, on_press: Callable[[], None]) -> GlobalHotKey
         from desktop.hotkey.macos import QuartzHotKey
 
         return QuartzHotKey(shortcut, on_press)
+    if os.environ.get("WAYLAND_DISPLAY") or os.environ.get("XDG_SESSION_TYPE") == "wayland":
+        # XWayland would let the grab succeed, but it fires only while an X11 app has the focus.
+        raise HotKeyError(WAYLAND)
     if os.environ.get("DISPLAY"):
         from desktop.hotkey.x11 import X11HotKey
 
         return X11HotKey(shortcut, on_press)
-    if os.environ.get("WAYLAND_DISPLAY") or os.environ.get("XDG_SESSION_TYPE") == "wayland":
-        raise HotKeyError(WAYLAND)
     raise HotKeyError(NO_DISPLAY)

@@ -24,6 +24,14 @@ log = logging.getLogger(__name__)
 THROTTLE = 0.1
 
 
+def _deskhand_in_front(own: int) -> bool:
+    """Whether keys go to Deskhand (its question, its composer): those are not for the screen."""
+    import AppKit
+
+    front = AppKit.NSWorkspace.sharedWorkspace().frontmostApplication()
+    return front is not None and int(front.processIdentifier()) == own
+
+
 class QuartzWatcher:
     """Reports the person's own input to `report`, from a run loop of its own."""
 
@@ -68,7 +76,14 @@ class QuartzWatcher:
             if kind in kinds and source != own and now - self._last >= THROTTLE:
                 self._last = now
                 where = Quartz.CGEventGetLocation(event)
-                self._report(PersonInput(kind=kinds[kind], x=int(where.x), y=int(where.y)))
+                self._report(
+                    PersonInput(
+                        kind=kinds[kind],
+                        x=int(where.x),
+                        y=int(where.y),
+                        focus_own=kinds[kind] == "key" and _deskhand_in_front(own),
+                    )
+                )
             return event
 
         tap = Quartz.CGEventTapCreate(
