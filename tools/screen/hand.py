@@ -116,16 +116,21 @@ class Hand:
     async def before_input(self) -> None:
         """Wait while the person has the controls. After they handed them back, refuse the
         input this call was about to send (it was planned on a screen that may have changed),
-        with the note the model reads."""
+        with the note the model reads (the SDK's `ToolError`)."""
+        note = await self.wait_turn()
+        if note is not None:
+            from tools.screen.errors import refusal
+
+            raise refusal(note)
+
+    async def wait_turn(self) -> str | None:
+        """Wait while the person has the controls; then the note, once, if they had them."""
         self.arm()
         while self.holder != "claude":
             self._changed.clear()
             await self._changed.wait()
         note, self._note = self._note, None
-        if note is not None:
-            from tools.screen.errors import refusal
-
-            raise refusal(note)
+        return note
 
     def take_note(self) -> str | None:
         """The note for a call that ran no input after a pause (a screenshot), once."""

@@ -169,6 +169,9 @@ class ScreenControl:
             before_capture=self._before_capture,
             after_capture=self._after_capture,
         )
+        # The `screen` tool's clicks wait for the person's hand too; the person's own actions
+        # from the command line (a negative chat id) never do.
+        self.elements.access.hand_for = lambda chat: self.hooks.hand if chat >= 0 else None
         self._lost: dict[int, ScreenStatus] = {}  # per chat: why the screen became unusable
         self._watcher: InputWatcher | None = None
         self.hooks.hand.start_watching = self._start_watching

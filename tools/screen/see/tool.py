@@ -35,7 +35,7 @@ import io
 import logging
 import time
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -67,6 +67,7 @@ from tools.screen.displays import Display, describe_displays, display_at
 from tools.screen.errors import AccessibilityDenied, ScreenError
 from tools.screen.events import ScreenEvent, around_capture
 from tools.screen.geometry import Point, Rect
+from tools.screen.hand import Hand
 from tools.screen.risk import quote, screen_risk
 from tools.screen.scaling import ImageFrame
 from tools.screen.see.access import Looks, ScreenAccess
@@ -322,7 +323,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
             return ToolResult.failure(errors.UNAVAILABLE)
         try:
             result = await self._run(action, call, worker, ctx)
-        except TargetError as exc:
+        except (TargetError, PersonHadControls) as exc:
             return ToolResult.failure(str(exc))
         except AccessibilityDenied:
             return ToolResult.failure(errors.ACCESSIBILITY_DENIED)
@@ -358,7 +359,9 @@ class ScreenTool(FunctionTool[ScreenCall]):
             return ToolResult.failure(errors.STALE)
         if (refused := _refusal(action, fresh, self._access.own_pids)) is not None:
             return refused
-        acting = _Acting(call.session_id, worker, ctx, await worker.displays())
+        displays = await worker.displays()
+        hand = self._access.hand_for(call.session_id)
+        acting = _Acting(call.session_id, worker, ctx, displays, hand)
         if action == "click":
             return await self._click(fresh, accessibility, acting)
         if action == "set_value":
@@ -614,7 +617,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
         if point is None:
             return ToolResult.failure(errors.NOT_PRESSED)
         self._emit_click(acting, point)
-        await acting.worker.run(functools.partial(_click_at, point=point))
+        await acting.input(functools.partial(_click_at, point=point))
         return ToolResult(text=f"Clicked {_named(item)} at its centre.")
 
     async def _set_value(
@@ -651,12 +654,12 @@ class ScreenTool(FunctionTool[ScreenCall]):
             return ToolResult.failure(errors.NOT_REACHABLE)
         worker = acting.worker
         self._emit_click(acting, point)
-        await worker.run(functools.partial(_click_at, point=point))
+        await acting.input(functools.partial(_click_at, point=point))
         if not await self._has_focus(item, accessibility, worker, wait=FOCUS_LIMIT):
             return ToolResult.failure(errors.NOT_FOCUSED)
-        await worker.run(_select_all)
+        await acting.input(_select_all)
         if not value:
-            await worker.run(_erase)
+            await acting.input(_erase)
         self._emit(
             acting,
             ScreenEvent(kind="type", display=acting.display(point), points=(point,), text=value),
@@ -668,7 +671,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
             if start and not await self._has_focus(item, accessibility, worker):
                 return ToolResult.failure(errors.FOCUS_LEFT)
             chunk = value[start : start + TYPE_CHUNK]
-            await worker.run(functools.partial(_type, text=chunk))
+            await acting.input(functools.partial(_type, text=chunk))
         now = await accessibility.text(item.node.ref)
         if now is None:
             return ToolResult(
@@ -744,7 +747,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
         node = item.node
         for _ in range(SCROLL_NOTCHES):
             up = node.bounds is not None and node.bounds.y < box.y
-            await worker.run(
+            await acting.input(
                 functools.partial(_wheel, point=point, direction="up" if up else "down")
             )
             (now,) = await accessibility.read([ref])
@@ -756,6 +759,11 @@ class ScreenTool(FunctionTool[ScreenCall]):
         return ToolResult.failure(errors.NOT_SCROLLED)
 
 
+class PersonHadControls(Exception):
+    """The person used the computer while this call waited: it is not done; the model reads
+    why (`tools/screen/hand.py`)."""
+
+
 @dataclass(frozen=True)
 class _Acting:
     """What an action on an element works with: its chat, the backend, the call's context and
@@ -765,6 +773,14 @@ class _Acting:
     worker: ScreenWorker
     ctx: RunContext
     displays: Sequence[Display]
+    hand: Hand | None = None
+
+    async def input(self, send: Callable[[ScreenBackend], object]) -> None:
+        """One input event, once the person's hand has let go of the controls; refused (not
+        sent) when they had them since this call was planned."""
+        if self.hand is not None and (note := await self.hand.wait_turn()) is not None:
+            raise PersonHadControls(note)
+        await self.worker.run(send)
 
     def display(self, point: Point) -> int | None:
         display = display_at(self.displays, point)
