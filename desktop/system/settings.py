@@ -219,7 +219,7 @@ class GeneralSettings(BaseModel):
         DEFAULT_SHORTCUT,
         title="Quick entry shortcut",
         description="Opens a small composer over any app, on the screen the pointer is on. "
-        "Record another, or turn it off.",
+        "Click the shortcut, then press the keys you want; or turn it off.",
     )
     quick_entry_target: QuickEntryTarget = Field(
         "new",

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWi
 
 from desktop.hotkey import Shortcut
 from desktop.workspace import Workspace
-from ui.settings.form import ChoiceField, FormPage, SettingsForm, hint_label
+from ui.settings.form import ChoiceField, FormPage, SettingsForm
 
 __all__ = ["GeneralPage", "ShortcutRecorder", "TargetField"]
 
@@ -134,7 +134,9 @@ class GeneralPage(FormPage):
         super().__init__(form, parent)
         self.recorder = cast(ShortcutRecorder, form.field("general.quick_entry_shortcut"))
         # How the running app fares with its shortcut: taken by another app, not possible here.
-        self.status = hint_label(workspace.quick_entry_shortcut.problem)
+        # What to do about it, not faded help text (as on the Screen page).
+        self.status = QLabel(workspace.quick_entry_shortcut.problem)
+        self.status.setWordWrap(True)
         self.status.setObjectName("shortcutStatus")
         self.status.setVisible(bool(self.status.text()))
         form.add_note("general.quick_entry_shortcut", self.status)
