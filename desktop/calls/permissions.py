@@ -51,6 +51,13 @@ class PermissionSettings(BaseModel):
         title="Rules",
         description="Per action: tool.action, or tool.action@host for one site.",
     )
+    plan_minutes: int = Field(
+        60,
+        ge=5,
+        le=24 * 60,
+        title="A plan lasts",
+        description="Minutes an approved plan lets Claude act on its sites and apps unasked.",
+    )
 
 
 class ToolCall(BaseModel):
@@ -66,6 +73,8 @@ class ToolCall(BaseModel):
     reason: str
     summary: str
     target: str | None = None  # page URL or app
+    # Where else the call's effect lands: a link's target, a form's action (plans judge them).
+    lands: list[str] = Field(default_factory=list)
 
     @property
     def rule_key(self) -> str:
@@ -84,8 +93,11 @@ Verdict = Literal["allow", "deny", "ask"]
 
 class Decision(BaseModel):
     verdict: Verdict
-    by: Literal["rule", "mode", "person", "stop"]
+    by: Literal["rule", "mode", "person", "stop", "plan"]
     reason: str = ""
+    # The plan's word on an asked call: `update_plan`, or "Not in the plan: …" (the sheet
+    # shows it; a denial then tells Claude to propose another plan rather than retry).
+    plan: str = ""
 
 
 RISK_ORDER = (Risk.READ, Risk.CHANGE, Risk.CONSEQUENTIAL)
@@ -224,6 +236,8 @@ class Answer(BaseModel):
     # command-line socket), a Never rule there, no one to ask, or a question cut off. Only the
     # person's answer can allow.
     by: Literal["person", "rule", "mode", "stop"] = "person"
+    # For a plan: the sites and apps the person kept (None: all that were proposed).
+    keep: list[str] | None = None
 
 
 DENIED_BY_PERSON = (

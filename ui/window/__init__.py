@@ -1,2 +1,3 @@
 """The window's chrome: the main window, toolbar, menus, sidebar, composer, tray, the approval
-sheet, and the quick entry (the floating composer the system-wide shortcut opens)."""
+and plan sheets, the plan chip, and the quick entry (the floating composer the system-wide
+shortcut opens)."""

@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 from desktop import __version__
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Mode
+from desktop.calls.plans import PLAN_TOOL
 from desktop.chat import export
 from desktop.chat.attachments import Attachment
 from desktop.chat.conversations import ConversationEvent, HistoryReplaced, TurnRunning
@@ -57,13 +58,15 @@ from ui.thread import attachment_views, earlier_versions, image_viewer, markdown
 from ui.thread import items as thread_items
 from ui.thread import view as thread_view
 from ui.thread.view import ThreadView
-from ui.window import approval_sheet, composer, session_list, tab_order, welcome
+from ui.window import approval_sheet, composer, plan_sheet, session_list, tab_order, welcome
 from ui.window import toolbar as window_toolbar
 from ui.window.approval_sheet import ApprovalSheet
 from ui.window.browser_download import BrowserDownloadDialog
 from ui.window.composer import Composer, local_files
 from ui.window.menus import ShortcutsDialog, build_menus
 from ui.window.own_windows import own_window_rects
+from ui.window.plan_chip import PlanChip
+from ui.window.plan_sheet import PlanSheet
 from ui.window.session_list import SessionList
 from ui.window.toolbar import WindowToolbar
 from ui.window.tray import LongTurns, Notifier, Tray
@@ -162,6 +165,12 @@ class MainWindow(QMainWindow):
         main_layout.setSpacing(0)
         main_layout.addLayout(self.banners)
         main_layout.addWidget(self.stack, 1)
+        self.plan_chip = PlanChip(workspace.plans)  # the chat's plan, while it lasts
+        chip_row = QHBoxLayout()
+        chip_row.setContentsMargins(20, 6, 20, 0)
+        chip_row.addWidget(self.plan_chip)
+        chip_row.addStretch(1)
+        main_layout.addLayout(chip_row)
         composer_row = QHBoxLayout()
         composer_row.setContentsMargins(20, 8, 20, 14)
         composer_row.addWidget(self.composer)
@@ -214,7 +223,7 @@ class MainWindow(QMainWindow):
         self._key_changes = workspace.keys.changes
         self._model_seen = workspace.settings.model.model
 
-        self.approval_sheet: ApprovalSheet | None = None
+        self.approval_sheet: ApprovalSheet | PlanSheet | None = None
         self.conversations = workspace.conversations
         workspace.listeners.append(self._settings_changed)
         self._unsubscribe = [
@@ -336,12 +345,16 @@ class MainWindow(QMainWindow):
 
     def show_approval(self, request: ApprovalRequest) -> None:
         """The approval queue's viewer: the queue picks which request shows; this shows it."""
-        sheet = ApprovalSheet(request, request.call.label or request.call.rule_key, self)
+        sheet: ApprovalSheet | PlanSheet
+        if request.note == PLAN_TOOL:
+            sheet = PlanSheet(request, self)
+        else:
+            sheet = ApprovalSheet(request, request.call.label or request.call.rule_key, self)
         sheet.finished.connect(lambda _result: self._approval_closed(sheet))
         self.approval_sheet = sheet
         sheet.open()
 
-    def _approval_closed(self, sheet: ApprovalSheet) -> None:
+    def _approval_closed(self, sheet: ApprovalSheet | PlanSheet) -> None:
         if self.approval_sheet is sheet:
             self.approval_sheet = None
 
@@ -460,6 +473,7 @@ class MainWindow(QMainWindow):
     def _show(self, view: ThreadView, session_id: int | None) -> None:
         self.stack.setCurrentWidget(view)
         self.current_session_id = session_id
+        self.plan_chip.show_session(session_id)
         self.sessions.select(session_id)
         self._set_running(self.conversations.is_running(session_id))
         self._update_title()
@@ -832,6 +846,7 @@ STYLE = "\n".join(
         tool_card.STYLE,
         composer.STYLE,
         approval_sheet.STYLE,
+        plan_sheet.STYLE,
         image_viewer.STYLE,
         welcome.STYLE,
         # Newer surfaces, drawn from the palette's roles so they follow light and dark.
