@@ -1,8 +1,9 @@
 """Permissions, pure: modes, per-action rules, the decision for a call, and the person's answer.
 
-`gate.py` puts these decisions into effect (asks, audits, remembers rules). Decision order: the person's rule for the action (Never / Always allow / Ask), then the
-mode by the call's risk level. A mode never overrides a Never rule. `ask` is answered by
-the person through an `ApprovalRequest` that the window shows as a sheet.
+Decision order: the person's rule for the action (Never / Always allow / Ask), then the
+mode by the call's risk level. A mode never overrides a Never rule. Nothing here waits,
+asks or writes: the gate (`gate.py`) puts these decisions into effect: it asks the person
+through an `ApprovalRequest` the window shows as a sheet, audits, and remembers rules.
 """
 
 from __future__ import annotations

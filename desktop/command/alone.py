@@ -2,12 +2,12 @@
 
 It takes the same path as in the app, with the person's own rules: the same data dir, settings
 and saved permission mode, the `screen` tool's source, the gate and the audit log
-(`ui_actions.run_action`). With no window there is no one to ask, so an action that would ask is
+(`actions.run_action`). With no window there is no one to ask, so an action that would ask is
 refused as soon as it is described, with one line on how to allow it. Reads (screens, windows,
 see, wait, screenshot) work as in the app.
 
 Element ids outlive the command: a `see` (or `wait`) saves its snapshots in the data dir
-(`ui_snapshots.py`, a file only the person can read) and a later `click B2` puts them back before
+(`snapshots.py`, a file only the person can read) and a later `click B2` puts them back before
 it is described. The element is then read again as in the app (gone, moved, its window closed:
 "see again"), and must still have the role and name it was shown with; the gate judges it as it
 is now. On macOS elements cannot be found again by another process, so there ids need the app.
@@ -35,7 +35,7 @@ from desktop.system.settings import SettingsFile
 from desktop.system.store import Store
 from tools.base import ToolRegistry
 from tools.screen import errors
-from tools.screen.backends.base import screen_status
+from tools.screen.backends.factory import screen_status
 from tools.screen.see.snapshot import SnapshotStore
 
 log = logging.getLogger(__name__)

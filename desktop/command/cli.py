@@ -9,7 +9,7 @@ run by the command itself with the same rules), its result printed.
 
 TARGET is `--app NAME [--window-index N] [--title TEXT]`, `--title TEXT`, `--window-id ID` or
 `--display N`; nothing means the front-most window. Ids come from the latest `see` (the app keeps
-the command line's snapshots apart from its chats'; without the app, `ui_snapshots.py` keeps them
+the command line's snapshots apart from its chats'; without the app, `snapshots.py` keeps them
 in the data dir between commands).
 
 Output is text, or with `--json` one object: `{"ok": true, "command": "see", "text": "…",
@@ -22,7 +22,7 @@ asks the person in its window, the command waits for their answer.
 
 When Deskhand runs, it acts, through its own gate and permissions. When it does not, the command
 acts by itself with the same data dir, rules, saved permission mode and audit log
-(`ui_alone.py`); anything that would ask is refused with how to allow it.
+(`alone.py`); anything that would ask is refused with how to allow it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What `deskhand mcp` offers: this machine's tools as MCP tools, with annotations from risk.
 
-One MCP tool per SDK toolset member (`browser_navigate`, later the screen's `computer_…`),
+One MCP tool per SDK toolset member (`browser_navigate`, the screen's `computer_…`),
 with the member's input schema and description from the SDK's generated input models, and
 one per function tool (the Mac tools, where there is osascript). A tool's annotations come
 from the highest risk of what it can do: read → `readOnlyHint`, consequential →

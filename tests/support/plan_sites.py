@@ -19,6 +19,7 @@ from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Answer, ToolCall
 from desktop.calls.sources.browser import BrowserSource, browser_config
 from desktop.workspace import Workspace
+from tests.support import turns
 from tests.support.model_server import (
     Reply,
     ScriptedModelServer,
@@ -150,12 +151,8 @@ async def run_task(
     model_server.enqueue(*replies)
     session = workspace.store.create_session().id
     try:
-        await workspace.agent.run_turn(session, "Find list comprehensions in the docs", print_none)
+        await turns.send(workspace.conversations, session, "Find list comprehensions in the docs")
     finally:
         await workspace.toolbox.close()
         await workspace.agent.close()
     return approver
-
-
-def print_none(_event: object) -> None:
-    return None

@@ -1,7 +1,7 @@
 """The browser process, its network choke point, and one context (or set of tabs) per chat.
 
 `BrowserRuntime` launches the browser lazily on the first call that needs it, behind the
-egress proxy (`egress`): the profile's own traffic goes to the proxy's shared listener, and
+egress proxy (`network/proxy.py`): the profile's own traffic goes to the proxy's shared listener, and
 each chat's `BrowserContext` (a fresh profile) gets a listener of its own, so every request
 is checked under that chat's rules and every refusal is counted for that chat. With
 `profile_dir`, all chats share one persistent Deskhand profile, its context and listener.

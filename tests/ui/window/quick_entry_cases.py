@@ -22,7 +22,8 @@ from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, text_reply
 from tests.support.x11 import TargetApp, gui_env
 from tests.ui.window.test_main_window import finish_turn, settle
-from ui.window.main_window import MainWindow, NoticeBanner
+from ui.window.banners import NoticeBanner
+from ui.window.main_window import MainWindow
 from ui.window.quick_entry import QuickEntryController
 
 pytestmark = pytest.mark.skipif(

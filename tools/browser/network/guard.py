@@ -1,6 +1,6 @@
 """The second network layer: every request a browser context makes is vetted per tab as well.
 
-The egress proxy (`egress`) is the choke point: nothing reaches the network without passing
+The egress proxy (`proxy.py`) is the choke point: nothing reaches the network without passing
 it. This layer sits in front of it inside the browser, where the page is known, so a
 refused navigation can leave the tab where it was instead of showing an error page:
 
