@@ -21,6 +21,7 @@ from Xlib import display as xdisplay
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, text_reply
 from tests.support.x11 import TargetApp, gui_env
+from tests.ui.thread import seen
 from tests.ui.window.test_main_window import finish_turn, settle
 from ui.window.banners import NoticeBanner
 from ui.window.main_window import MainWindow
@@ -115,7 +116,7 @@ def test_the_shortcut_over_another_app_opens_the_composer_and_enter_reaches_the_
         # The composer is gone; the window shows the new chat with the reply.
         assert not quick.panel.isVisible()
         assert window.isVisible() and window.current_session_id is not None
-        assert "Hello from the scripted model." in window.thread.rendered_text()
+        assert "Hello from the scripted model." in seen.text(window.thread)
 
         # Esc hides it again without sending anything.
         xdotool("key", "ctrl+alt+space")

@@ -18,6 +18,7 @@ from tests.support.model_server import (
     tool_reply,
 )
 from tests.support.page_server import PageServer
+from tests.ui.thread import seen
 from tests.ui.thread.test_replay import card_texts
 from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
 from tools.browser import find_browser
@@ -169,7 +170,7 @@ def test_take_over_and_hand_back_the_browser(
     assert "The person took over the browser for" in told
     assert "“Second page”" in told and "second.html" in told and "before acting" in told
     assert "typed by the person" not in told  # never what was typed
-    assert "I see you are signed in." in window.thread.rendered_text()
+    assert "I see you are signed in." in seen.text(window.thread)
 
 
 def card_line(window: MainWindow):  # type: ignore[no-untyped-def]

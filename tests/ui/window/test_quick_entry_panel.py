@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication
 from desktop.calls.permissions import Mode
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, text_reply
+from tests.ui.thread import seen
 from tests.ui.window.test_attachments import make_files
 from tests.ui.window.test_main_window import finish_turn, settle
 from ui.window.main_window import MainWindow
@@ -80,7 +81,7 @@ def test_dropped_and_pasted_files_go_with_the_message_to_a_new_chat(
     content = model_server.message_requests[0]["messages"][-1]["content"]
     assert [part["type"] for part in content] == ["image", "document", "image", "text"]
     assert content[-1]["text"] == "What are these?"
-    assert "Two images and a PDF." in window.thread.rendered_text()
+    assert "Two images and a PDF." in seen.text(window.thread)
 
 
 def test_enter_sends_to_the_latest_chat_when_set_and_esc_only_hides(
