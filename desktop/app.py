@@ -187,6 +187,7 @@ def _setup_logging(paths: DataPaths) -> None:
 
 async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     from ui.window.main_window import MainWindow
+    from ui.window.quick_entry import QuickEntryController
 
     quitting = asyncio.Event()
     app.quit_requested.connect(quitting.set)  # first: a quit while starting up is not lost
@@ -216,9 +217,13 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     commands = UiServer(workspace)  # `deskhand ui …` from the person's terminal
     await _close("command-line socket", commands.start)
     await _close("background loading", heavy.ready)
+    # The system-wide shortcut: only the Deskhand that owns the socket takes it.
+    quick_entry = QuickEntryController(window)
+    await _close("quick entry shortcut", lambda: quick_entry.start(owner=commands.serving))
     freeze_startup_objects()
     await quitting.wait()
     starting.cancel()
+    quick_entry.close()
     await _close("command-line socket", commands.close)
     window.close()  # gone from the screen at once; stopping its replies saves what they wrote
     await _close("window", window.shutdown)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.calls.contract import ActionGroup, ToolSource
 from desktop.calls.sources.browser import BrowserSource, browser_config
+from desktop.calls.sources.browser_hand import BrowserHand
 from desktop.calls.sources.function_tools import FunctionTools
 from desktop.calls.sources.screen_hooks import ScreenHooks
 from desktop.calls.sources.toolsets import ToolsetSource
@@ -73,6 +74,7 @@ class Toolbox:
         self._browser_pool: BrowserPool | None = None
         self._browser: ToolsetSource | None = None
         self._browser_built = False
+        self.browser_hand = BrowserHand()  # Take over / Hand back; the window wires itself here
         self._screen: ScreenControl | None = None
         self.screen_hooks = ScreenHooks()  # the window wires itself here before the screen loads
         self._screen_source: ToolsetSource | None = None
@@ -141,7 +143,7 @@ class Toolbox:
             self._browser_pool = BrowserPool(browser_config(settings.browser, self._downloads))
             if self._navigation_hold is not None:
                 self._browser_pool.hold_navigations(self._navigation_hold)
-            self._browser = BrowserSource(self._browser_pool)
+            self._browser = BrowserSource(self._browser_pool, self.browser_hand)
 
     @property
     def browser_pool(self) -> BrowserPool | None:
