@@ -37,6 +37,7 @@ from desktop.calls.permissions import ToolCall
 from desktop.mcp.approved import FILE_NAME as APPROVED_FILE
 from desktop.mcp.approved import ConnectorApprovals
 from desktop.mcp.config import ConfigRead, McpConfig, ServerEntry, read_config, write_config
+from desktop.system import heavy
 from desktop.system.signed_settings import KEY_NAME, Seal
 from tools.base import ActionInfo, InvalidInput, Risk
 from tools.mcp.errors import CallRefused, ServerGone, ServerUnavailable
@@ -265,6 +266,8 @@ class McpSource(ToolSource):
             for name, entry in self.config.servers.items()
             if self.approvals.approved(name, entry)
         }
+        if wanted:
+            await heavy.ready(heavy.MCP)  # the MCP client, imported off the loop in one place
         stops = []
         for server, connection in list(self.connections.items()):
             entry = wanted.get(server)
