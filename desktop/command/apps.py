@@ -1,6 +1,8 @@
 """`deskhand apps`: the scriptable apps and their dictionaries from a terminal.
 
-- `apps list`: the scriptable apps this Mac has, each with a one-line purpose.
+- `apps list [--json]`: the scriptable apps this Mac has, each with a one-line purpose (JSON:
+  `deskhand.apps.list/1`, one object per app: its name, bundle id, path, whether its dictionary
+  was found and read, and how many commands it has).
 - `apps dictionary NAME|PATH.sdef [--json]`: a parsed dictionary with each command's risk;
   a `.sdef` path works anywhere (Linux too), for tests and for debugging a dictionary.
 - `apps call APP COMMAND --args JSON [--dry-run]`: one command, through the same gate and
@@ -33,15 +35,23 @@ ASK_IN_THE_APP = (
 
 
 def add_parser(commands: Any) -> None:
-    apps = commands.add_parser("apps", help="scriptable Mac apps: list, read a dictionary, call")
+    from desktop.command.options import shared_options
+
+    shared = [shared_options()]  # --json, --data-dir, --timeout: also after the command
+    apps = commands.add_parser(
+        "apps", help="scriptable Mac apps: list, read a dictionary, call", parents=shared
+    )
     verbs = apps.add_subparsers(dest="apps_command", required=True)
-    listing = verbs.add_parser("list", help="the scriptable apps on this Mac")
+    verbs.add_parser("list", help="the scriptable apps on this Mac", parents=shared)
     dictionary = verbs.add_parser(
-        "dictionary", help="an app's parsed dictionary (an app name, or a path to a .sdef file)"
+        "dictionary",
+        help="an app's parsed dictionary (an app name, or a path to a .sdef file)",
+        parents=shared,
     )
     dictionary.add_argument("app", help="the app's name or bundle id, or PATH.sdef")
-    dictionary.add_argument("--json", action="store_true", help="print the whole model as JSON")
-    call = verbs.add_parser("call", help="run one command (asks nothing: rules decide)")
+    call = verbs.add_parser(
+        "call", help="run one command (asks nothing: rules decide)", parents=shared
+    )
     call.add_argument("app")
     call.add_argument("verb", metavar="COMMAND", help="the dictionary's command, e.g. delete")
     call.add_argument(
@@ -50,10 +60,6 @@ def add_parser(commands: Any) -> None:
         help='JSON: {"reference": [...], "direct_parameter": ..., "parameters": {...}}',
     )
     call.add_argument("--dry-run", action="store_true", help="show what would be sent")
-    for verb in (listing, dictionary, call):  # also accepted after the command
-        verb.add_argument(
-            "--data-dir", type=Path, default=argparse.SUPPRESS, help="as for deskhand itself"
-        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,9 +70,23 @@ def run(args: argparse.Namespace) -> int:
         args.sdef = path if path.suffix == ".sdef" and path.is_file() else None
     workspace = Workspace.open(args.data_dir)
     try:
-        return asyncio.run(_run(args, workspace))
+        return asyncio.run(_bounded(args, workspace))
     finally:
         workspace.store.close()
+
+
+async def _bounded(args: argparse.Namespace, workspace: Workspace) -> int:
+    """The command within `--timeout` seconds, when one is given."""
+    try:
+        return await asyncio.wait_for(_run(args, workspace), args.timeout)
+    except TimeoutError:
+        message = f"`deskhand apps {args.apps_command}` did not finish in time (--timeout)."
+        if args.json:
+            from desktop.command import answers
+
+            answers.emit(answers.error(f"apps {args.apps_command}", "timeout", message))
+        print(message, file=sys.stderr)
+        return 4
 
 
 async def _run(args: argparse.Namespace, workspace: Workspace) -> int:
@@ -75,6 +95,22 @@ async def _run(args: argparse.Namespace, workspace: Workspace) -> int:
     catalog = AppCatalog(workspace.paths.cache / "dictionaries")
     if args.apps_command == "list":
         apps = await catalog.apps()
+        if args.json:
+            from desktop.command import answers
+
+            listed = [
+                {
+                    "app": app.name,
+                    "bundle_id": app.bundle_id or None,
+                    "path": app.path,
+                    "dictionary": True,  # only apps whose dictionary was read are listed
+                    "commands": app.commands,
+                    "purpose": app.purpose,
+                }
+                for app in apps
+            ]
+            answers.emit(answers.answer("apps.list", {"apps": listed}))
+            return 0
         if not apps:
             print("No scriptable apps found (app dictionaries are a macOS feature).")
         for app in apps:

@@ -12,7 +12,8 @@ pipeline and gate, and answers with event lines and then one result line:
     ← {"result": {"ok": true, "text": "…", "images": [{"media_type": "image/png",
                   "width": 1429, "height": 804, "data": "<base64>"}]}}
 
-`error` in a result is a one-line message for the person.
+`error` in a result is a one-line message for the person, `code` its code for programs
+(`answers.py`); `data` is the outcome as plain values, the `--json` answer's substance.
 
 `deskhand mcp` asks the window's approval sheet the same way, with a request of kind `ask`: the
 call exactly as its gate described it and the name the MCP client gave itself. The window shows
@@ -113,6 +114,8 @@ class Result(BaseModel):
     text: str = ""
     images: list[Image] = Field(default_factory=list)
     error: str = ""  # for the person: why nothing ran (not running, refused, timed out)
+    code: str = ""  # the error's code for programs (`answers.py`)
+    data: dict[str, Any] | None = None  # the outcome as plain values (`tools/screen/see/report.py`)
 
 
 class Event(BaseModel):

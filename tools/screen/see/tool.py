@@ -64,12 +64,13 @@ from tools.screen.a11y.accessible import (
 )
 from tools.screen.a11y.atspi_tables import KIND_NAMES
 from tools.screen.backends.base import ScreenBackend
-from tools.screen.displays import Display, describe_displays, display_at
+from tools.screen.displays import Display, describe_displays, display_at, primary_display
 from tools.screen.errors import AccessibilityDenied, ScreenError
 from tools.screen.events import CaptureHook, ScreenEvent, around_capture
 from tools.screen.geometry import Point, Rect
 from tools.screen.risk import quote, screen_risk
 from tools.screen.scaling import ImageFrame
+from tools.screen.see import report
 from tools.screen.see.annotate import annotate
 from tools.screen.see.snapshot import (
     Item,
@@ -311,6 +312,10 @@ class ScreenTool(FunctionTool[ScreenCall]):
     async def preflight(self, call: ScreenCall) -> ToolResult | None:
         """What no answer could allow, refused before anyone is asked: a missing id or value,
         an id from no fresh snapshot, a changed window, a password field, Deskhand's own."""
+        refused = await self._preflight(call)
+        return _coded(refused) if refused is not None else None
+
+    async def _preflight(self, call: ScreenCall) -> ToolResult | None:
         given = call.input
         if given.action == "wait" and not (given.role or given.label):
             return ToolResult.failure(errors.NEEDS_WHAT)
@@ -350,24 +355,44 @@ class ScreenTool(FunctionTool[ScreenCall]):
         try:
             result = await self._run(action, call, worker, ctx)
         except TargetError as exc:
-            return ToolResult.failure(str(exc))
+            return await self._missed(exc, worker)
         except AccessibilityDenied:
-            return ToolResult.failure(errors.ACCESSIBILITY_DENIED)
+            return _coded(ToolResult.failure(errors.ACCESSIBILITY_DENIED))
         except ScreenError:
             log.warning("the screen tool's %s failed", action, exc_info=True)
-            return ToolResult.failure(errors.UNEXPECTED)
+            return _coded(ToolResult.failure(errors.UNEXPECTED))
         if action in READS and not result.is_error and self._looks is not None:
             self._looks.saw(call.session_id)
-        return result
+        return _coded(result)
+
+    async def _missed(self, exc: TargetError, worker: ScreenWorker) -> ToolResult:
+        """A target that named no window (or several): the message, and the candidates as data."""
+        try:
+            displays = await worker.displays() if exc.windows else list(exc.displays)
+            every = await self._windows(worker) if exc.windows else []
+        except (TargetError, ScreenError):
+            displays, every = [], []
+        names = await self._app_names()
+        candidates = [
+            {"type": "window", **report.window(w, displays, every, names)} for w in exc.windows
+        ] + [{"type": "screen", **report.screen(d)} for d in exc.displays]
+        return ToolResult.failure(str(exc), {"code": exc.code, "candidates": candidates})
 
     async def _run(
         self, action: str, call: ScreenCall, worker: ScreenWorker, ctx: RunContext
     ) -> ToolResult:
         if action == "screens":
-            return ToolResult(text=describe_displays(await worker.displays(), None))
+            displays = await worker.displays()
+            return ToolResult(
+                text=describe_displays(displays, None),
+                data={"screens": [report.screen(display) for display in displays]},
+            )
         if action == "windows":
             windows = await self._windows(worker)
-            return ToolResult(text=await self._windows_text(windows))
+            displays = await worker.displays()
+            names = await self._app_names()
+            listed = [report.window(w, displays, windows, names) for w in windows]
+            return ToolResult(text=await self._windows_text(windows), data={"windows": listed})
         if action == "screenshot":
             return await self._screenshot(call.input, worker)
         accessibility = self._accessibility()
@@ -387,10 +412,22 @@ class ScreenTool(FunctionTool[ScreenCall]):
             return refused
         acting = _Acting(call.session_id, worker, ctx, await worker.displays())
         if action == "click":
-            return await self._click(fresh, accessibility, acting)
-        if action == "set_value":
-            return await self._set_value(fresh, call.input.value or "", accessibility, acting)
-        return await self._scroll_to(fresh, accessibility, acting)
+            done = await self._click(fresh, accessibility, acting)
+        elif action == "set_value":
+            done = await self._set_value(fresh, call.input.value or "", accessibility, acting)
+        else:
+            done = await self._scroll_to(fresh, accessibility, acting)
+        if done.data is not None:  # how and where it acted, with the element it acted on
+            snapshot = self.snapshots.get(call.session_id, call.input.snapshot)
+            centre = _centre(fresh.node)
+            display = display_at(acting.displays, centre) if centre is not None else None
+            display = display or primary_display(acting.displays)
+            done.data = {
+                "snapshot": snapshot.id if snapshot is not None else None,
+                "element": report.element(fresh, display),
+                **done.data,
+            }
+        return done
 
     # --- looking -------------------------------------------------------------------------------
 
@@ -430,14 +467,24 @@ class ScreenTool(FunctionTool[ScreenCall]):
         self, call: ScreenCall, accessibility: AccessibilityBackend, worker: ScreenWorker
     ) -> ToolResult:
         resolved, names = await self._resolve(call.input, worker)
-        snapshot, silent = await self._snapshot(call.session_id, resolved, names, accessibility)
+        snapshot, silent, bundles = await self._snapshot(
+            call.session_id, resolved, names, accessibility
+        )
         text = snapshot.lines()
         if silent:
             text += "\n" + "\n".join(f"- window {w.id}: {errors.NO_APP_ELEMENTS}" for w in silent)
+        data = report.snapshot(snapshot, resolved.display, resolved.window, bundles, names)
+        data["silent_windows"] = [w.id for w in silent]
         if not call.input.annotate:
-            return ToolResult(text=text)
+            return ToolResult(text=text, data=data)
         image = await self._annotated(snapshot, worker)
-        return ToolResult(text=text, images=[image])
+        frame = snapshot.frame
+        data["image"] = {
+            "width": image.width,
+            "height": image.height,
+            "scale": frame.width / frame.region.width,
+        }
+        return ToolResult(text=text, images=[image], data=data)
 
     async def _snapshot(
         self,
@@ -445,10 +492,12 @@ class ScreenTool(FunctionTool[ScreenCall]):
         resolved: Resolved,
         names: Mapping[int, str],
         accessibility: AccessibilityBackend,
-    ) -> tuple[Snapshot, list[Window]]:
+    ) -> tuple[Snapshot, list[Window], dict[int, str]]:
+        """The snapshot, the windows whose apps share no elements, and the apps' bundle ids."""
         frame = ImageFrame.for_region(resolved.display.index, resolved.display.frame)
         found: list[tuple[Node, str, int | None, Window | None]] = []
         silent: list[Window] = []
+        bundles: dict[int, str] = {}
         cut = False
         budget = self.limits.elements
         for window in resolved.windows:
@@ -460,6 +509,8 @@ class ScreenTool(FunctionTool[ScreenCall]):
                 silent.append(window)
                 continue
             app, root = framed
+            if app.pid is not None and app.bundle_id:
+                bundles[app.pid] = app.bundle_id
             nodes, window_cut = await accessibility.tree(
                 [root.ref], replace(self.limits, elements=budget)
             )
@@ -470,7 +521,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
         snapshot = self.snapshots.add(
             session_id, frame, number_items(found), resolved.subject(names), cut=cut
         )
-        return snapshot, silent
+        return snapshot, silent, bundles
 
     async def _annotated(self, snapshot: Snapshot, worker: ScreenWorker) -> ToolImage:
         frame = snapshot.frame
@@ -497,7 +548,15 @@ class ScreenTool(FunctionTool[ScreenCall]):
             f"{region.width}×{region.height} of display {resolved.display.index}, at "
             f"{frame.width}×{frame.height}."
         )
-        return ToolResult(text=text, images=[image])
+        data = {
+            "width": image.width,
+            "height": image.height,
+            "scale": image.width / region.width,
+            "screen": resolved.display.index,
+            "window": resolved.window.id if resolved.window is not None else None,
+            "global_bounds": report.rect(region),
+        }
+        return ToolResult(text=text, images=[image], data=data)
 
     async def _capture(self, worker: ScreenWorker, frame: ImageFrame) -> Image.Image:
         async with around_capture(self._before_capture, self._after_capture):
@@ -532,21 +591,30 @@ class ScreenTool(FunctionTool[ScreenCall]):
                 waited = time.monotonic() - started
                 break
             if time.monotonic() >= deadline or ctx.cancelled.is_set():
-                return ToolResult.failure(_timed_out(given, resolved, names, last))
+                phrase = _timed_out(given, resolved, names, last)
+                return ToolResult.failure(phrase, {"code": "timeout", "candidates": []})
             await asyncio.sleep(POLL)
         what = _wanted_words(given.role, given.label)
+        elapsed = round(waited * 1000)
         if given.gone:
             return ToolResult(
-                text=f"{what[:1].upper()}{what[1:]} disappeared after {waited:.2f} s."
+                text=f"{what[:1].upper()}{what[1:]} disappeared after {waited:.2f} s.",
+                data={"state": "gone", "element": None, "snapshot": None, "elapsed_ms": elapsed},
             )
-        snapshot, _ = await self._snapshot(call.session_id, resolved, names, accessibility)
-        ids = [
-            item.id for item in snapshot.items.values() if item.node.ref in {m.ref for m in matches}
-        ]
-        found = ", ".join(ids) if ids else "it (not in the new snapshot)"
+        snapshot, _, _ = await self._snapshot(call.session_id, resolved, names, accessibility)
+        wanted_refs = {m.ref for m in matches}
+        items = [item for item in snapshot.items.values() if item.node.ref in wanted_refs]
+        found = ", ".join(item.id for item in items) if items else "it (not in the new snapshot)"
+        first = report.element(items[0], resolved.display) if items else None
         return ToolResult(
             text=f"{what[:1].upper()}{what[1:]} appeared after {waited:.2f} s: {found}.\n"
-            + snapshot.lines()
+            + snapshot.lines(),
+            data={
+                "state": "found",
+                "element": first,
+                "snapshot": snapshot.id,
+                "elapsed_ms": elapsed,
+            },
         )
 
     # --- acting --------------------------------------------------------------------------------
@@ -635,14 +703,19 @@ class ScreenTool(FunctionTool[ScreenCall]):
     ) -> ToolResult:
         if await accessibility.press(item.node.ref):
             # Pressed by its own action: the ring still marks it where the person sees it.
-            self._emit_click(acting, _centre(item.node) if item.node.showing else None)
-            return ToolResult(text=f"Pressed {_named(item)}.")
+            centre = _centre(item.node) if item.node.showing else None
+            self._emit_click(acting, centre)
+            return ToolResult(
+                text=f"Pressed {_named(item)}.", data=acting.how("accessibility", centre)
+            )
         point = await self._clickable_centre(item, accessibility, acting.worker)
         if point is None:
             return ToolResult.failure(errors.NOT_PRESSED)
         self._emit_click(acting, point)
         await acting.worker.run(functools.partial(_click_at, point=point))
-        return ToolResult(text=f"Clicked {_named(item)} at its centre.")
+        return ToolResult(
+            text=f"Clicked {_named(item)} at its centre.", data=acting.how("pointer", point)
+        )
 
     async def _set_value(
         self, item: Item, value: str, accessibility: AccessibilityBackend, acting: _Acting
@@ -662,7 +735,10 @@ class ScreenTool(FunctionTool[ScreenCall]):
             now = await accessibility.text(ref)
             if now is not None and now != value:
                 return ToolResult.failure(errors.NOT_SET)
-            return ToolResult(text=f"Set {_named(item)} to '{quote(value)}'.")
+            return ToolResult(
+                text=f"Set {_named(item)} to '{quote(value)}'.",
+                data=acting.how("accessibility", point),
+            )
         return await self._type_into(item, value, accessibility, acting)
 
     async def _type_into(
@@ -697,13 +773,15 @@ class ScreenTool(FunctionTool[ScreenCall]):
             chunk = value[start : start + TYPE_CHUNK]
             await worker.run(functools.partial(_type, text=chunk))
         now = await accessibility.text(item.node.ref)
+        typed = acting.how("pointer", point)
         if now is None:
             return ToolResult(
-                text=f"Typed '{quote(value)}' into {_named(item)} (its text cannot be read back)."
+                text=f"Typed '{quote(value)}' into {_named(item)} (its text cannot be read back).",
+                data=typed,
             )
         if now != value:
             return ToolResult.failure(errors.TYPED_DIFFERENTLY)
-        return ToolResult(text=f"Set {_named(item)} to '{quote(value)}' by typing.")
+        return ToolResult(text=f"Set {_named(item)} to '{quote(value)}' by typing.", data=typed)
 
     async def _has_focus(
         self,
@@ -733,7 +811,8 @@ class ScreenTool(FunctionTool[ScreenCall]):
         scroller = await _scroller(accessibility, item.node)
         if _in_view(item.node, scroller):
             return ToolResult(
-                text=f"{_named(item)[:1].upper()}{_named(item)[1:]} is in view already."
+                text=f"{_named(item)[:1].upper()}{_named(item)[1:]} is in view already.",
+                data=acting.how("none", _centre(item.node)),
             )
         box = scroller.bounds if scroller is not None else None
         mark = _centre(scroller) if scroller is not None else _centre(item.node)
@@ -751,7 +830,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
         if await accessibility.scroll_to(ref):
             (scrolled,) = await accessibility.read([ref])
             if scrolled is not None and _in_view(scrolled, scroller):
-                return _scrolled(item, scrolled)
+                return _scrolled(item, scrolled, acting.how("accessibility", _centre(scrolled)))
         if box is None:
             return ToolResult.failure(errors.NOT_SCROLLED)
         point = Point(box.x + box.width // 2, box.y + box.height // 2)
@@ -778,7 +857,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
             if now is None:
                 return ToolResult.failure(errors.STALE)
             if _in_view(now, scroller):
-                return _scrolled(item, now)
+                return _scrolled(item, now, acting.how("pointer", point))
             node = now
         return ToolResult.failure(errors.NOT_SCROLLED)
 
@@ -796,6 +875,10 @@ class _Acting:
     def display(self, point: Point) -> int | None:
         display = display_at(self.displays, point)
         return display.index if display is not None else None
+
+    def how(self, means: str, point: Point | None) -> dict[str, Any]:
+        """How an action acted ("accessibility", "pointer", "none") and where, for programs."""
+        return {"how": means, **report.placed(point, self.displays)}
 
 
 # --- helpers -------------------------------------------------------------------------------------
@@ -895,13 +978,21 @@ def _in_view(node: Node, scroller: Node | None) -> bool:
     return scroller.bounds.intersection(node.bounds) == node.bounds
 
 
-def _scrolled(item: Item, node: Node) -> ToolResult:
+def _scrolled(item: Item, node: Node, data: dict[str, Any]) -> ToolResult:
     assert node.bounds is not None
     box = node.bounds
     return ToolResult(
         text=f"Scrolled {_named(item)} into view (now at global ({box.x}, {box.y}) "
-        f"{box.width}×{box.height}; see again for its screenshot coordinates)."
+        f"{box.width}×{box.height}; see again for its screenshot coordinates).",
+        data=data,
     )
+
+
+def _coded(result: ToolResult) -> ToolResult:
+    """A failure with its code for programs, when it has none yet (`report.CODES`)."""
+    if result.is_error and result.data is None:
+        return result.model_copy(update={"data": {"code": report.code_of(result.text)}})
+    return result
 
 
 def _centre(node: Node) -> Point | None:
