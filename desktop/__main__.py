@@ -180,7 +180,7 @@ def serve_mcp(args: argparse.Namespace) -> int:
 
     async def run() -> None:
         await adopt_login_path()
-        await serve(workspace)
+        await serve(workspace, limit=args.timeout)
 
     asyncio.run(run())
     return 0
