@@ -8,7 +8,6 @@ each command loads only what it uses, when it runs."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import shutil
@@ -124,6 +123,8 @@ def qt_checks() -> list[Check]:
 
 
 def doctor(args: argparse.Namespace) -> int:
+    import asyncio
+
     from desktop.system import doctor as checks
     from desktop.workspace import Workspace
 
@@ -155,6 +156,7 @@ def doctor(args: argparse.Namespace) -> int:
 
 def serve_mcp(args: argparse.Namespace) -> int:
     """`deskhand mcp`: no window; stdout carries MCP messages, so logs go to a file only."""
+    import asyncio
     import logging
     import logging.handlers
 

@@ -13,13 +13,13 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-# The parser is built on every start of `deskhand`; what the commands need loads when one runs.
+# The parser is built on every start of `deskhand`; what the commands need (asyncio too) loads
+# when one runs.
 if TYPE_CHECKING:
     from desktop.workspace import Workspace
     from tools.mac.sdef.catalog import AppCatalog
@@ -63,6 +63,8 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
     from desktop.workspace import Workspace
 
     if args.apps_command == "dictionary":
@@ -77,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
 
 async def _bounded(args: argparse.Namespace, workspace: Workspace) -> int:
     """The command within `--timeout` seconds, when one is given."""
+    import asyncio
+
     try:
         return await asyncio.wait_for(_run(args, workspace), args.timeout)
     except TimeoutError:
@@ -122,6 +126,8 @@ async def _run(args: argparse.Namespace, workspace: Workspace) -> int:
 
 
 async def _dictionary(args: argparse.Namespace, catalog: AppCatalog) -> int:
+    import asyncio
+
     from tools.mac.sdef.errors import SdefError
     from tools.mac.sdef.export import dictionary_json
     from tools.mac.sdef.model import Dictionary

@@ -31,27 +31,19 @@ from __future__ import annotations
 import argparse
 import base64
 import os
-import socket
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 from desktop.command import answers
+from desktop.command.client import Failure, Outcome, alone, send
 from desktop.command.options import shared_options
-from desktop.command.protocol import Reply, Request, Result, ServerInfo, read_info
-from desktop.system.paths import DataPaths
 
 __all__ = ["add_ui_parser", "run_ui"]
 
 TIMEOUT = 10.0
-ANSWER_LIMIT = 600.0  # seconds the command waits for the person's answer in the window
 WAIT_SLACK = 5.0
-NOT_RUNNING = "Deskhand is not running."
-TIMED_OUT = "Deskhand did not answer in time (--timeout); the action was stopped."
-TIMED_OUT_ALONE = "The action did not finish in time (--timeout); it was stopped."
-BROKEN = "The connection to Deskhand broke before it answered."
 
 
 def _target(parser: argparse.ArgumentParser) -> None:
@@ -142,83 +134,7 @@ def _input(args: argparse.Namespace) -> dict[str, Any]:
     return {"action": "scroll_to", **element}
 
 
-class Failure(Exception):
-    """Nothing came back: no app, no answer in time, a broken connection (`code`: its code)."""
-
-    def __init__(self, message: str, code: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
-def _server(data_dir: Path | None) -> ServerInfo:
-    info = read_info(DataPaths.for_data_dir(data_dir).root)
-    if info is None:
-        raise Failure(NOT_RUNNING, "not_running")
-    return info
-
-
-def send(data_dir: Path | None, action: dict[str, Any], timeout: float) -> Result:
-    """One action to the running app; its result. Raises `Failure`."""
-    info = _server(data_dir)
-    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        connection.settimeout(timeout)
-        try:
-            connection.connect(info.socket)
-        except (FileNotFoundError, ConnectionRefusedError) as exc:
-            raise Failure(NOT_RUNNING, "not_running") from exc
-        request = Request(token=info.token, input=action)
-        connection.sendall(request.model_dump_json().encode() + b"\n")
-        return _read_result(connection, timeout)
-    except TimeoutError as exc:
-        raise Failure(TIMED_OUT, "timeout") from exc
-    except OSError as exc:
-        raise Failure(BROKEN, "failed") from exc
-    finally:
-        connection.close()
-
-
-def alone(data_dir: Path | None, action: dict[str, Any], timeout: float) -> Result:
-    """No app runs: this process acts, with the person's rules. Raises `Failure`."""
-    import asyncio
-
-    from desktop.command.alone import run_alone  # only now: the screen's modules
-
-    try:
-        return asyncio.run(asyncio.wait_for(run_alone(data_dir, action), timeout))
-    except TimeoutError as exc:
-        raise Failure(TIMED_OUT_ALONE, "timeout") from exc
-
-
-def _read_result(connection: socket.socket, timeout: float) -> Result:
-    buffer = b""
-    deadline = time.monotonic() + timeout
-    while True:
-        while b"\n" in buffer:
-            line, buffer = buffer.split(b"\n", 1)
-            reply = Reply.model_validate_json(line)
-            if reply.result is not None:
-                return reply.result
-            if reply.event is not None and reply.event.event == "asking":
-                print(
-                    f"Deskhand asks you in its window: {reply.event.summary}",
-                    file=sys.stderr,
-                    flush=True,
-                )
-                deadline = time.monotonic() + ANSWER_LIMIT
-            elif reply.event is not None:
-                deadline = time.monotonic() + timeout
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError
-        connection.settimeout(remaining)
-        chunk = connection.recv(1 << 16)
-        if not chunk:
-            raise Failure(BROKEN, "failed")
-        buffer += chunk
-
-
-def _save_images(result: Result, out: Path | None, command: str) -> list[dict[str, Any]]:
+def _save_images(result: Outcome, out: Path | None, command: str) -> list[dict[str, Any]]:
     saved = []
     for index, image in enumerate(result.images):
         if out is not None:
@@ -227,13 +143,13 @@ def _save_images(result: Result, out: Path | None, command: str) -> list[dict[st
             handle, name = tempfile.mkstemp(prefix=f"deskhand-{command}-", suffix=".png")
             os.close(handle)
             path = Path(name)
-        path.write_bytes(base64.b64decode(image.data))
+        path.write_bytes(base64.b64decode(image["data"]))
         saved.append(
             {
                 "path": str(path.resolve()),
-                "width": image.width,
-                "height": image.height,
-                "media_type": image.media_type,
+                "width": image["width"],
+                "height": image["height"],
+                "media_type": image["media_type"],
             }
         )
     return saved
@@ -270,7 +186,7 @@ def run_ui(args: argparse.Namespace) -> int:
     return 0
 
 
-def _payload(command: str, result: Result, images: list[dict[str, Any]]) -> dict[str, Any]:
+def _payload(command: str, result: Outcome, images: list[dict[str, Any]]) -> dict[str, Any]:
     """The answer's fields: the tool's data, with where this command saved its image."""
     data = dict(result.data or {})
     data.pop("code", None)

@@ -2,7 +2,7 @@
 
 Only the person's own processes get in: the socket sits in a folder of the data dir that only
 their user can open, is itself mode 0600, the peer's user id is checked on every connection, and
-each request must carry this run's token (`ui_protocol.py`: the token file is 0600 too). An
+each request must carry this run's token (`protocol.py`: the token file is 0600 too). An
 action then takes the same path as Claude's: the `screen` tool's source describes it, a Never
 rule refuses it, the gate decides, asks in the window when it must (the command is told it is
 waiting), and audits it. A command that gives up (its timeout, Ctrl+C) stops the action.
@@ -103,7 +103,7 @@ class UiServer:
         os.chmod(path, 0o600)
         self._socket = path
         info = ServerInfo(socket=str(path), token=self._token, pid=os.getpid())
-        write_private(info_path(root), info.model_dump_json())
+        write_private(info_path(root), info.to_json())
         # The person asks from their own terminal: no "may Claude look" question for it.
         self.workspace.toolbox.screen.saw(UI_SESSION)
 
