@@ -611,3 +611,24 @@ def test_json_goes_anywhere_on_the_line(desk: Desk, tmp_path: Path, position: in
         "ui", "windows", "--data-dir", str(tmp_path / "data"), "--timeout", "5", env=desk.env()
     )
     assert at_the_end.code == 0, at_the_end.err  # --data-dir and --timeout after it, too
+
+
+def test_without_a_display_or_with_the_screen_off_it_says_why(desk: Desk, tmp_path: Path) -> None:
+    nowhere = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    no_display = ui(tmp_path / "a", "windows", "--json", env=nowhere)
+    assert no_display.code == 5
+    error = no_display.json["error"]
+    assert (error["code"], error["message"]) == (
+        "no_display",
+        "No graphical display was found (DISPLAY is not set). Start Deskhand from a desktop "
+        "session.",
+    )
+    off = tmp_path / "off"
+    off.mkdir()
+    (off / "settings.json").write_text(json.dumps({"screen": {"enabled": False}}))
+    refused = ui(off, "see", "--app", "see_target.py", env=desk.env())
+    assert (refused.code, refused.out) == (1, "")
+    assert refused.err == (
+        "deskhand ui see: Refused: Screen control is off in Deskhand → Settings → Screen, so "
+        "nothing on the screen is read or used. Turn it on there to use `deskhand ui`.\n"
+    )

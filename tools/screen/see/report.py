@@ -168,8 +168,9 @@ def snapshot(
     return {
         "snapshot": taken.id,
         "window": about,
-        "screen": {
+        "screen": {  # a screen's bounds are on the desktop: both name the same rectangle
             "index": display.index,
+            "bounds": rect(display.frame),
             "global_bounds": rect(display.frame),
             "scale": display.scale,
         },
