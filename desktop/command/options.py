@@ -17,7 +17,10 @@ JSON_HELP = "print one JSON object (its schema is named in it: schemas/ in the r
 DATA_DIR_HELP = (
     "keep everything Deskhand writes (history, settings, attachments, logs) under this folder"
 )
-TIMEOUT_HELP = "seconds the command may take (ui: the action, 10 by default; doctor: each check)"
+TIMEOUT_HELP = (
+    "seconds the command may take (ui: the action, 10 by default; doctor: each check; "
+    "mcp: each tool call; apps: the command)"
+)
 
 
 def add_global_options(parser: argparse.ArgumentParser, *, top: bool = False) -> None:

@@ -138,3 +138,13 @@ def test_the_error_codes_are_the_schemas_and_the_readmes() -> None:
     for code, status in answers.EXITS.items():
         assert re.search(rf"`{code}`[^\n]*\| {status} ", readme), code
     checked(answers.error("see", "no_such_code", "Something."))  # unknown codes say "failed"
+
+
+def test_doctor_timeout_bounds_each_check(data_dir: Path, api_env: ScriptedModelServer) -> None:
+    done = deskhand("doctor", "--timeout", "0.000001", "--json", "--data-dir", str(data_dir))
+    assert done.returncode == 1  # a required check could not finish
+    answer = checked(done.stdout, "deskhand.doctor/1")
+    late = [
+        check for check in answer["checks"] if check["detail"] == "did not finish within 1e-06 s"
+    ]
+    assert late and all(check["fix"].endswith("with a longer --timeout.") for check in late)
