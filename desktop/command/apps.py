@@ -7,7 +7,9 @@
   a `.sdef` path works anywhere (Linux too), for tests and for debugging a dictionary.
 - `apps call APP COMMAND --args JSON [--dry-run]`: one command, through the same gate and
   audit as the window. With no window to ask in, a call that would ask is refused, with
-  how to allow it.
+  how to allow it (JSON: `deskhand.apps.call/1`).
+
+With `--json` a failure of any of them is the error object of `answers.py`, with its code.
 """
 
 from __future__ import annotations
@@ -85,12 +87,7 @@ async def _bounded(args: argparse.Namespace, workspace: Workspace) -> int:
         return await asyncio.wait_for(_run(args, workspace), args.timeout)
     except TimeoutError:
         message = f"`deskhand apps {args.apps_command}` did not finish in time (--timeout)."
-        if args.json:
-            from desktop.command import answers
-
-            answers.emit(answers.error(f"apps {args.apps_command}", "timeout", message))
-        print(message, file=sys.stderr)
-        return 4
+        return _refuse(args, message, "timeout")
 
 
 async def _run(args: argparse.Namespace, workspace: Workspace) -> int:
@@ -167,6 +164,16 @@ async def _dictionary(args: argparse.Namespace, catalog: AppCatalog) -> int:
     return 0
 
 
+def _refuse(args: argparse.Namespace, message: str, code: str) -> int:
+    """One line on stderr (and the error object with `--json`); the code's exit status."""
+    from desktop.command import answers
+
+    if args.json:
+        answers.emit(answers.error(f"apps {args.apps_command}", code, message))
+    print(message, file=sys.stderr)
+    return answers.exit_code(code)
+
+
 async def _call(args: argparse.Namespace, workspace: Workspace) -> int:
     from desktop.calls.permissions import NO_APPROVER
     from desktop.calls.pipeline import ToolUse, run_gated
@@ -174,16 +181,13 @@ async def _call(args: argparse.Namespace, workspace: Workspace) -> int:
     from tools.base import InvalidInput
 
     if workspace.registry.get("app_command") is None:
-        print(NEEDS_A_MAC, file=sys.stderr)
-        return 1
+        return _refuse(args, NEEDS_A_MAC, "unavailable")
     try:
         extra = json.loads(args.args)
     except ValueError:
-        print("--args must be a JSON object.", file=sys.stderr)
-        return 2
+        extra = None
     if not isinstance(extra, dict):
-        print("--args must be a JSON object.", file=sys.stderr)
-        return 2
+        return _refuse(args, "--args must be a JSON object.", "bad_input")
     use = ToolUse(
         id="cli",
         name="app_command",
@@ -193,8 +197,7 @@ async def _call(args: argparse.Namespace, workspace: Workspace) -> int:
     try:
         call = source.describe(use, session_id=0)
     except InvalidInput:
-        print("Those arguments do not fit app_command (see --help).", file=sys.stderr)
-        return 2
+        return _refuse(args, "Those arguments do not fit app_command (see --help).", "bad_input")
 
     try:
         # No window here: a call the gate would ask about is refused, and says how to allow it.
@@ -212,5 +215,16 @@ async def _call(args: argparse.Namespace, workspace: Workspace) -> int:
     decision = settled.decision
     if decision is not None and decision.by == "mode" and decision.reason == NO_APPROVER:
         text = ASK_IN_THE_APP.format(key=call.rule_key)
+        if args.json:
+            return _refuse(args, text, "needs_permission")
+    if args.json:
+        from desktop.command import answers
+
+        if settled.result.is_error:
+            refused = decision is not None and decision.verdict == "deny"
+            return _refuse(args, text.split("\n", 1)[0], "refused" if refused else "failed")
+        ran = {"app": args.app, "command": args.verb, "dry_run": args.dry_run, "text": text}
+        answers.emit(answers.answer("apps.call", ran))
+        return 0
     print(text)
     return 1 if settled.result.is_error else 0
