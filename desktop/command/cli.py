@@ -212,10 +212,19 @@ def _fail(
     if code == "not_running":  # never reaches here: the command acts itself then
         code = "failed"
     if args.json:
-        answers.emit(answers.error(command, code, line, candidates or []))
+        answers.emit(answers.error(command, code, _whole(line), candidates or []))
     else:
         rest = text.split("\n", 1)[1] if "\n" in text else ""
         if rest:
             print(rest)
     print(f"deskhand ui {command}: {line}", file=sys.stderr)
     return answers.exit_code(code)
+
+
+def _whole(line: str) -> str:
+    """The message without a last sentence that announces the lines after it ("The windows
+    open now:"): in JSON those are the candidates, or not given."""
+    if not line.endswith(":"):
+        return line
+    cut = line.rfind(". ")
+    return line[: cut + 1] if cut > 0 else line[:-1] + "."

@@ -478,6 +478,7 @@ def test_refusals_exit_non_zero_with_one_line(app: App, desk: Desk) -> None:
     assert as_json.code == 1
     error = as_json.json["error"]
     assert error["code"] == "app_not_running"
+    assert error["message"] == "No open window belongs to an app named 'no-such-app'."
     titles = {c["title"] for c in error["candidates"] if c["type"] == "window"}
     assert titles == {"See target", "Sign in"}
     several = app.ui("see", "--title", "s", "--json")  # "See target" and "Sign in"
@@ -513,6 +514,10 @@ def test_wait_fails_at_its_own_timeout(app: App) -> None:
     assert time.monotonic() - started < 8
     as_json = app.ui("wait", "--json", "--app", "see_target.py", "--label", "Never", "--for", "1")
     assert (as_json.code, as_json.json["error"]["code"]) == (4, "timeout")
+    assert as_json.json["error"]["message"] == (
+        "Timed out: an element 'Never' did not appear in window "
+        f'{desk_window(app, "See target")["id"]} "See target" (see_target.py) within 1 s.'
+    )
 
 
 def desk_window(app: App, title: str) -> dict[str, Any]:
