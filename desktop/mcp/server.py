@@ -188,7 +188,10 @@ class ServedCalls:
         self.limit = limit
 
     def list(self) -> mcp_types.ListToolsResult:
-        return mcp_types.ListToolsResult(tools=[tool.mcp_tool() for tool in self.tools.values()])
+        """The tools that can run now (Settings as the window last saved them)."""
+        self.workspace.refresh_settings()
+        tools = [tool.mcp_tool() for tool in self.tools.values() if tool.available()]
+        return mcp_types.ListToolsResult(tools=tools)
 
     def _gate(self, viewer: Callable[[ApprovalRequest], None] | None) -> Gate:
         """The window's gate on the same settings, rules and audit; asks go to `viewer`."""
@@ -297,6 +300,7 @@ class ServedCalls:
     async def call(
         self, ctx: Context, params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
+        self.workspace.refresh_settings()  # rules and switches the window saved since
         offered = self.tools.get(params.name)
         if offered is None:
             why = why_missing(params.name, self.left_out())
@@ -308,7 +312,6 @@ class ServedCalls:
             call = offered.source.describe(use, SESSION)
         except InvalidInput:
             return _text(BAD_INPUT, error=True)
-        self.workspace.refresh_settings()  # rules the window saved since the last call
         never = refused_by_never(call, self._gate(None))  # before anyone is asked anything
         if never is not None:
             return _text(NEVER_HERE.format(label=call.label or call.rule_key), error=True)

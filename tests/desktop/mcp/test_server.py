@@ -350,3 +350,28 @@ def test_a_tool_no_one_offers_is_unknown(tmp_path: Path) -> None:
     assert result.is_error and text(result) == (
         "There is no tool with that name here. Use one of the tools listed."
     )
+
+
+@pytest.mark.skipif(xvfb_missing() is not None, reason="needs Xvfb")
+def test_a_tool_turned_off_while_serving_is_refused_with_why(tmp_path: Path) -> None:
+    folder = data_dir(tmp_path)
+
+    async def work(client: Client) -> tuple[list[str], mcp_types.CallToolResult, list[str]]:
+        before = [tool.name for tool in (await client.list_tools()).tools]
+        # The person turns Screen off in the window, which saves the settings file.
+        settings = json.loads((folder / "settings.json").read_text())
+        (folder / "settings.json").write_text(
+            json.dumps({**settings, "screen": {"enabled": False}})
+        )
+        refused = await client.call_tool("computer_screenshot", {})
+        after = [tool.name for tool in (await client.list_tools()).tools]
+        return before, refused, after
+
+    with Xvfb(800, 600) as server:
+        before, refused, after = session(served(folder, env={"DISPLAY": server.display}), work)
+    assert "computer_screenshot" in before and "computer_screenshot" not in after
+    assert refused.is_error and text(refused) == (
+        f"Refused: this tool cannot be used now. {SCREEN_OFF} Tell the person; it cannot run "
+        "until they change that."
+    )
+    assert audit(folder) == []  # refused before it was described
