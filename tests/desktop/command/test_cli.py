@@ -512,6 +512,9 @@ def test_wait_fails_at_its_own_timeout(app: App) -> None:
     waited = app.ui("wait", "--app", "see_target.py", "--label", "Never there", "--for", "1")
     assert waited.code == 4 and "did not appear" in waited.err  # 4: timed out
     assert time.monotonic() - started < 8
+    gone = app.ui("wait", "--app", "see_target.py", "--label", "Never there", "--gone", "--json")
+    assert (gone.json["state"], gone.json["element"]) == ("gone", None)
+    assert 0 <= gone.json["elapsed_ms"] < 5000
     as_json = app.ui("wait", "--json", "--app", "see_target.py", "--label", "Never", "--for", "1")
     assert (as_json.code, as_json.json["error"]["code"]) == (4, "timeout")
     assert as_json.json["error"]["message"] == (
@@ -535,7 +538,7 @@ EVERY = [
     (["see", "--app", "see_target.py"], 'B1 button "Save"', "deskhand.ui.see/1"),
     (["wait", "--app", "see_target.py", "--label", "Save"], "appeared after", "deskhand.ui.wait/1"),
     (["screenshot", "--app", "see_target.py"], ".png", "deskhand.ui.screenshot/1"),
-    (["see", "--app", "see_target.py"], 'B1 button "Save"', "deskhand.ui.see/1"),
+    (["see", "--app", "see_target.py", "--annotate"], ".png", "deskhand.ui.see/1"),
     (["click", "B1"], "Pressed B1 'Save' (button, see_target.py).", "deskhand.ui.click/1"),
     (["type", "T1", "Grace"], "Set T1 'Name'", "deskhand.ui.type/1"),
     (["scroll", "X40"], "Scrolled X40 'Row 40'", "deskhand.ui.scroll/1"),
@@ -574,6 +577,12 @@ def every_command(run: Any, never: frozenset[str] = frozenset()) -> None:
             assert form["bounds"] == form["global_bounds"]  # one screen at the origin
             assert x <= form["bounds"]["x"] < x + width and y <= form["bounds"]["y"] < y + height
             assert not [e for e in value["elements"] if e["secure"] and e["value"] is not None]
+            image = value["image"]
+            if "--annotate" not in words:
+                assert image is None
+            else:  # the whole screen, shrunk to the model's image limits
+                assert Image.open(image["path"]).size == (image["width"], image["height"])
+                assert image["scale"] == image["width"] / 1600 < 1
         if words[0] in ("click", "type", "scroll"):
             assert value["element"]["id"] == words[1] and value["screen"] == 0
         if words[0] == "click":

@@ -83,6 +83,9 @@ def test_bounds_and_actions_are_per_screen(desk: Desk, tmp_path: Path) -> None:
     assert typed["screen"] == 1
     assert typed["global"]["x"] - typed["local"]["x"] == RIGHT_X
     assert whole["x"] <= typed["global"]["x"] < whole["x"] + whole["width"]
+    whole_screen = ui(desk, data_dir, "see", "--display", "1")
+    assert whole_screen["window"] is None and whole_screen["screen"]["index"] == 1
+    assert {e["window"] for e in whole_screen["elements"]} == {seen["window"]["id"]}
     again = ui(desk, data_dir, "see", "--title", "Sign in")
     [now] = [e for e in again["elements"] if e["id"] == email["id"]]
     assert now["value"] == "ada@example.com"
