@@ -135,7 +135,7 @@ async def _quiet(_event: str, _summary: str) -> None:
 
 async def run_action(
     request: Request,
-    source: FunctionTools,
+    registry: ToolRegistry,
     gate: Gate,
     attachments_dir: Path,
     *,
@@ -154,7 +154,7 @@ async def run_action(
     is not offered, when it is not.
     """
     use = ToolUse(id=f"ui_{uuid.uuid4().hex[:20]}", name=request.tool, input=request.input)
-    found = source.registry.get(request.tool)
+    found = registry.get(request.tool)
     if found is None or not found.offered():
         return unavailable()
     tool = Recorded(found)

@@ -2,12 +2,12 @@
 
 It takes the same path as in the app, with the person's own rules: the same data dir, settings
 and saved permission mode, the `screen` tool's source, the gate and the audit log
-(`ui_actions.run_action`). With no window there is no one to ask, so an action that would ask is
+(`actions.run_action`). With no window there is no one to ask, so an action that would ask is
 refused as soon as it is described, with one line on how to allow it. Reads (screens, windows,
 see, wait, screenshot) work as in the app.
 
 Element ids outlive the command: a `see` (or `wait`) saves its snapshots in the data dir
-(`ui_snapshots.py`, a file only the person can read) and a later `click B2` puts them back before
+(`snapshots.py`, a file only the person can read) and a later `click B2` puts them back before
 it is described. The element is then read again as in the app (gone, moved, its window closed:
 "see again"), and must still have the role and name it was shown with; the gate judges it as it
 is now. On macOS elements cannot be found again by another process, so there ids need the app.
@@ -25,7 +25,6 @@ from typing import Any
 from desktop.calls.approvals import ApprovalQueue
 from desktop.calls.gate import Gate
 from desktop.calls.permissions import PermissionSettings, Rule
-from desktop.calls.sources.function_tools import FunctionTools
 from desktop.calls.sources.screen_elements import ScreenElements
 from desktop.command.actions import UI_SESSION, run_action, why_unavailable
 from desktop.command.protocol import Request, Result
@@ -103,7 +102,7 @@ async def run_alone(data_dir: Path | None, action: dict[str, Any]) -> Result:
         )
         result = await run_action(
             Request(token="", input=action),
-            FunctionTools(registry),
+            registry,
             gate,
             paths.attachments,
             needs_approval=NEEDS_APP,

@@ -185,7 +185,7 @@ class UiServer:
 
         return await run_action(
             request,
-            ws.toolbox.functions,
+            ws.toolbox.registry,
             ws.gate,
             ws.paths.attachments,
             needs_approval=NEEDS_WINDOW,
