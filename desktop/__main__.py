@@ -18,16 +18,14 @@ from typing import TYPE_CHECKING
 from desktop import __version__
 from desktop.command import apps as apps_cli
 from desktop.command.cli import add_ui_parser, run_ui
-from desktop.command.options import add_global_options, shared_options
+from desktop.command.options import Parser, add_global_options, shared_options
 
 if TYPE_CHECKING:
     from desktop.system.doctor import Check
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="deskhand", description="Deskhand: a desktop assistant that acts."
-    )
+    parser = Parser(prog="deskhand", description="Deskhand: a desktop assistant that acts.")
     parser.add_argument("--version", action="version", version=f"Deskhand {__version__}")
     add_global_options(parser, top=True)
     parser.add_argument(
@@ -85,7 +83,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "~/.local/share, for your user only)",
         parents=shared,
     )
-    return parser.parse_args(argv)
+    return parser.parse(sys.argv[1:] if argv is None else argv)
 
 
 MCP_EPILOG = """To use it from Claude Desktop, add this to claude_desktop_config.json (Settings →

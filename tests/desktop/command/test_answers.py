@@ -148,3 +148,14 @@ def test_doctor_timeout_bounds_each_check(data_dir: Path, api_env: ScriptedModel
         check for check in answer["checks"] if check["detail"] == "did not finish within 1e-06 s"
     ]
     assert late and all(check["fix"].endswith("with a longer --timeout.") for check in late)
+
+
+def test_a_line_argparse_cannot_read_is_a_bad_input_error_with_json() -> None:
+    done = deskhand("ui", "see", "--window-index", "first", "--json")
+    assert done.returncode == 2
+    error = checked(done.stdout, "deskhand.error/1")
+    assert (error["command"], error["error"]["code"]) == ("ui see", "bad_input")
+    assert error["error"]["message"] == "argument --window-index: invalid int value: 'first'"
+    assert "usage: deskhand ui see" in done.stderr
+    plain = deskhand("ui", "see", "--window-index", "first")
+    assert plain.returncode == 2 and plain.stdout == ""
