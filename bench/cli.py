@@ -4,7 +4,9 @@ It starts its own desk (a 1600×900 Xvfb, a private session bus with AT-SPI, the
 GTK dialog: `tests/support/desk.py`), then Deskhand itself on it (window offscreen, Autonomous
 mode, a data dir of its own), and times each command as a whole process, from its start to its
 exit, over several runs: with the app running (the command asks it over the local socket) and
-without it (the command acts by itself). Each line prints the minimum and the median wall time.
+without it (the command acts by itself). Each line prints the minimum and the median wall time,
+and the median CPU time of the command's process (user + system): on a busy machine the wall
+time also counts waiting for a core, the CPU time does not.
 
 Target: `deskhand ui windows` against the running app within 150 ms (the median).
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -56,31 +59,44 @@ ALONE = [
 ]
 
 
-def run(words: list[str], data_dir: Path, env: dict[str, str]) -> float:
-    """One command's wall time in seconds; a command that fails is reported and stops the bench."""
+def run(words: list[str], data_dir: Path, env: dict[str, str]) -> tuple[float, float]:
+    """One command's wall and CPU time in seconds; a command that fails stops the bench."""
     command = [sys.executable, "-m", "desktop", *words]
     if words != ["--version"]:
         command += ["--data-dir", str(data_dir)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     took = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"`deskhand {' '.join(words)}` failed: {done.stderr.strip()}")
-    return took
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return took, cpu
 
 
-def line(words: list[str], times: list[float]) -> str:
+def line(words: list[str], times: list[tuple[float, float]], targets: dict[str, float]) -> str:
     label = " ".join(words)
-    low, middle = min(times) * 1000, statistics.median(times) * 1000
-    target = TARGET_MS.get(label)
+    walls = [wall * 1000 for wall, _ in times]
+    low, middle = min(walls), statistics.median(walls)
+    cpu = statistics.median(cpu * 1000 for _, cpu in times)
+    target = targets.get(label)
     verdict = ""
     if target is not None:
         verdict = f"   target {target:.0f} ms: {'met' if middle <= target else 'MISSED'}"
-    return f"  deskhand {label:<40} min {low:6.0f} ms   median {middle:6.0f} ms{verdict}"
+    return (
+        f"  deskhand {label:<40} min {low:6.0f} ms   median {middle:6.0f} ms"
+        f"   CPU {cpu:5.0f} ms{verdict}"
+    )
 
 
 def measure(
-    title: str, commands: list[list[str]], data_dir: Path, env: dict[str, str], runs: int
+    title: str,
+    commands: list[list[str]],
+    data_dir: Path,
+    env: dict[str, str],
+    runs: int,
+    targets: dict[str, float] | None = None,
 ) -> None:
     print(title)
     for words in commands:
@@ -88,7 +104,7 @@ def measure(
             run(["ui", "see", "--app", APP], data_dir, env)  # the ids it acts on
         run(words, data_dir, env)  # warm: the files it reads are in the page cache
         times = [run(words, data_dir, env) for _ in range(runs)]
-        print(line(words, times), flush=True)
+        print(line(words, times, targets or {}), flush=True)
 
 
 def start_app(desk: Desk, data_dir: Path, env: dict[str, str]) -> subprocess.Popen[str]:
@@ -133,7 +149,8 @@ def main() -> int:
         process = start_app(desk, with_app, env)
         try:
             print(f"Each command {runs} times, whole process (wall clock), after one warm-up run.")
-            measure("With Deskhand running (asked over its socket):", COMMANDS, with_app, env, runs)
+            title = "With Deskhand running (asked over its socket):"
+            measure(title, COMMANDS, with_app, env, runs, TARGET_MS)
         finally:
             process.terminate()
             process.wait(timeout=30)
