@@ -55,7 +55,7 @@ from anthropic.tools.browser import BetaConfirmContext  # noqa: E402
 from anthropic.types.beta import BetaToolUseBlock  # noqa: E402
 
 from desktop.app import freeze_startup_objects  # noqa: E402
-from tools.browser import PlaywrightBrowser, UrlPolicy, find_browser  # noqa: E402
+from tools.browser import BrowserPool, PlaywrightBrowser, UrlPolicy, find_browser  # noqa: E402
 from tools.browser.config import BrowserConfig  # noqa: E402
 from tools.browser.launch import launch_args  # noqa: E402
 from tools.browser.page.observe import is_interactive, render_page  # noqa: E402
@@ -482,13 +482,15 @@ async def main() -> None:
             await described[0].describe(context)
             return True
 
-        browser = PlaywrightBrowser(
-            headless=True,
-            url_policy=UrlPolicy(allow_hosts=("127.0.0.1",)),
-            downloads_dir=Path(tempfile.mkdtemp()),
-            confirm=confirm,
-            **chromium,
+        pool = BrowserPool(
+            BrowserConfig(
+                headless=True,
+                url_policy=UrlPolicy(allow_hosts=("127.0.0.1",)),
+                downloads_dir=Path(tempfile.mkdtemp()),
+                **chromium,
+            )
         )
+        browser = pool.for_session(1, confirm=confirm)
         described.append(browser)
         ours = Ours(browser)
         try:
@@ -501,7 +503,7 @@ async def main() -> None:
                 print(f"Click measurement failed: {exc}")
                 click = (float("nan"), float("nan"))
         finally:
-            await browser.close()
+            await pool.close()
     report(rows, click, note)
 
 

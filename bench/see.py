@@ -2,7 +2,7 @@
 
 It starts its own Xvfb (1600×900), a private session bus with AT-SPI, and a Qt window of about
 200 accessible elements (`bench/see_form.py`), then measures, warm (connected, apps known),
-through the tool exactly as the app calls it (validate, bind, preflight, run):
+through the tool exactly as the app calls it (validate, prepare, run):
 
 - element detection: reading the window's accessible tree (bounded: depth 12, 400 elements);
 - `see` of the window: target, tree, ids, the text the model reads (no image);
@@ -40,10 +40,11 @@ sys.path.insert(0, str(ROOT))
 from tests.support.atspi import SessionBus, atspi_missing  # noqa: E402
 from tests.support.desk import wait_accessible  # noqa: E402
 from tests.support.x11 import TargetApp, Xvfb, xvfb_missing  # noqa: E402
-from tools.base import RunContext  # noqa: E402
+from tools.base import RunContext, ToolResult  # noqa: E402
 from tools.screen.a11y.atspi import Accessibility, AtspiInspector  # noqa: E402
 from tools.screen.backends.x11 import X11Backend  # noqa: E402
 from tools.screen.geometry import Point  # noqa: E402
+from tools.screen.see.access import ScreenAccess  # noqa: E402
 from tools.screen.see.tool import ScreenTool  # noqa: E402
 from tools.screen.worker import ScreenWorker  # noqa: E402
 
@@ -79,13 +80,14 @@ class Timing:
 async def bench(display: str, bus: SessionBus, form: TargetApp, runs: int) -> None:
     accessibility = Accessibility(session=bus.address)
     worker = ScreenWorker(lambda: X11Backend(display))
-    tool = ScreenTool(accessibility=lambda: accessibility, worker=lambda: worker, own_pids={1})
+    tool = ScreenTool(
+        ScreenAccess(accessibility=accessibility, worker=worker, own_pids=frozenset({1}))
+    )
     context = RunContext(session_id=1, attachments_dir=Path("/nonexistent"))
 
     async def call(**given: Any) -> Any:
-        parsed = tool.bind(tool.validate(given), 1)
-        refused = await tool.preflight(parsed)
-        assert refused is None, refused.text
+        parsed = await tool.prepare(tool.validate(given, 1))
+        assert not isinstance(parsed, ToolResult), parsed.text
         result = await tool.run(parsed, context)
         assert not result.is_error, result.text
         return result

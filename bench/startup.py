@@ -160,7 +160,7 @@ def make_long_chat(data_dir: Path, screenshots: int) -> int:
     """A chat of `screenshots` browser steps, each with a screenshot file, as the app stores it."""
     from PIL import Image, ImageDraw
 
-    from desktop.calls.pipeline import CARD_KEY
+    from desktop.calls.contract import CARD_KEY
     from desktop.chat.images import stored_image
     from desktop.system.store import Store
 

@@ -14,7 +14,7 @@ from typing import Any
 from desktop.calls.approvals import ApprovalQueue
 from desktop.calls.gate import Gate
 from desktop.calls.permissions import Mode, PermissionSettings, Rule
-from desktop.calls.pipeline import ToolCalls
+from desktop.calls.runner import ToolCalls
 from desktop.calls.sources.browser import browser_config
 from desktop.calls.toolbox import Toolbox
 from desktop.chat.agent import Agent
@@ -215,7 +215,7 @@ class Workspace:
         """A stored chat as the events its turns emitted live, turn by turn (see transcript)."""
         return replay(
             self.store.messages(session_id, replaced=True),
-            lambda use: self.calls.card_for(use, session_id),
+            self.calls.card_for,
         )
 
     async def list_models(self) -> list[str]:

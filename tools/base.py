@@ -7,7 +7,9 @@ Two ways to give a tool its schema:
   scripting dictionary); validation checks the JSON input against it and passes the dict on.
 
 A tool never raises into the agent: failures come back as `ToolResult.failure(...)` with a
-fixed phrase, so the model reads what happened and the turn goes on.
+fixed phrase, so the model reads what happened and the turn goes on. `ToolFailure` is the base
+of what tools raise inside (never shown to the model); the one error the model reads from an
+SDK toolset is the SDK's own `ToolError`.
 """
 
 from __future__ import annotations
@@ -21,15 +23,15 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 
-class ToolError(Exception):
+class ToolFailure(Exception):
     """Base of the errors tools raise internally; turned into a fixed phrase before the model sees it."""
 
 
-class InvalidInput(ToolError):
+class InvalidInput(ToolFailure):
     """The model's input does not match the tool's schema."""
 
 
-class DuplicateTool(ToolError):
+class DuplicateTool(ToolFailure):
     """Two tools asked for the same name; the second would silently hide the first."""
 
 
@@ -86,7 +88,8 @@ class FunctionTool(Generic[InputT]):
     """What every function tool offers: its schema, validation, how a call reads, and `run`.
 
     Override `risk`/`summary`/`target`/`action` to describe calls; `prepare` may look things
-    up (asynchronously) that the approver should see, after a Never rule has had its say.
+    up (asynchronously) that the approver should see, or refuse a call that cannot run as
+    written, after a Never rule has had its say.
     """
 
     name: str
@@ -96,8 +99,10 @@ class FunctionTool(Generic[InputT]):
     def input_schema(self) -> dict[str, Any]:
         raise NotImplementedError
 
-    def validate(self, raw: dict[str, Any]) -> InputT:
-        """The call's input, checked against the schema; raises InvalidInput."""
+    def validate(self, raw: dict[str, Any], session_id: int = 0) -> InputT:
+        """The call's input, checked against the schema, for the chat it is made in (a tool
+        that keeps something per chat, the screen's snapshots, keeps it); raises InvalidInput.
+        No effects."""
         raise NotImplementedError
 
     def risk(self, call: InputT) -> tuple[Risk, str]:
@@ -116,22 +121,14 @@ class FunctionTool(Generic[InputT]):
         """What the call acts on, shown to the approver: a page URL or an app name."""
         return None
 
-    def bind(self, call: InputT, session_id: int) -> InputT:
-        """The call with the chat it is made in, for a tool that keeps something per chat (the
-        screen's snapshots); called right after `validate`. No effects."""
-        return call
-
     def offered(self) -> bool:
         """Whether the tool is offered to the model now (the screen only where it can be used)."""
         return True
 
-    async def preflight(self, call: InputT) -> ToolResult | None:
-        """A refusal to send back before anyone is asked (a name the app does not have), or
-        None. Runs after a Never rule has had its say; no effects."""
-        return None
-
-    async def prepare(self, call: InputT) -> InputT:
-        """Look up what the approver should see (e.g. the tabs a close affects); no effects."""
+    async def prepare(self, call: InputT) -> InputT | ToolResult:
+        """The call as the approver should see it (e.g. the tabs a close affects), or a refusal
+        to send back before anyone is asked (a name the app does not have). Runs after a Never
+        rule has had its say; looks only, no effects."""
         return call
 
     def actions(self) -> list[ActionInfo]:
@@ -142,6 +139,7 @@ class FunctionTool(Generic[InputT]):
         raise NotImplementedError
 
     def api_schema(self) -> dict[str, Any]:
+        """The `tools[]` entry (from the hooks above; not one itself)."""
         return {
             "name": self.name,
             "description": self.description,
@@ -161,7 +159,7 @@ class Tool(FunctionTool[ModelT]):
     def input_schema(self) -> dict[str, Any]:
         return self.Input.model_json_schema()
 
-    def validate(self, raw: dict[str, Any]) -> ModelT:
+    def validate(self, raw: dict[str, Any], session_id: int = 0) -> ModelT:
         try:
             return self.Input.model_validate(raw)
         except ValidationError as exc:
@@ -183,7 +181,7 @@ class SchemaTool(FunctionTool[dict[str, Any]]):
     def input_schema(self) -> dict[str, Any]:
         return self.schema
 
-    def validate(self, raw: dict[str, Any]) -> dict[str, Any]:
+    def validate(self, raw: dict[str, Any], session_id: int = 0) -> dict[str, Any]:
         if not self._validator.is_valid(raw):
             raise InvalidInput(self.name)
         return raw

@@ -1,1 +1,3 @@
-"""The call pipeline: the tool-source contract, run_gated, the chat's runner, the gate, permissions, approvals and the toolbox."""
+"""The call pipeline: the tool-source contract (`contract`), one call behind the gate (`gated`),
+a chat reply's calls (`runner`), the gate, permissions (pure decisions), approvals, the toolbox
+and the sources."""

@@ -1,4 +1,15 @@
-"""The gate in front of every tool call: decide, ask the person when needed, audit, remember rules."""
+"""The gate in front of every tool call: decide, ask the person when needed, audit, remember rules.
+
+What decides is `permissions` (pure); this is where its decisions are put into effect. The
+entry points ask the gate two things about a described call, and never `decide` themselves:
+
+- `refusal(call)`: whether it is refused before any work (a Never rule; or, where no one could
+  answer, a call that would ask), audited;
+- `check(call)`: the final decision right before the call acts, asking the person if needed.
+
+`will_ask(call)` says whether `check` would put the call to someone (so an entry point can say
+it is waiting, or ask through its own channel first).
+"""
 
 from __future__ import annotations
 
@@ -46,12 +57,23 @@ class Gate:
         self._remember = remember
         self.approvals = approvals  # the window views it; with no viewer, asks are denied
 
-    def settings(self) -> PermissionSettings:
-        return self._settings()
+    def refusal(
+        self, call: ToolCall, *, can_ask: bool = True, audit: bool = True
+    ) -> Decision | None:
+        """The decision that refuses `call` before any work is done for it, or None when it
+        may go on (to run, or to be asked about right before it acts).
 
-    def record(self, call: ToolCall, decision: Decision) -> int:
-        """Audit a decision made without asking (a Never rule settled before any work)."""
-        return self._audit(call, decision, None if decision.verdict == "allow" else "not run")
+        A Never rule refuses it; with `can_ask=False` (no one could answer), so does anything
+        `check` would put to someone. The refusal is audited unless `audit=False` (another
+        process asked, and audits it itself)."""
+        decision = decide(call, self._settings())
+        if decision.verdict == "ask" and not can_ask:
+            decision = Decision(verdict="deny", by="mode", reason=NO_APPROVER)
+        if decision.verdict != "deny":
+            return None
+        if audit:
+            self._audit(call, decision, "not run")
+        return decision
 
     def will_ask(self, call: ToolCall, approved: ToolCall | None = None) -> bool:
         """Whether `check` would put this call to someone (no rule or mode settles it)."""

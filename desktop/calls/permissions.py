@@ -1,6 +1,6 @@
-"""The one gate every tool call passes: modes, per-action rules, decisions, and approval requests.
+"""Permissions, pure: modes, per-action rules, the decision for a call, and the person's answer.
 
-Decision order: the person's rule for the action (Never / Always allow / Ask), then the
+`gate.py` puts these decisions into effect (asks, audits, remembers rules). Decision order: the person's rule for the action (Never / Always allow / Ask), then the
 mode by the call's risk level. A mode never overrides a Never rule. `ask` is answered by
 the person through an `ApprovalRequest` that the window shows as a sheet.
 """

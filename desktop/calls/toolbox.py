@@ -15,8 +15,8 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from desktop.calls.pipeline import ActionGroup, ToolSource
-from desktop.calls.sources.browser import browser_config, browser_family
+from desktop.calls.contract import ActionGroup, ToolSource
+from desktop.calls.sources.browser import BrowserSource, browser_config
 from desktop.calls.sources.function_tools import FunctionTools
 from desktop.calls.sources.screen_hooks import ScreenHooks
 from desktop.calls.sources.toolsets import ToolsetSource
@@ -127,7 +127,7 @@ class Toolbox:
             from tools.browser.pool import BrowserPool
 
             self._browser_pool = BrowserPool(browser_config(settings.browser, self._downloads))
-            self._browser = ToolsetSource(browser_family(self._browser_pool))
+            self._browser = BrowserSource(self._browser_pool)
 
     @property
     def browser_pool(self) -> BrowserPool | None:
@@ -154,7 +154,7 @@ class Toolbox:
             self._screen = ScreenControl(
                 enabled=lambda: self._settings().screen.enabled, hooks=self.screen_hooks
             )
-            self._screen_source = ToolsetSource(self._screen.family())
+            self._screen_source = self._screen.source()
             self.registry.add(self._screen.elements.tool)  # `screen`: see, wait, click by id
         return self._screen
 

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from desktop.calls.pipeline import ToolCalls
+from desktop.calls.runner import ToolCalls
 from desktop.chat.events import (
     AgentEvent,
     MessageCommitted,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from desktop.calls.pipeline import CARD_KEY, RESULT_PREVIEW, CallCard, ToolUse
+from desktop.calls.contract import CARD_KEY, RESULT_PREVIEW, CallCard, ToolUse
 from desktop.chat import user_content, versions
 from desktop.chat.events import (
     AgentEvent,

@@ -19,9 +19,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from desktop.calls.contract import CallResult, ToolUse
 from desktop.calls.gate import Gate
-from desktop.calls.permissions import NO_APPROVER, Decision, ToolCall, decide
-from desktop.calls.pipeline import CallResult, ToolUse, run_gated
+from desktop.calls.gated import run_gated
+from desktop.calls.permissions import NO_APPROVER, Decision, ToolCall
 from desktop.calls.sources.function_tools import FunctionTools
 from desktop.command.protocol import Image, Request, Result
 from tools.base import (
@@ -69,8 +70,8 @@ class Recorded(FunctionTool[Any]):
     def input_schema(self) -> dict[str, Any]:
         return self.tool.input_schema()
 
-    def validate(self, raw: dict[str, Any]) -> Any:
-        return self.tool.validate(raw)
+    def validate(self, raw: dict[str, Any], session_id: int = 0) -> Any:
+        return self.tool.validate(raw, session_id)
 
     def risk(self, call: Any) -> tuple[Risk, str]:
         return self.tool.risk(call)
@@ -84,23 +85,17 @@ class Recorded(FunctionTool[Any]):
     def target(self, call: Any) -> str | None:
         return self.tool.target(call)
 
-    def bind(self, call: Any, session_id: int) -> Any:
-        return self.tool.bind(call, session_id)
-
     def offered(self) -> bool:
         return self.tool.offered()
 
     def actions(self) -> list[ActionInfo]:
         return self.tool.actions()
 
-    async def preflight(self, call: Any) -> ToolResult | None:
-        refused = await self.tool.preflight(call)
-        if refused is not None:
-            self.data = refused.data
-        return refused
-
     async def prepare(self, call: Any) -> Any:
-        return await self.tool.prepare(call)
+        prepared = await self.tool.prepare(call)
+        if isinstance(prepared, ToolResult):  # refused before anyone is asked
+            self.data = prepared.data
+        return prepared
 
     async def run(self, call: Any, ctx: RunContext) -> ToolResult:
         result = await self.tool.run(call, ctx)
@@ -150,8 +145,8 @@ async def run_action(
 
     `needs_approval` is what the person reads when the gate had no one to ask. With
     `ask_first=False` (no one could answer), a call the gate would ask about is refused as soon
-    as it is described, before any lookup or preflight runs. `unavailable()` says why the tool
-    is not offered, when it is not.
+    as it is described, before the tool looks anything up. `unavailable()` says why the tool is
+    not offered, when it is not.
     """
     use = ToolUse(id=f"ui_{uuid.uuid4().hex[:20]}", name=request.tool, input=request.input)
     found = registry.get(request.tool)
@@ -160,14 +155,9 @@ async def run_action(
     tool = Recorded(found)
     source = FunctionTools(ToolRegistry([tool]))
     try:
-        call = source.describe(use, UI_SESSION)
+        call = await source.describe(use, UI_SESSION)
     except InvalidInput:
         return Result(ok=False, error=BAD_INPUT, code="bad_input")
-    if not ask_first and decide(call, gate.settings()).verdict == "ask":
-        gate.record(call, Decision(verdict="deny", by="mode", reason=NO_APPROVER))
-        return Result(
-            ok=False, error=needs_approval.format(label=call.label), code="needs_permission"
-        )
 
     async def check(asked: ToolCall, approved: ToolCall | None) -> tuple[Decision, int]:
         asking = gate.will_ask(asked, approved) and gate.approvals.has_viewer
@@ -187,6 +177,7 @@ async def run_action(
             session_id=UI_SESSION,
             attachments_dir=attachments_dir,
             check=check,
+            can_ask=ask_first,
         )
     )
     waiting: set[asyncio.Future[object]] = {running}  # type: ignore[arg-type]

@@ -175,8 +175,9 @@ def _refuse(args: argparse.Namespace, message: str, code: str) -> int:
 
 
 async def _call(args: argparse.Namespace, workspace: Workspace) -> int:
+    from desktop.calls.contract import ToolUse
+    from desktop.calls.gated import run_gated
     from desktop.calls.permissions import NO_APPROVER
-    from desktop.calls.pipeline import ToolUse, run_gated
     from desktop.calls.sources.function_tools import FunctionTools
     from tools.base import InvalidInput
 
@@ -195,7 +196,7 @@ async def _call(args: argparse.Namespace, workspace: Workspace) -> int:
     )
     source = FunctionTools(workspace.registry)
     try:
-        call = source.describe(use, session_id=0)
+        call = await source.describe(use, session_id=0)
     except InvalidInput:
         return _refuse(args, "Those arguments do not fit app_command (see --help).", "bad_input")
 

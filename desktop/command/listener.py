@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop.calls.permissions import NO_APPROVER, Answer, Rule, RuleScope, never_rule
+from desktop.calls.permissions import NO_APPROVER, Answer, Rule, RuleScope
 from desktop.command.actions import UI_SESSION, run_action, why_unavailable
 from desktop.command.code_signature import trusted_peer
 from desktop.command.protocol import (
@@ -207,8 +207,9 @@ class UiServer:
         away first (the sheet is closed)."""
         ws = self.workspace
         call = request.call
-        if never_rule(call, ws.gate.settings().rules) is not None:
-            return Answer(allow=False, by="rule", reason="set to Never")
+        refused = ws.gate.refusal(call, audit=False)  # a Never rule: no one is asked
+        if refused is not None:
+            return Answer(allow=False, by="rule", reason=refused.reason)
         if not ws.approvals.has_viewer:  # no window to show the sheet: the asker falls back
             return Answer(allow=False, by="mode", reason=NO_APPROVER)
         await _send(writer, Reply(event=Event(event="asking", summary=call.summary)))

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 import mcp_types
 from anthropic.types import beta
 
+from desktop.calls.contract import ToolSource, ToolUse
 from desktop.calls.permissions import RISK_ORDER, Risk
-from desktop.calls.pipeline import ToolSource, ToolUse
 from desktop.calls.sources.function_tools import FunctionTools
 from desktop.calls.sources.toolsets import ToolsetSource
 from desktop.system.settings import BrowserSettings, Settings
@@ -96,12 +96,11 @@ def member_inputs(family: str) -> dict[str, Any]:
 
 
 def _toolset_tools(source: ToolsetSource) -> list[Offered]:
-    family = source.family
-    if not family.available():  # the screen without a display, or turned off in Settings
+    if not source.available():  # the screen without a display, or turned off in Settings
         return []
-    inputs = member_inputs(family.name)
+    inputs = member_inputs(source.name)
     offered = []
-    for member in family.members():
+    for member in source.members():
         model = inputs.get(member.name)
         if model is None:  # a member the SDK has no input model for: nothing to describe
             continue
@@ -110,16 +109,16 @@ def _toolset_tools(source: ToolsetSource) -> list[Offered]:
         description = inspect.cleandoc(model.__doc__ or "") or member.description
         offered.append(
             Offered(
-                name=f"{family.name}_{member.name}",
-                title=f"{family.title}: {member.name.replace('_', ' ')}",
+                name=f"{source.name}_{member.name}",
+                title=f"{source.title}: {member.name.replace('_', ' ')}",
                 description=description,
                 input_schema=schema,
                 risk=member.risk,
                 source=source,
                 member=member.name,
-                toolset=family.name,
-                open_world=family.name == "browser",
-                available=family.available,
+                toolset=source.name,
+                open_world=source.name == "browser",
+                available=source.available,
             )
         )
     return offered

@@ -43,7 +43,9 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from desktop import __version__
 from desktop.calls.approvals import ApprovalQueue, ApprovalRequest
-from desktop.calls.gate import Gate
+from desktop.calls.contract import CallResult
+from desktop.calls.gate import Gate, denial_text
+from desktop.calls.gated import run_gated
 from desktop.calls.permissions import (
     NO_APPROVER,
     RISK_ORDER,
@@ -51,10 +53,8 @@ from desktop.calls.permissions import (
     Answer,
     Decision,
     ToolCall,
-    decide,
     input_for_approver,
 )
-from desktop.calls.pipeline import CallResult, refused_by_never, run_gated
 from desktop.chat import images
 from desktop.command.protocol import read_info
 from desktop.mcp.offer import Missing, Offered, missing, offered_tools, why_missing
@@ -284,7 +284,7 @@ class ServedCalls:
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS or not can_elicit(ctx):
             return None
         key = approval_key(call)
-        if decide(call, self.workspace.permissions()).verdict != "ask":
+        if not self._gate(None).will_ask(call):
             return None
         if key in (params.input_responses or {}):
             return None
@@ -309,12 +309,14 @@ class ServedCalls:
             return self._not_now(offered)
         use = offered.tool_use(f"mcp_{uuid.uuid4().hex[:20]}", dict(params.arguments or {}))
         try:
-            call = offered.source.describe(use, SESSION)
+            call = await offered.source.describe(use, SESSION)
         except InvalidInput:
             return _text(BAD_INPUT, error=True)
-        never = refused_by_never(call, self._gate(None))  # before anyone is asked anything
-        if never is not None:
+        refused = self._gate(None).refusal(call)  # before anyone is asked anything
+        if refused is not None and refused.by == "rule":
             return _text(NEVER_HERE.format(label=call.label or call.rule_key), error=True)
+        if refused is not None:
+            return _text(denial_text(refused), error=True)
         question = self._question(ctx, params, call)
         if question is not None:
             return question

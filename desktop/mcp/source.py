@@ -22,9 +22,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop import __version__
+from desktop.calls.contract import (
+    ActionGroup,
+    CallContext,
+    CallResult,
+    ToolSource,
+    ToolUse,
+    input_line,
+)
 from desktop.calls.gate import denial_text
 from desktop.calls.permissions import ToolCall
-from desktop.calls.pipeline import ActionGroup, CallContext, CallResult, ToolUse, input_line
 from desktop.mcp.config import ConfigRead, McpConfig, ServerEntry, read_config, write_config
 from tools.base import ActionInfo, InvalidInput, Risk
 from tools.mcp.errors import CallRefused, ServerGone, ServerUnavailable
@@ -86,12 +93,10 @@ def _schema(tool: mcp_types.Tool) -> dict[str, Any]:
     return schema
 
 
-class McpSource:
-    """The `ToolSource` of every MCP server in the config."""
+class McpSource(ToolSource):
+    """The source of every MCP server in the config."""
 
     name = "mcp"
-    stop_after_failure = False
-    not_executed = ""
 
     def __init__(
         self,
@@ -302,7 +307,7 @@ class McpSource:
         found = self._offered().get(use.name)
         return f"{found[0]}: {found[1].name}" if found else use.name
 
-    def describe(self, use: ToolUse, session_id: int) -> ToolCall:
+    async def describe(self, use: ToolUse, session_id: int) -> ToolCall:
         import jsonschema  # loaded with the first MCP call, not at start
 
         server, tool = self._lookup(use)
@@ -383,9 +388,6 @@ class McpSource:
             self._changed()
             return
         await self._reconcile()
-
-    async def close_session(self, session_id: int) -> None:
-        return None
 
     async def close(self) -> None:
         for task in list(self._background):

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from desktop.calls.pipeline import CARD_KEY, CallResult, ToolUse, result_block
+from desktop.calls.contract import CARD_KEY, CallResult, ToolUse
+from desktop.calls.runner import result_block
 from desktop.chat import attachments, images
 from desktop.chat.user_content import CONTINUE_KEY
 from desktop.system.settings import Settings

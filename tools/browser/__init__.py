@@ -5,9 +5,9 @@ Public pieces:
 - `PlaywrightBrowser`: the toolset (`browser_toolset_20260801`); see `driver` for how the app
   calls it. `BrowserPool` / `BrowserConfig`: one browser process, one context per chat.
 - `UrlPolicy`: which addresses may open (pure); `browser_risk` / `browser_summary`: a call's
-  risk level and one-line summary for its card, before it runs (pure). The gate's own comes
-  from `await PlaywrightBrowser.describe(context)`, judged from the element the call will
-  really act on (`effect`, `risk`), and the driver holds the call to it (`plan`).
+  risk level and one-line summary from the input alone (pure). The gate's and the card's come
+  from `await PlaywrightBrowser.judge(use)`, judged from the element the call will really act
+  on (`effect`), and the toolset holds the call to it (`effect.approval.Plan`).
 - `find_browser` / `install_hint`: which browser will run, or the command that installs one.
 
 Each name loads its module when first used: the driver and the pool bring in Playwright and

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from anthropic.tools import ToolError
 
+from tools.toolset_driver import refusal
+
 log = logging.getLogger(__name__)
 
 
@@ -52,8 +54,8 @@ class PageChanged(Exception):
     """What an approval covered (the page, the element) changed before the call acted on it.
 
     Nothing was done unless `partly_done` (earlier steps of the call already acted). The model
-    reads `PAGE_CHANGED` (or `PAGE_CHANGED_MIDWAY`); a call that did nothing is remembered, so
-    an app that can ask again (`PlaywrightBrowser.changed_since_described`) does so instead."""
+    reads `PAGE_CHANGED` (or `PAGE_CHANGED_MIDWAY`); a call that did nothing says so in its
+    run's result (`ToolsetRun.changed`), so an app that can ask again does so instead."""
 
     def __init__(self, *, partly_done: bool = False) -> None:
         super().__init__("changed since described")
@@ -132,13 +134,6 @@ NET_PHRASES: dict[str, str] = {
 }
 GENERIC_NET = "The page could not be loaded."
 _NET_CODE = re.compile(r"net::(ERR_[A-Z_]+)")
-
-
-def refusal(phrase: str) -> ToolError:
-    """The `ToolError` the model reads for `phrase`."""
-    from anthropic.tools import ToolError
-
-    return ToolError(phrase)
 
 
 def net_error_code(exc: BaseException) -> str | None:

@@ -6,7 +6,6 @@ context per chat) that also hands out a `PlaywrightBrowser` toolset per session:
     pool = BrowserPool(BrowserConfig(...), confirm=gate)
     toolset = pool.for_session(session_id)        # same instance until the config changes
     pool.take_refused(session_id)                 # hosts refused since the last call
-    pool.changed_since_described(session_id, id)  # refused: the page changed after approval
     pool.allow_local(host, session=session_id)    # the person's grant (never the model's)
     await pool.close_session(session_id)          # when the chat is deleted
     await pool.close()                            # on quit
@@ -20,7 +19,7 @@ from __future__ import annotations
 from anthropic.tools.browser import BetaAsyncConfirmCallable, BetaToolConfigs
 
 from tools.browser.config import BrowserConfig
-from tools.browser.driver import PlaywrightBrowser, Progress
+from tools.browser.driver import PlaywrightBrowser
 from tools.browser.network.check import Resolver
 from tools.browser.runtime import BrowserRuntime
 
@@ -50,27 +49,18 @@ class BrowserPool(BrowserRuntime):
         session_id: object,
         *,
         confirm: BetaAsyncConfirmCallable | None = None,
-        progress: Progress | None = None,
     ) -> PlaywrightBrowser:
         """The toolset for one chat session: cached, rebuilt when its confirm or the config changed."""
         key = str(session_id)
         confirm = confirm if confirm is not None else self.confirm
         cached = self._toolsets.get(key)
         if cached is not None and cached.confirm_hook is confirm and not cached.is_closed:
-            if progress is not None:
-                cached.progress = progress
             return cached
-        toolset = PlaywrightBrowser._bound(
-            self, self.session(key), confirm=confirm, progress=progress
+        toolset = PlaywrightBrowser(
+            self, self.session(key), confirm=confirm, tool_configs=self.tool_configs
         )
         self._toolsets[key] = toolset
         return toolset
-
-    def changed_since_described(self, session_id: object, tool_use_id: str) -> bool:
-        """Whether the session's call was refused, nothing done, because the page changed after
-        it was described (see `PlaywrightBrowser.changed_since_described`)."""
-        toolset = self._toolsets.get(str(session_id))
-        return toolset is not None and toolset.changed_since_described(tool_use_id)
 
     async def close_session(self, session_id: object) -> None:
         self._toolsets.pop(str(session_id), None)
@@ -82,7 +72,7 @@ class BrowserPool(BrowserRuntime):
 
     async def _close_toolsets(self) -> None:
         for toolset in list(self._toolsets.values()):
-            await toolset.close_toolset_only()
+            await toolset.close()
         self._toolsets.clear()
 
     def _close_toolsets_now(self) -> None:

@@ -371,12 +371,8 @@ class TableTool(Tool[InputT]):
     def actions(self) -> list[ActionInfo]:
         return self.table.actions()
 
-    def api_schema(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "description": self.description,
-            "input_schema": self.table.schema,
-        }
+    def input_schema(self) -> dict[str, Any]:
+        return self.table.schema
 
     async def prepare(self, call: InputT) -> InputT:
         """The call as the approver should see it (looked-up values filled in); a read."""

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tools.base import ToolError
+from tools.base import ToolFailure
 
 
-class McpProblem(ToolError):
+class McpProblem(ToolFailure):
     """Base of this package's errors."""
 
 

@@ -16,8 +16,8 @@ implements the 17 members on a backend from `backend.py`):
     context_text = await screen.displays_text()   # the displays, for the model's context
     await screen.close()
 
-`await describe(context)` gives the gate (risk, reason, summary) for the call `confirm` is asked
-about, judged by the element it affects (see `risk.py`). When the app's `confirm` put the
+`await judge(use)` gives the gate (risk, reason, summary) for a call before it runs, judged by
+the element it affects (see `risk.py`); the app describes each call once with it. When the app's `confirm` put the
 question to the person it calls `person_answered()`: the driver then lets the focus that the
 question took settle, and gives keys back their window, before it acts. Before the app's
 `confirm` is even asked, the driver refuses, with a `ToolError` the model reads, a call that
@@ -48,11 +48,9 @@ from collections.abc import (
     Callable,
     Collection,
     Iterable,
-    Iterator,
     Sequence,
 )
 from concurrent.futures import ThreadPoolExecutor
-from contextvars import ContextVar
 from typing import Any, TypeVar, cast
 
 from anthropic.tools import ToolError, ToolsetUsageError
@@ -87,6 +85,7 @@ from anthropic.types.beta import (
     BetaComputerTypeInput,
     BetaComputerWaitInput,
     BetaComputerZoomInput,
+    BetaResponseComputerToolUseBlock,
 )
 from PIL import Image
 
@@ -120,13 +119,13 @@ from tools.screen.keys import (
 from tools.screen.risk import KEYBOARD_MEMBERS, POINTER_MEMBERS, screen_action, screen_risk
 from tools.screen.risk import screen_summary as _summary
 from tools.screen.scaling import ZOOM_UPSCALE, ImageFrame, encode_image, fit_size
+from tools.toolset_driver import Judged, Progress, ToolsetDriver, input_of, progress_scope
 
 log = logging.getLogger(__name__)
 
 __all__ = ["CaptureHook", "OwnWindows", "Progress", "ScreenComputer", "progress_scope"]
 
 T = TypeVar("T")
-Progress = Callable[[str], None]
 OwnWindows = Callable[[], Iterable[Rect | tuple[int, int, int, int]]]
 BackendFactory = Callable[[], ScreenBackend]
 
@@ -145,18 +144,6 @@ INSPECT_LIMIT = 1.5  # seconds accessibility may take to say what a call affects
 FOCUS_QUIET = 0.15
 FOCUS_LIMIT = 1.5
 
-_progress: ContextVar[Progress | None] = ContextVar("deskhand_screen_progress", default=None)
-
-
-@contextlib.contextmanager
-def progress_scope(callback: Progress | None) -> Iterator[None]:
-    """Send the progress lines of the screen calls awaited inside this block to `callback`."""
-    token = _progress.set(callback)
-    try:
-        yield
-    finally:
-        _progress.reset(token)
-
 
 def _typeable(text: str) -> str:
     """`text` with line breaks as "\\n", or a refusal if it holds other control characters."""
@@ -168,8 +155,12 @@ def _typeable(text: str) -> str:
     return text
 
 
-class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
+class ScreenComputer(ToolsetDriver, BetaAsyncAbstractComputerToolset20260801):
     """Every member of the computer toolset, on the displays of this computer."""
+
+    tool_use_union = BetaResponseComputerToolUseBlock
+    confirm_context = BetaComputerConfirmContext
+    title = "Screen"
 
     def __init__(
         self,
@@ -245,18 +236,15 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         display = self._current(self._displays) if self._displays else None
         return display.index if display is not None else self._chosen
 
-    async def describe(self, context: BetaComputerConfirmContext) -> tuple[str, str, str]:
-        """(risk, reason, summary) for the call `confirm` is asked about."""
-        params = context.input.to_dict()
+    async def judged(self, context: BetaComputerConfirmContext) -> Judged:
+        """The call `confirm` is asked about, judged by the element it affects."""
+        params = dict(input_of(context))
         element, display = await self._affected(context.member, params)
         risk, reason = screen_risk(
             context.member, params, element=element, button_held=bool(self._held)
         )
-        return str(risk), reason, _summary(context.member, params, element=element, display=display)
-
-    def summary(self, member: str, input: dict[str, Any]) -> str:
-        """The approval sheet's line before the call is known in detail (the card's first line)."""
-        return _summary(member, input, display=self.current_display)
+        summary = _summary(context.member, params, element=element, display=display)
+        return Judged(risk=str(risk), reason=reason, summary=summary)
 
     async def displays(self) -> list[Display]:
         """The displays, indexed in the documented order (`displays.py`)."""
@@ -366,7 +354,7 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
         name: BetaComputerMemberName,
         input: BetaComputerMemberInput,
     ) -> BetaComputerMemberResult:
-        self._report_progress(name, input)
+        self.report_progress(lambda: screen_action(name, input.to_dict()))
         try:
             return await super().execute(context, name, input)
         except (ToolError, ToolsetUsageError):
@@ -385,15 +373,6 @@ class ScreenComputer(BetaAsyncAbstractComputerToolset20260801):
             log.exception("Unexpected error in screen member %s", name)
             await self._drop_backend()
             raise refusal(errors.UNEXPECTED) from exc
-
-    def _report_progress(self, name: str, input: BetaComputerMemberInput) -> None:
-        callback = _progress.get() or self.progress
-        if callback is None:
-            return
-        try:
-            callback("Screen: " + screen_action(name, input.to_dict()))
-        except Exception:
-            log.exception("The screen progress callback failed")
 
     # --- the worker thread ---------------------------------------------------------------------
 

@@ -7,10 +7,7 @@ phrases (a display index is the one value some of them carry). `refusal(phrase)`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # the SDK loads only where a refusal is made (the driver's calls)
-    from anthropic.tools import ToolError
+from tools.toolset_driver import refusal
 
 __all__ = ["AccessibilityDenied", "BackendError", "NoKeycode", "ScreenError", "refusal"]
 
@@ -81,13 +78,6 @@ UNAVAILABLE = (
     "fixes it. Tell them; Settings → Screen shows why and what to do."
 )
 UNEXPECTED = "The screen action failed unexpectedly."
-
-
-def refusal(phrase: str) -> ToolError:
-    """The `ToolError` the model reads for `phrase`."""
-    from anthropic.tools import ToolError
-
-    return ToolError(phrase)
 
 
 # --- the element tool (`screen`: see, wait, click by id) ---------------------------------------

@@ -12,6 +12,8 @@ spaces, each pressed together (in order) and released in reverse. An unknown nam
 
 from __future__ import annotations
 
+from tools.toolset_driver import UnknownKey, key_chord, key_sequence
+
 __all__ = [
     "MODIFIERS",
     "NAMED_KEYS",
@@ -21,10 +23,6 @@ __all__ = [
     "parse_modifiers",
     "parse_sequence",
 ]
-
-
-class UnknownKey(ValueError):
-    """A key name the driver does not know."""
 
 
 MODIFIERS = frozenset({"Control_L", "Shift_L", "Alt_L", "Super_L"})
@@ -140,22 +138,12 @@ def _key(name: str) -> str:
 
 def parse_chord(chord: str) -> tuple[str, ...]:
     """One chord ("ctrl+shift+p"; "+" alone and "ctrl++" name the plus key) as canonical names."""
-    if chord == "+":
-        return ("+",)
-    if chord.endswith("++"):
-        return (*parse_chord(chord[:-2]), "+")
-    parts = chord.split("+")
-    if any(part == "" for part in parts):
-        raise UnknownKey(chord)
-    return tuple(_key(part) for part in parts)
+    return tuple(key_chord(chord, _key))
 
 
 def parse_sequence(text: str) -> list[tuple[str, ...]]:
     """Space-separated chords, each a tuple of keys pressed together."""
-    chords = [chunk for chunk in text.split(" ") if chunk]
-    if not chords:
-        raise UnknownKey(text)
-    return [parse_chord(chunk) for chunk in chords]
+    return [tuple(chord) for chord in key_sequence(text, _key)]
 
 
 def parse_modifiers(text: str | None) -> tuple[str, ...]:

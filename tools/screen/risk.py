@@ -24,26 +24,13 @@ from typing import Any
 
 from tools.base import Risk
 from tools.screen.a11y.elements import Element
+from tools.toolset_driver import BUTTON_MEMBERS, CLICK_MEMBERS, KEYBOARD_MEMBERS, LOOK_MEMBERS
 from tools.weighty import VERBS, weighty
 
 __all__ = ["READ_MEMBERS", "quote", "screen_action", "screen_risk", "screen_summary"]
 
-READ_MEMBERS = frozenset({"screenshot", "zoom", "cursor_position", "wait"})
-KEYBOARD_MEMBERS = frozenset({"type", "key", "hold_key"})
-POINTER_MEMBERS = frozenset(
-    {
-        "left_click",
-        "right_click",
-        "middle_click",
-        "double_click",
-        "triple_click",
-        "left_click_drag",
-        "left_mouse_down",
-        "left_mouse_up",
-        "mouse_move",
-        "scroll",
-    }
-)
+READ_MEMBERS = LOOK_MEMBERS | {"cursor_position"}
+POINTER_MEMBERS = CLICK_MEMBERS | BUTTON_MEMBERS | {"mouse_move", "scroll"}
 
 # Words on a control that usually mean money, a message, or something hard to undo.
 # Beyond the words any control may carry (tools/weighty.py): what only a desktop offers.

@@ -1,7 +1,7 @@
 """Screenshots within the model's image limits, and exact mapping between screenshot and screen.
 
-Limits (DESIGN.md, the same numbers as `tools/browser/page/images.py`): long edge <= 1568 px, at
-most 1.15 megapixels, base64 under 5 MB. A display larger than that is shown shrunk; a smaller
+Limits (DESIGN.md, shared with the browser in `tools/toolset_driver.py`): long edge <= 1568 px,
+at most 1.15 megapixels, base64 under 5 MB. A display larger than that is shown shrunk; a smaller
 one is never enlarged, so one screenshot pixel always covers one or more logical units.
 
 `ImageFrame` is one screenshot's geometry: the global region it shows (logical units) and the
@@ -18,14 +18,13 @@ and the cursor position the model reads is the pixel it clicked.
 
 from __future__ import annotations
 
-import base64
-import io
 import math
 
 from PIL import Image
 from pydantic import BaseModel, ConfigDict
 
 from tools.screen.geometry import Point, Rect
+from tools.toolset_driver import MAX_BASE64, MAX_EDGE, MAX_PIXELS, base64_image, fit_factor
 
 __all__ = [
     "MAX_BASE64",
@@ -38,9 +37,6 @@ __all__ = [
     "resize",
 ]
 
-MAX_EDGE = 1568
-MAX_PIXELS = 1_150_000
-MAX_BASE64 = 5 * 1024 * 1024
 ZOOM_UPSCALE = 4.0  # beyond four times the display's own pixels a zoom only adds blur
 
 
@@ -48,7 +44,7 @@ def fit_size(width: int, height: int, *, upscale: float = 1.0) -> tuple[int, int
     """The largest whole size, at most `upscale` times `width`×`height` and of the same shape,
     that fits the limits."""
     width, height = max(1, width), max(1, height)
-    factor = min(upscale, MAX_EDGE / max(width, height), math.sqrt(MAX_PIXELS / (width * height)))
+    factor = fit_factor(width, height, upscale=upscale)
     out_w, out_h = max(1, math.floor(width * factor)), max(1, math.floor(height * factor))
     # Floating point may land one pixel over a limit; step down until it holds.
     while out_w * out_h > MAX_PIXELS or max(out_w, out_h) > MAX_EDGE:
@@ -132,11 +128,4 @@ def encode_image(image: Image.Image) -> tuple[str, str]:
     """
     if image.mode not in ("RGB", "RGBA", "L"):
         image = image.convert("RGB")
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG", compress_level=1)
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    if len(data) <= MAX_BASE64:
-        return data, "image/png"
-    buffer = io.BytesIO()
-    image.convert("RGB").save(buffer, format="JPEG", quality=80)
-    return base64.b64encode(buffer.getvalue()).decode("ascii"), "image/jpeg"
+    return base64_image(image, compress_level=1)

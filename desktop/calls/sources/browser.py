@@ -1,6 +1,7 @@
-"""The browser as a toolset family: Settings → Browser mapped onto the driver, and its members.
+"""The browser as a toolset source: Settings → Browser mapped onto the pool, and its members.
 
-Everything else about browser calls (the gate, cards, results) is the shared toolset source's.
+Everything else about browser calls (the one description, the gate, results) is the shared
+toolset source's.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desktop.calls.sources.toolsets import ToolsetFamily
+from desktop.calls.sources.toolsets import Confirm, ToolsetSource
 from desktop.system.playwright_env import is_frozen
 from desktop.system.settings import BrowserSettings
 from tools.base import ActionInfo, Risk
@@ -24,6 +25,7 @@ from tools.browser.network.url_policy import UrlPolicy
 
 if TYPE_CHECKING:
     from tools.browser.pool import BrowserPool
+    from tools.toolset_driver import ToolsetDriver
 
 NAME = "browser"
 TITLE = "Browser"
@@ -91,19 +93,32 @@ def refused_notices(pool: BrowserPool, session_id: int) -> tuple[list[str], list
     return notices, [entry.host for entry in local if entry.host]
 
 
-def browser_family(pool: BrowserPool) -> ToolsetFamily:
-    from tools.browser.driver import progress_scope  # Playwright and the SDK, with the pool
+class BrowserSource(ToolsetSource):
+    """The browser toolset, one per chat, over the app's one browser (`BrowserPool`)."""
 
-    return ToolsetFamily(
-        name=NAME,
-        title=TITLE,
-        for_session=lambda session_id, confirm: pool.for_session(session_id, confirm=confirm),
-        members=lambda: browser_members(pool.config),
-        not_executed=NOT_EXECUTED,
-        close_session=pool.close_session,
-        close=pool.close,
-        progress_scope=progress_scope,
-        target=landing,
-        after_call=lambda session_id: refused_notices(pool, session_id),
-        changed=pool.changed_since_described,
-    )
+    name = NAME
+    title = TITLE
+    not_executed = NOT_EXECUTED
+
+    def __init__(self, pool: BrowserPool) -> None:
+        super().__init__()
+        self.pool = pool
+
+    def toolset_for(self, session_id: int, confirm: Confirm) -> ToolsetDriver:
+        return self.pool.for_session(session_id, confirm=confirm)
+
+    def members(self) -> list[ActionInfo]:
+        return browser_members(self.pool.config)
+
+    def landing(self, member: str, input: Mapping[str, Any], page: str | None) -> str | None:
+        return landing(member, input, page)
+
+    def after_call(self, session_id: int) -> tuple[list[str], list[str]]:
+        return refused_notices(self.pool, session_id)
+
+    async def close_session(self, session_id: int) -> None:
+        await super().close_session(session_id)
+        await self.pool.close_session(session_id)
+
+    async def close(self) -> None:
+        await self.pool.close()

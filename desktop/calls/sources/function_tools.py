@@ -1,25 +1,34 @@
 """Function tools as a tool source: the registry's tools, each described and run the same way.
 
-A call is validated against the tool's schema, described (action, risk, summary, target),
-prepared (lookups the approver should see), approved through the context's gate, and run.
+A call is validated against the tool's schema and described (action, risk, summary, target):
+the card shows that description, and a Never rule is settled on it before the tool does any
+work. Then, right before it runs, the tool may refuse it (it could not run as written) or
+complete it with lookups the approver should see (`prepare`: the tabs a close affects, the
+element a click lands on as it is now); the gate is asked about the call as completed, and it
+runs.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from desktop.calls.contract import (
+    ActionGroup,
+    CallContext,
+    CallResult,
+    ToolSource,
+    ToolUse,
+    tool_label,
+)
 from desktop.calls.gate import denial_text
 from desktop.calls.permissions import ToolCall
-from desktop.calls.pipeline import ActionGroup, CallContext, CallResult, ToolUse, tool_label
-from tools.base import FunctionTool, InvalidInput, RunContext, ToolRegistry
+from tools.base import FunctionTool, InvalidInput, RunContext, ToolRegistry, ToolResult
 
 
-class FunctionTools:
-    """The `ToolSource` of the registry's function tools (Mac apps, tests' tools, later MCP)."""
+class FunctionTools(ToolSource):
+    """The source of the registry's function tools (the Mac's, the `screen` tool, tests')."""
 
     name = "functions"
-    stop_after_failure = False
-    not_executed = ""
 
     def __init__(self, registry: ToolRegistry) -> None:
         self.registry = registry
@@ -43,11 +52,9 @@ class FunctionTools:
         action = use.arguments.get("action")
         return tool_label(tool.title, action if isinstance(action, str) else tool.name)
 
-    def describe(self, use: ToolUse, session_id: int) -> ToolCall:
+    async def describe(self, use: ToolUse, session_id: int) -> ToolCall:
         tool = self._tool(use)
-        return self._call(
-            tool, tool.bind(tool.validate(use.arguments), session_id), use, session_id
-        )
+        return self._call(tool, tool.validate(use.arguments, session_id), use, session_id)
 
     @staticmethod
     def _call(tool: FunctionTool[Any], parsed: Any, use: ToolUse, session_id: int) -> ToolCall:
@@ -68,11 +75,11 @@ class FunctionTools:
 
     async def run(self, use: ToolUse, call: ToolCall, ctx: CallContext) -> CallResult:
         tool = self._tool(use)
-        parsed = tool.bind(tool.validate(use.arguments), ctx.session_id)
-        if (refusal := await tool.preflight(parsed)) is not None:
-            return CallResult.of(refusal)  # nothing to ask about: it could not run as written
-        parsed = await tool.prepare(parsed)
-        decision = await ctx.approve(self._call(tool, parsed, use, ctx.session_id))
+        prepared = await tool.prepare(tool.validate(use.arguments, ctx.session_id))
+        if isinstance(prepared, ToolResult):
+            return CallResult.of(prepared)  # nothing to ask about: it could not run as written
+        # The lookups complete what the approver reads.
+        decision = await ctx.approve(self._call(tool, prepared, use, ctx.session_id))
         if decision.verdict != "allow":
             return CallResult.failure(denial_text(decision))
         run_context = RunContext(
@@ -81,19 +88,10 @@ class FunctionTools:
             progress=ctx.progress,
             cancelled=ctx.cancelled,
         )
-        return CallResult.of(await tool.run(parsed, run_context))
+        return CallResult.of(await tool.run(prepared, run_context))
 
     def action_groups(self) -> list[ActionGroup]:
         return [
             ActionGroup(tool=tool.name, title=tool.title, actions=tool.actions())
             for tool in self.registry
         ]
-
-    async def start(self) -> None:
-        return None
-
-    async def close_session(self, session_id: int) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None

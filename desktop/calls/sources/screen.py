@@ -1,4 +1,4 @@
-"""The screen as a toolset family: the computer toolset, one per chat, with the app's rules.
+"""The screen as a toolset source: the computer toolset, one per chat, with the app's rules.
 
 What this adds to the driver (`tools/screen`): the first look at the screen in a chat is a
 question of its own ("Let Claude see your screen in this chat?"), asked in Ask and Ask-for-
@@ -26,7 +26,7 @@ from anthropic.types.beta import BetaComputerScreenshotInput
 
 from desktop.calls.sources.screen_elements import ScreenElements
 from desktop.calls.sources.screen_hooks import ScreenHooks
-from desktop.calls.sources.toolsets import Confirm, ToolsetFamily
+from desktop.calls.sources.toolsets import Confirm, ToolsetSource
 from tools.base import ActionInfo, Risk
 from tools.screen import (
     Display,
@@ -35,7 +35,6 @@ from tools.screen import (
     ScreenEvent,
     ScreenStatus,
     ScreenUnavailable,
-    progress_scope,
     screen_risk,
     screen_status,
 )
@@ -44,6 +43,7 @@ from tools.screen.backends.mac_permissions import RELAUNCH_NOTE, ScreenPermissio
 from tools.screen.backends.mac_permissions import request as request_permission
 from tools.screen.displays import number_displays
 from tools.screen.risk import KEYBOARD_MEMBERS, POINTER_MEMBERS, READ_MEMBERS
+from tools.toolset_driver import Judged
 
 __all__ = [
     "RELAUNCH_NOTE",
@@ -106,23 +106,11 @@ class ChatScreen(ScreenComputer):
         super().__init__(**options)
         self.seen = False  # the person let Claude look at the screen in this chat
 
-    def risk(self, member: str, input: Mapping[str, Any]) -> tuple[str, str]:
-        """Before the call is looked at closely (the card's first line, a Never rule)."""
-        if member in LOOKS and not self.seen:
-            return Risk.CHANGE.value, FIRST_LOOK_REASON
-        risk, reason = screen_risk(member, dict(input), element=None)
-        return risk.value, reason
-
-    def summary(self, member: str, input: Mapping[str, Any], url: str | None = None) -> str:
-        if member in LOOKS and not self.seen:
-            return FIRST_LOOK
-        return super().summary(member, dict(input))
-
-    async def describe(self, context: BetaComputerConfirmContext) -> tuple[str, str, str]:
+    async def judged(self, context: BetaComputerConfirmContext) -> Judged:
         if context.member in LOOKS and not self.seen:
             # A change: Ask and Ask-for-changes modes ask; Autonomous lets it look.
-            return Risk.CHANGE.value, FIRST_LOOK_REASON, FIRST_LOOK
-        return await super().describe(context)
+            return Judged(risk=Risk.CHANGE.value, reason=FIRST_LOOK_REASON, summary=FIRST_LOOK)
+        return await super().judged(context)
 
     async def screenshot(self, context: Any, input: BetaComputerScreenshotInput) -> Any:
         shot = await super().screenshot(context, input)
@@ -214,7 +202,7 @@ class ScreenControl:
             self._lost[session_id] = exc.status
             raise
 
-    def _after_call(self, session_id: int) -> tuple[list[str], list[str]]:
+    def after_call(self, session_id: int) -> tuple[list[str], list[str]]:
         """The card's notice when the call found the screen unusable; from then on the toolset
         is not offered (the model was told not to retry), until Deskhand looks again."""
         lost = self._lost.pop(session_id, None)
@@ -222,11 +210,6 @@ class ScreenControl:
             return [], []
         self.status = lost
         return [f"Screen control is not available: {lost.reason} {lost.fix}".strip()], []
-
-    def _person_answered(self, session_id: int) -> None:
-        chat = self._chats.get(session_id)
-        if chat is not None:
-            chat.person_answered()
 
     def _before_capture(self) -> Any:
         hook = self.hooks.before_capture
@@ -270,19 +253,42 @@ class ScreenControl:
             self._probe = None
         await self.elements.close()
 
-    def family(self) -> ToolsetFamily:
-        return ToolsetFamily(
-            name=NAME,
-            title=TITLE,
-            for_session=self.for_session,
-            members=screen_members,
-            not_executed=NOT_EXECUTED,
-            close_session=self.close_session,
-            close=self.close,
-            progress_scope=progress_scope,
-            target=lambda _member, _input, _page: "Your screen",
-            available=lambda: self.available,
-            start=self.start,
-            after_call=self._after_call,
-            person_answered=self._person_answered,
-        )
+    def source(self) -> ScreenSource:
+        return ScreenSource(self)
+
+
+class ScreenSource(ToolsetSource):
+    """The computer toolset as a source, while this computer and Settings → Screen allow it."""
+
+    name = NAME
+    title = TITLE
+    not_executed = NOT_EXECUTED
+
+    def __init__(self, control: ScreenControl) -> None:
+        super().__init__()
+        self.control = control
+
+    def toolset_for(self, session_id: int, confirm: Confirm) -> ChatScreen:
+        return self.control.for_session(session_id, confirm)
+
+    def members(self) -> list[ActionInfo]:
+        return screen_members()
+
+    def available(self) -> bool:
+        return self.control.available
+
+    def landing(self, member: str, input: Mapping[str, Any], page: str | None) -> str | None:
+        return "Your screen"
+
+    def after_call(self, session_id: int) -> tuple[list[str], list[str]]:
+        return self.control.after_call(session_id)
+
+    async def start(self) -> None:
+        await self.control.start()
+
+    async def close_session(self, session_id: int) -> None:
+        await super().close_session(session_id)
+        await self.control.close_session(session_id)
+
+    async def close(self) -> None:
+        await self.control.close()

@@ -20,11 +20,12 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from tools.screen.a11y.accessible import AccessibilityBackend, AccessibilityStatus
+from tools.screen.a11y.accessible import AccessibilityStatus
 from tools.screen.a11y.backend import accessibility_status, open_accessibility
 from tools.screen.a11y.elements import Element, Inspector
 from tools.screen.geometry import Point, Rect
-from tools.screen.see.tool import Looks, ScreenTool
+from tools.screen.see.access import Looks, ScreenAccess
+from tools.screen.see.tool import ScreenTool
 from tools.screen.worker import ScreenWorker
 
 __all__ = ["ScreenElements"]
@@ -46,24 +47,22 @@ class ScreenElements:
         after_capture: Callable[[], Any] | None = None,
     ) -> None:
         self.status: AccessibilityStatus | None = None  # known once `start` has looked
-        self.accessibility: AccessibilityBackend | None = None
-        self.worker: ScreenWorker | None = None
         self.inspector: Inspector | None = None
-        self.tool = ScreenTool(
-            accessibility=lambda: self.accessibility,
-            worker=lambda: self.worker,
-            available=lambda: available() and self.accessibility is not None,
+        # The tool reads the backend and the worker from here once `start` opened them.
+        self.access = ScreenAccess(
+            available=lambda: available() and self.access.accessibility is not None,
             own_windows=own_windows,
             looks=looks,
             on_event=on_event,
             before_capture=before_capture,
             after_capture=after_capture,
         )
+        self.tool = ScreenTool(self.access)
 
     async def start(self) -> None:
         """The screen can be used: open what reads it, and look for the accessibility bus."""
-        if self.worker is None:
-            self.worker = ScreenWorker()
+        if self.access.worker is None:
+            self.access.worker = ScreenWorker()
         try:
             async with asyncio.timeout(STATUS_LIMIT):
                 self.status = await accessibility_status()
@@ -71,7 +70,7 @@ class ScreenElements:
             log.warning("the accessibility bus did not answer in time")
             return
         if self.status.available:
-            self.accessibility, self.inspector = open_accessibility(self.worker)
+            self.access.accessibility, self.inspector = open_accessibility(self.access.worker)
 
     async def element_at(self, point: Point) -> Element | None:
         inspector = self.inspector
@@ -87,9 +86,9 @@ class ScreenElements:
 
     async def close(self) -> None:
         self.inspector = None
-        accessibility, self.accessibility = self.accessibility, None
+        accessibility, self.access.accessibility = self.access.accessibility, None
         if accessibility is not None:
             await accessibility.close()
-        worker, self.worker = self.worker, None
+        worker, self.access.worker = self.access.worker, None
         if worker is not None:
             await worker.close()

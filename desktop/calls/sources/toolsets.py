@@ -1,199 +1,186 @@
-"""SDK toolsets (the browser, later the screen) as tool sources: one class, configured per family.
+"""SDK toolsets (the browser, the screen) as tool sources: what both families share.
 
-The SDK toolset validates a member call, runs its own policies, then asks its `confirm`
-callable; that is where this source hands the call, as the driver describes it from what
-the action will really touch, to the pipeline's gate. A denial raises the SDK's
-`ToolError`, so the model reads our fixed phrase and the person's reason. A call the driver
-refused because the page changed after that approval says so (`CallResult.changed`), and the
-pipeline runs it again: `confirm` describes it on the page as it now is and asks again.
+A call is described once, before it runs: the toolset driver judges it from what it will
+really affect (`ToolsetDriver.judge`: the element a click lands on, the page it acts on), and
+that description is the card's, the gate's and the approval sheet's. The SDK then validates
+the call, runs its own policies and asks its `confirm` callable, where this source puts that
+same description to the pipeline's gate; a denial raises the SDK's `ToolError`, so the model
+reads our fixed phrase and the person's reason. A call the driver refused because what it
+acts on changed after that description says so in its result (`CallResult.changed`), and the
+pipeline describes it again and asks again.
+
+A family subclasses `ToolsetSource` with its driver per chat (`toolset`), its members, and
+what it adds after a call (`after_call`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import inspect
-from collections.abc import Awaitable, Callable, Iterator, Mapping
-from contextlib import AbstractContextManager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+import logging
+from abc import abstractmethod
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
+from desktop.calls.contract import (
+    ActionGroup,
+    CallContext,
+    CallResult,
+    ToolSource,
+    ToolUse,
+    input_line,
+    tool_label,
+)
 from desktop.calls.gate import denial_text
 from desktop.calls.permissions import ToolCall
-from desktop.calls.pipeline import ActionGroup, CallContext, CallResult, ToolUse, tool_label
 from tools.base import ActionInfo, Risk
 
 if TYPE_CHECKING:
-    from anthropic.types.beta import BetaToolUseBlock
+    from tools.toolset_driver import ToolsetDriver
+
+log = logging.getLogger(__name__)
 
 Confirm = Callable[[Any], Awaitable[bool]]
+JUDGED_KEPT = 64  # descriptions of calls that never ran (refused first) are dropped after this
 NOT_OFFERED = "This tool is not available now. Tell the person; it may be turned off in Settings."
+NOT_JUDGED = (
+    "Deskhand could not tell what this action would affect, so it did not run it. Look again "
+    "(a screenshot or a read), then try once more."
+)
 
 
-class Toolset(Protocol):
-    """What this source needs of an SDK toolset driver (`PlaywrightBrowser`, the screen's)."""
+class ToolsetSource(ToolSource):
+    """The source of one SDK toolset family: one driver per chat, described once per call."""
 
-    def to_dict(self) -> Mapping[str, Any]: ...
+    title: str  # the cards' label prefix ("Browser"); `name` is the `toolset_name`
 
-    async def tool_result(self, tool_use: BetaToolUseBlock) -> Mapping[str, Any]: ...
-
-    def risk(self, member: str, input: Mapping[str, Any]) -> tuple[str, str]: ...
-
-    def summary(self, member: str, input: Mapping[str, Any], url: str | None = None) -> str: ...
-
-    def describe(self, context: Any) -> Any:
-        """(risk, reason, summary) of the call `confirm` is asked about, or an awaitable of it."""
-        ...
-
-
-@dataclass(frozen=True)
-class ToolsetFamily:
-    """How one family of toolset plugs in: everything else is shared."""
-
-    name: str  # the `toolset_name`, and the rules' namespace ("browser.left_click")
-    title: str  # the cards' label prefix ("Browser")
-    for_session: Callable[[int, Confirm], Toolset]  # one toolset per chat, built lazily
-    members: Callable[[], list[ActionInfo]]  # every member with its usual risk
-    not_executed: str  # the API's wording for calls skipped after a failure
-    close_session: Callable[[int], Awaitable[None]]
-    close: Callable[[], Awaitable[None]]
-    # Progress lines from inside the driver while a call runs (None: the driver has none).
-    progress_scope: Callable[[Callable[[str], None]], AbstractContextManager[None]] | None = None
-    # Where a call lands (rules for a site are checked there): (member, input, page URL).
-    target: Callable[[str, Mapping[str, Any], str | None], str | None] = (
-        lambda _member, _input, page: page
-    )
-    # Work before the first call, behind the window (the screen looks whether it can be used).
-    start: Callable[[], Awaitable[None]] | None = None
-    # Whether the toolset is offered now (the screen only where this computer allows it).
-    available: Callable[[], bool] = lambda: True
-    # After each call: what the person should know (notices) and hosts they may let through.
-    after_call: Callable[[int], tuple[list[str], list[str]]] = lambda _session: ([], [])
-    # Whether a call of this chat was refused, nothing done, because what it acts on changed
-    # after it was described (the pipeline then runs it again: described anew, asked anew).
-    changed: Callable[[int, str], bool] = lambda _session, _tool_use_id: False
-    # The person answered a question about a call of this chat's toolset, before it acts
-    # (the screen then waits for the focus the question took to settle).
-    person_answered: Callable[[int], None] = lambda _session: None
-
-
-class ToolsetSource:
-    """The `ToolSource` of one SDK toolset family."""
-
-    stop_after_failure = True
-
-    def __init__(self, family: ToolsetFamily) -> None:
-        self.family = family
-        self.name = family.name
-        self.not_executed = family.not_executed
+    def __init__(self) -> None:
         self._confirms: dict[int, Confirm] = {}
+        # The calls running now, by tool_use id: their context and their one description.
         self._running: dict[str, tuple[CallContext, ToolCall]] = {}
+        # Calls whose description the driver judged (the rest could not be parsed).
+        self._judged: OrderedDict[str, None] = OrderedDict()
 
-    def toolset(self, session_id: int) -> Toolset:
-        # A family may cache a toolset per (session, confirm): keep one confirm per session.
+    @abstractmethod
+    def toolset_for(self, session_id: int, confirm: Confirm) -> ToolsetDriver:
+        """The chat's driver; built lazily, and kept while `confirm` stays the same."""
+
+    @abstractmethod
+    def members(self) -> list[ActionInfo]:
+        """Every member the model can call now, with its usual risk."""
+
+    def available(self) -> bool:
+        """Whether the toolset is offered now."""
+        return True
+
+    def landing(self, member: str, input: Mapping[str, Any], page: str | None) -> str | None:
+        """Where a call lands (rules for a site are checked there)."""
+        return page
+
+    def after_call(self, session_id: int) -> tuple[list[str], list[str]]:
+        """After each call: what the person should know, and hosts they may let through."""
+        return [], []
+
+    def toolset(self, session_id: int) -> ToolsetDriver:
+        # A family caches a driver per (session, confirm): keep one confirm per session.
         confirm = self._confirms.setdefault(
             session_id, functools.partial(self._confirm, session_id)
         )
-        return self.family.for_session(session_id, confirm)
+        return self.toolset_for(session_id, confirm)
 
     def api_tools(self) -> list[dict[str, Any]]:
-        if not self.family.available():
+        if not self.available():
             return []
-        return [dict(self.toolset(0).to_dict())]
+        return [dict(self.toolset(0).to_dict())]  # type: ignore[attr-defined]
 
     def handles(self, use: ToolUse) -> bool:
         # A call for a toolset no longer offered is still answered here, as a refusal.
-        return use.toolset_name == self.family.name
+        return use.toolset_name == self.name
 
     def label(self, use: ToolUse) -> str:
-        return tool_label(self.family.title, use.name)
+        return tool_label(self.title, use.name)
 
-    def describe(self, use: ToolUse, session_id: int) -> ToolCall:
-        toolset = self.toolset(session_id)
-        risk, reason = toolset.risk(use.name, use.arguments)
-        return ToolCall(
+    async def describe(self, use: ToolUse, session_id: int) -> ToolCall:
+        call = ToolCall(
             session_id=session_id,
             tool_use_id=use.id,
-            tool=self.family.name,
+            tool=self.name,
             action=use.name,
             label=self.label(use),
             input=use.arguments,
-            risk=Risk(risk),
-            reason=reason,
-            summary=toolset.summary(use.name, use.arguments, None),
-            target=self.family.target(use.name, use.arguments, None),
+            risk=Risk.CONSEQUENTIAL,
+            reason="",
+            summary=input_line(use.arguments),
+            target=self.landing(use.name, use.arguments, None),
+        )
+        self._judged.pop(use.id, None)
+        if not self.available():
+            return call
+        from anthropic.types.beta import BetaToolUseBlock  # loaded with the toolset
+
+        try:
+            judged = await self.toolset(session_id).judge(
+                BetaToolUseBlock.model_validate(use.block())
+            )
+        except Exception:  # nothing judged: the call is described, and refused if it runs
+            log.exception("%s could not judge %s", self.name, use.name)
+            return call
+        if judged is None:  # the SDK refuses the input, with what to fix, before asking
+            return call
+        self._judged[use.id] = None
+        while len(self._judged) > JUDGED_KEPT:
+            self._judged.popitem(last=False)
+        return call.model_copy(
+            update={
+                "risk": Risk(judged.risk),
+                "reason": judged.reason,
+                "summary": judged.summary,
+                "target": self.landing(use.name, use.arguments, judged.page),
+            }
         )
 
     async def run(self, use: ToolUse, call: ToolCall, ctx: CallContext) -> CallResult:
-        if not self.family.available():
+        if not self.available():
             return CallResult.failure(NOT_OFFERED)
+        from anthropic.types.beta import BetaToolUseBlock  # loaded with the toolset
+
         toolset = self.toolset(ctx.session_id)
         self._running[use.id] = (ctx, call)
         try:
-            with self._progress(ctx.progress):
-                from anthropic.types.beta import BetaToolUseBlock  # loaded with the toolset
-
-                block = await toolset.tool_result(BetaToolUseBlock.model_validate(use.block()))
+            run = await toolset.run(
+                BetaToolUseBlock.model_validate(use.block()), progress=ctx.progress
+            )
         finally:
             self._running.pop(use.id, None)
-            notices, offers = self.family.after_call(ctx.session_id)
-        result = CallResult.of_block(dict(block))
-        changed = result.is_error and self.family.changed(ctx.session_id, use.id)
+            self._judged.pop(use.id, None)
+            notices, offers = self.after_call(ctx.session_id)
+        result = CallResult.of_block(run.block)
+        changed = result.is_error and run.changed
         return result.model_copy(update={"notices": notices, "offers": offers, "changed": changed})
 
-    def _progress(self, progress: Callable[[str], None]) -> AbstractContextManager[None]:
-        scope = self.family.progress_scope
-        return scope(progress) if scope is not None else _nothing()
-
     async def _confirm(self, session_id: int, context: Any) -> bool:
-        """The SDK's confirm: the call as it will land goes to the gate; a denial is a ToolError."""
-        use = getattr(context, "tool_use", None)
-        running = self._running.get(use.id) if use is not None else None
-        if running is None:  # nothing to attribute the action to, so nothing to approve
+        """The SDK's confirm: the call's one description goes to the gate; a denial is a
+        ToolError the model reads."""
+        use_id = getattr(getattr(context, "tool_use", None), "id", None)
+        running = self._running.get(use_id) if isinstance(use_id, str) else None
+        if running is None:  # nothing to attribute the action to: never approved
             return False
-        ctx, first = running
-        described = self.toolset(session_id).describe(context)
-        if inspect.isawaitable(described):  # a driver may look at the page to judge the effect
-            described = await described
-        risk, reason, summary = described
-        params = context.input.to_dict() if hasattr(context.input, "to_dict") else {}
-        page = getattr(context, "tab_url", None)
-        call = first.model_copy(
-            update={
-                "risk": Risk(risk),
-                "reason": reason,
-                "summary": summary,
-                "target": self.family.target(context.member, params, page),
-            }
-        )
+        if use_id not in self._judged:  # nothing judged to show the person: not run
+            from anthropic.tools import ToolError
+
+            raise ToolError(NOT_JUDGED)
+        ctx, call = running
         decision = await ctx.approve(call)
         if decision.verdict != "allow":
             from anthropic.tools import ToolError  # the toolset that asks has loaded the SDK
 
             raise ToolError(denial_text(decision))
         if decision.by == "person":
-            self.family.person_answered(session_id)
+            self.toolset(session_id).person_answered()
         return True
 
     def action_groups(self) -> list[ActionGroup]:
-        return [
-            ActionGroup(
-                tool=self.family.name, title=self.family.title, actions=self.family.members()
-            )
-        ]
-
-    async def start(self) -> None:
-        if self.family.start is not None:
-            await self.family.start()
+        return [ActionGroup(tool=self.name, title=self.title, actions=self.members())]
 
     async def close_session(self, session_id: int) -> None:
         self._confirms.pop(session_id, None)
-        await self.family.close_session(session_id)
-
-    async def close(self) -> None:
-        await self.family.close()
-
-
-@contextlib.contextmanager
-def _nothing() -> Iterator[None]:
-    yield

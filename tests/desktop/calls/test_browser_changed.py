@@ -19,8 +19,8 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from desktop.calls.approvals import ApprovalRequest
+from desktop.calls.gated import ASKING_AGAIN, MAX_ASKED_AGAIN
 from desktop.calls.permissions import Answer, Rule, ToolCall
-from desktop.calls.pipeline import ASKING_AGAIN, MAX_ASKED_AGAIN
 from desktop.chat.events import AgentEvent, ToolFinished, ToolProgress
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, browser_use, text_reply, tool_reply

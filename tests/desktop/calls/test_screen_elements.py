@@ -109,8 +109,8 @@ def test_the_screen_tools_clicks_reach_the_visualizer_through_the_hooks(on_desk:
     """What the window's visualizer listens to (`ScreenHooks`): the `screen` tool's click by id
     arrives as the toolset's would, for its chat, at the button's centre; its captures call the
     window's hide and show hooks."""
+    from desktop.calls.contract import CallContext, ToolUse
     from desktop.calls.permissions import Decision
-    from desktop.calls.pipeline import CallContext, ToolUse
     from desktop.calls.sources.function_tools import FunctionTools
     from desktop.calls.sources.screen_hooks import ScreenHooks
     from tools.base import ToolRegistry
@@ -139,7 +139,7 @@ def test_the_screen_tools_clicks_reach_the_visualizer_through_the_hooks(on_desk:
                 ]
             ):
                 use = ToolUse(id=f"toolu_{number}", name="screen", input=input)
-                call = source.describe(use, 3)
+                call = await source.describe(use, 3)
                 ctx = CallContext(session_id=3, attachments_dir=Path("/nonexistent"), approve=allow)
                 result = await source.run(use, call, ctx)
                 assert not result.is_error, result.content

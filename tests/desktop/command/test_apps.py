@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from desktop.calls.contract import ToolUse
 from desktop.calls.permissions import Rule, RuleScope
-from desktop.calls.pipeline import ToolUse
 from desktop.calls.sources.function_tools import FunctionTools
 from desktop.command import apps as apps_cli
 from desktop.workspace import Workspace
@@ -108,7 +108,7 @@ def test_a_call_takes_the_pipeline_never_first_and_an_allowed_one_is_audited_as_
             input={"app": "Finder", "command": "delete", "reference": DESKTOP_REPORT},
         )
         # As "Always allow" or "Never" saves it: this action, up to this call's risk.
-        probe = FunctionTools(workspace.registry).describe(use, 0)
+        probe = asyncio.run(FunctionTools(workspace.registry).describe(use, 0))
         workspace.set_rule(RuleScope.of(probe).key, rule)
         try:
             code = asyncio.run(apps_cli._call(args, workspace))

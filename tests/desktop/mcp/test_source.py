@@ -13,8 +13,8 @@ from typing import Any, TypeVar
 
 import pytest
 
+from desktop.calls.contract import ToolUse as Use
 from desktop.calls.permissions import Mode, Risk, Rule
-from desktop.calls.pipeline import ToolUse as Use
 from desktop.chat.events import AgentEvent, ToolFinished
 from desktop.mcp.config import McpConfig
 from desktop.mcp.source import DEFER_OVER, TOOL_SEARCH, McpSource
@@ -78,7 +78,9 @@ def test_an_untrusted_servers_tools_ask_and_say_what_the_server_claims(
     assert echo["input_schema"]["properties"]["message"]["type"] == "string"
     [finished] = [e for e in events if isinstance(e, ToolFinished)]
     assert finished.outcome == "denied" and finished.is_error
-    call = source.describe(Use(id="t", name="mcp__everything__echo", input={"message": "x"}), 1)
+    call = asyncio.run(
+        source.describe(Use(id="t", name="mcp__everything__echo", input={"message": "x"}), 1)
+    )
     assert call.risk is Risk.CONSEQUENTIAL
     assert call.reason == "MCP server “everything”, not trusted; the server says it only reads"
     assert (call.tool, call.action) == ("mcp__everything", "echo")
@@ -108,8 +110,10 @@ def test_a_trusted_servers_hints_set_the_risk_and_reads_run(
     assert finished.outcome == "ok"
     [result] = sent_results(model_server, 1)
     assert result["content"][0]["text"] == "buy milk\n"
-    write = source.describe(
-        Use(id="t", name="mcp__files__write_file", input={"path": "a", "content": "b"}), 1
+    write = asyncio.run(
+        source.describe(
+            Use(id="t", name="mcp__files__write_file", input={"path": "a", "content": "b"}), 1
+        )
     )
     assert write.risk is Risk.CONSEQUENTIAL
     assert write.reason == "MCP server “files”, trusted; the server says it may delete or overwrite"

@@ -17,7 +17,7 @@ from PIL import Image
 
 from tests.support.page_server import PageServer
 from tests.tools.browser.conftest import TEST_POLICY, Driver, Gate
-from tools.browser import BrowserConfig, BrowserPool, PlaywrightBrowser, progress_scope
+from tools.browser import BrowserConfig, BrowserPool, progress_scope
 
 pytestmark = pytest.mark.anyio
 
@@ -78,13 +78,14 @@ async def test_progress_lines_name_what_runs(browser: Driver, pages: PageServer)
     ]
 
 
-async def test_launch_is_lazy_and_standalone_close_ends_it(
+async def test_launch_is_lazy_and_closing_the_pool_ends_it(
     chromium: dict[str, Any], pages: PageServer, tmp_path: Path
 ) -> None:
-    browser = PlaywrightBrowser(
-        headless=True, url_policy=TEST_POLICY, downloads_dir=tmp_path, **chromium
+    pool = BrowserPool(
+        BrowserConfig(headless=True, url_policy=TEST_POLICY, downloads_dir=tmp_path, **chromium)
     )
-    assert not browser.pool.launched
+    browser = pool.for_session(1)
+    assert not pool.launched
     entry = browser.to_dict()
     assert entry["type"] == "browser_toolset_20260801"
     assert entry["configs"]["javascript_exec"] == {"enabled": False}
@@ -96,23 +97,25 @@ async def test_launch_is_lazy_and_standalone_close_ends_it(
         toolset_name="browser",
     )
     disabled = await browser.tool_result(use)
-    assert disabled.get("is_error") and not browser.pool.launched
+    assert disabled.get("is_error") and not pool.launched
     assert (await Driver(browser).open(pages.url("form.html"))).active["title"] == "Sign-up form"
-    assert browser.pool.launched
-    await browser.close()
-    assert not browser.pool.launched
+    assert pool.launched
+    await pool.close()
+    assert not pool.launched
 
 
 async def test_missing_browser_gives_the_install_command(tmp_path: Path) -> None:
-    browser = PlaywrightBrowser(
-        headless=True, executable_path=str(tmp_path / "no-such-chrome"), downloads_dir=tmp_path
+    pool = BrowserPool(
+        BrowserConfig(
+            headless=True, executable_path=str(tmp_path / "no-such-chrome"), downloads_dir=tmp_path
+        )
     )
     try:
-        result = await Driver(browser)("navigate", url="https://example.com/")
+        result = await Driver(pool.for_session(1))("navigate", url="https://example.com/")
         assert result.is_error
         assert "Install one with:" in result.text and str(tmp_path) not in result.text
     finally:
-        await browser.close()
+        await pool.close()
 
 
 async def test_configure_applies_new_policy_to_the_running_browser(
@@ -135,14 +138,16 @@ async def test_configure_applies_new_policy_to_the_running_browser(
 async def test_a_large_viewport_is_shrunk_and_clicks_are_scaled_back(
     chromium: dict[str, Any], pages: PageServer, tmp_path: Path
 ) -> None:
-    browser = PlaywrightBrowser(
-        headless=True,
-        url_policy=TEST_POLICY,
-        downloads_dir=tmp_path,
-        viewport=(1920, 1080),
-        **chromium,
+    pool = BrowserPool(
+        BrowserConfig(
+            headless=True,
+            url_policy=TEST_POLICY,
+            downloads_dir=tmp_path,
+            viewport=(1920, 1080),
+            **chromium,
+        )
     )
-    driver = Driver(browser)
+    driver = Driver(pool.for_session(1))
     try:
         await driver.open(pages.url("pointer.html"))
         shot = (await driver("screenshot")).images[0]
@@ -156,7 +161,7 @@ async def test_a_large_viewport_is_shrunk_and_clicks_are_scaled_back(
         x, y = (int(v) for v in log.split()[1].split(","))
         assert abs(x - 200) <= 2 and abs(y - 100) <= 2
     finally:
-        await browser.close()
+        await pool.close()
 
 
 async def test_persistent_profile_keeps_cookies_across_launches(

@@ -321,8 +321,8 @@ def test_through_the_pipeline_the_image_follows_the_text_like_every_screenshot(
 ) -> None:
     """As the app runs it: prepared, approved as a read naming the tab, run; the result carries
     the text and then the image, which the thread shows inline and the model receives."""
+    from desktop.calls.contract import CallContext, ToolUse
     from desktop.calls.permissions import Decision
-    from desktop.calls.pipeline import CallContext, ToolUse
     from desktop.calls.sources.function_tools import FunctionTools
     from tools.base import ToolImage, ToolRegistry
 
@@ -336,7 +336,8 @@ def test_through_the_pipeline_the_image_follows_the_text_like_every_screenshot(
 
     use = ToolUse(id="toolu_shot", name="tabs", input={"action": "screenshot"})
     ctx = CallContext(session_id=1, attachments_dir=on_x11.world.path.parent, approve=approve)
-    result = on_x11.runner.run(source.run(use, source.describe(use, 1), ctx))
+    call = on_x11.runner.run(source.describe(use, 1))
+    result = on_x11.runner.run(source.run(use, call, ctx))
     assert not result.is_error
     text, image = result.content
     assert isinstance(text, dict) and text["text"].startswith("Screenshot of the Google Chrome")

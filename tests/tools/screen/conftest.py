@@ -238,7 +238,7 @@ class Looked:
 
 
 class Elements:
-    """The `screen` tool called the way the app's pipeline calls it: described, preflighted,
+    """The `screen` tool called the way the app's pipeline calls it: described, prepared,
     approved (every call the gate saw is in `asked`; `answer` is the gate's verdict), run.
     What it reported for the visualizer is in `events`, its capture hooks' calls in `captures`."""
 
@@ -252,19 +252,22 @@ class Elements:
     ) -> None:
         from desktop.calls.sources.function_tools import FunctionTools
         from tools.base import ToolRegistry
+        from tools.screen.see.access import ScreenAccess
         from tools.screen.see.tool import ScreenTool
 
         self.looks = Looked()
         self.events: list[tuple[int, ScreenEvent]] = []  # (chat, event) as the visualizer hears
         self.captures: list[str] = []  # "before" / "after" each capture
         self.tool = ScreenTool(
-            accessibility=lambda: accessibility,
-            worker=lambda: worker,
-            own_pids=own_pids if own_pids is not None else {1},
-            looks=self.looks,
-            on_event=lambda chat, event: self.events.append((chat, event)),
-            before_capture=lambda: self.captures.append("before"),
-            after_capture=lambda: self.captures.append("after"),
+            ScreenAccess(
+                accessibility=accessibility,
+                worker=worker,
+                own_pids=frozenset(own_pids if own_pids is not None else {1}),
+                looks=self.looks,
+                on_event=lambda chat, event: self.events.append((chat, event)),
+                before_capture=lambda: self.captures.append("before"),
+                after_capture=lambda: self.captures.append("after"),
+            )
         )
         self.source = FunctionTools(ToolRegistry([self.tool]))
         self.session_id = session_id
@@ -272,11 +275,11 @@ class Elements:
         self.answer = True
 
     async def __call__(self, action: str, **input: Any) -> Result:
+        from desktop.calls.contract import CallContext, ToolUse
         from desktop.calls.permissions import Decision
-        from desktop.calls.pipeline import CallContext, ToolUse
 
         use = ToolUse(id=f"toolu_{next(_ids)}", name="screen", input={"action": action, **input})
-        call = self.source.describe(use, self.session_id)
+        call = await self.source.describe(use, self.session_id)
 
         async def approve(asked: Any) -> Decision:
             self.asked.append(asked)

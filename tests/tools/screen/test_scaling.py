@@ -14,7 +14,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from PIL import Image
 
-from tools.browser.page import images as browser_images
 from tools.screen.geometry import Point, Rect
 from tools.screen.scaling import (
     MAX_BASE64,
@@ -28,14 +27,6 @@ from tools.screen.scaling import (
 
 sizes = st.tuples(st.integers(1, 8000), st.integers(1, 8000))
 origins = st.tuples(st.integers(-8000, 8000), st.integers(-8000, 8000))
-
-
-def test_the_limits_are_the_browsers() -> None:
-    assert (MAX_EDGE, MAX_PIXELS, MAX_BASE64) == (
-        browser_images.MAX_EDGE,
-        browser_images.MAX_PIXELS,
-        browser_images.MAX_BASE64,
-    )
 
 
 def test_known_sizes() -> None:

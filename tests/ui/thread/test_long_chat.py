@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from desktop.calls.pipeline import CARD_KEY
+from desktop.calls.contract import CARD_KEY
 from desktop.chat.images import stored_image
 from tests.ui.thread.test_replay import cards_in_order
 from tests.ui.window import test_main_window as main_window_tests

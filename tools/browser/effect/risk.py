@@ -27,6 +27,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from tools.toolset_driver import BUTTON_MEMBERS, CLICK_MEMBERS, KEYBOARD_MEMBERS, LOOK_MEMBERS
 from tools.weighty import VERBS, weighty
 
 if TYPE_CHECKING:  # judging needs only its fields; the module that finds it needs Playwright
@@ -50,55 +51,30 @@ RefLabel = Callable[[str], str | None]
 RISKS = ("read", "change", "consequential")
 UNKNOWN_REASON = "Can't tell what this will affect"
 
-READ_MEMBERS = frozenset(
-    {
-        "screenshot",
-        "zoom",
-        "read_page",
-        "find",
-        "get_page_text",
-        "list_tabs",
-        "new_tab",
-        "switch_tab",
-        "scroll",
-        "scroll_to",
-        "hover",
-        "mouse_move",
-        "wait",
-        "read_console",
-        "read_network",
-    }
-)
-CHANGE_MEMBERS = frozenset(
-    {
-        "navigate",
-        "close_tab",
-        "left_click",
-        "right_click",
-        "middle_click",
-        "double_click",
-        "triple_click",
-        "left_click_drag",
-        "left_mouse_down",
-        "left_mouse_up",
-        "type",
-        "key",
-        "hold_key",
-        "form_input",
-    }
+READ_MEMBERS = LOOK_MEMBERS | {
+    "read_page",
+    "find",
+    "get_page_text",
+    "list_tabs",
+    "new_tab",
+    "switch_tab",
+    "scroll",
+    "scroll_to",
+    "hover",
+    "mouse_move",
+    "read_console",
+    "read_network",
+}
+CHANGE_MEMBERS = (
+    frozenset({"navigate", "close_tab", "form_input"})
+    | CLICK_MEMBERS
+    | BUTTON_MEMBERS
+    | KEYBOARD_MEMBERS
 )
 CONSEQUENTIAL_MEMBERS = frozenset({"javascript_exec", "file_upload"})
-CLICKS = frozenset({"left_click", "double_click", "triple_click", "middle_click", "right_click"})
+CLICKS = CLICK_MEMBERS
 # Members whose risk comes from the element they act on.
-EFFECT_MEMBERS = CLICKS | {
-    "left_mouse_down",
-    "left_mouse_up",
-    "left_click_drag",
-    "form_input",
-    "type",
-    "key",
-    "hold_key",
-}
+EFFECT_MEMBERS = CLICK_MEMBERS | BUTTON_MEMBERS | KEYBOARD_MEMBERS | {"form_input"}
 # Controls whose words matter when form_input sets them: toggling "Subscribe" subscribes.
 _TOGGLES = frozenset({"checkbox", "radio", "switch", "combobox", "listbox", "option"})
 SHORT_TEXT = 80  # a plain element with more text than this is content, not a control

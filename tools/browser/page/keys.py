@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from tools.toolset_driver import UnknownKey, key_chord, key_sequence
+
 __all__ = [
     "MODIFIERS",
     "UnknownKey",
@@ -19,10 +21,6 @@ __all__ = [
     "parse_chord",
     "parse_sequence",
 ]
-
-
-class UnknownKey(ValueError):
-    """A key name the driver does not know."""
 
 
 _MODIFIER_KEYS = {
@@ -130,23 +128,12 @@ def _key(name: str) -> str:
 
 def parse_chord(chord: str) -> list[str]:
     """One chord ("ctrl+shift+p", "+" alone is the plus key) as Playwright key names."""
-    if chord == "+":
-        return ["+"]
-    parts = chord.split("+")
-    if any(part == "" for part in parts):
-        # "ctrl++" means ctrl and the plus key
-        if chord.endswith("++"):
-            return [*(_key(p) for p in chord[:-2].split("+")), "+"]
-        raise UnknownKey(chord)
-    return [_key(part) for part in parts]
+    return key_chord(chord, _key)
 
 
 def parse_sequence(text: str) -> list[list[str]]:
     """Space-separated chords, each a list of keys pressed together."""
-    chords = [chunk for chunk in text.split(" ") if chunk]
-    if not chords:
-        raise UnknownKey(text)
-    return [parse_chord(chunk) for chunk in chords]
+    return key_sequence(text, _key)
 
 
 def modifier_keys(chord: str | None) -> list[str]:

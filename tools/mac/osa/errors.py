@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
-from tools.base import ToolError
+from tools.base import ToolFailure
 
 AUTOMATION_PATH = "System Settings → Privacy & Security → Automation"
 ACCESSIBILITY_PATH = "System Settings → Privacy & Security → Accessibility"
@@ -119,7 +119,7 @@ class OsaProblem(BaseModel, frozen=True):
         return f"{self.message} {self.suggestion}"
 
 
-class OsaError(ToolError):
+class OsaError(ToolFailure):
     """Base of the osa package's errors; carries the classified problem."""
 
     def __init__(self, problem: OsaProblem) -> None:

@@ -302,9 +302,9 @@ class AppCommandTool(Tool[AppCommandInput]):
             text = " ".join(parts)
         return f"Dry run: {text}" if call.dry_run else text
 
-    async def preflight(self, call: AppCommandInput) -> ToolResult | None:
-        """A refusal to send back before anyone is asked, or None when the call fits the
-        dictionary (it also loads the dictionary, so `summary` can use its words)."""
+    async def prepare(self, call: AppCommandInput) -> AppCommandInput | ToolResult:
+        """A refusal to send back before anyone is asked, or the call when it fits the
+        dictionary (this also loads the dictionary, so `summary` can use its words)."""
         found = await _app_and_dictionary(self.catalog, call.app)
         if isinstance(found, ToolResult):
             return found
@@ -313,7 +313,7 @@ class AppCommandTool(Tool[AppCommandInput]):
             prepare(_parts(call), _target(app), dictionary)
         except Refused as exc:
             return ToolResult.failure(exc.phrase)
-        return None
+        return call
 
     # --- running --------------------------------------------------------------------------
 

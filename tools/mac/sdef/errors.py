@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tools.base import ToolError
+from tools.base import ToolFailure
 
 
-class SdefError(ToolError):
+class SdefError(ToolFailure):
     """Base of the sdef package's errors. `phrase` is what the model may read."""
 
     def __init__(self, phrase: str, *, detail: str = "") -> None:

@@ -33,12 +33,11 @@ import asyncio
 import functools
 import io
 import logging
-import os
 import time
 import unicodedata
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -66,11 +65,12 @@ from tools.screen.a11y.atspi_tables import KIND_NAMES
 from tools.screen.backends.base import ScreenBackend
 from tools.screen.displays import Display, describe_displays, display_at, primary_display
 from tools.screen.errors import AccessibilityDenied, ScreenError
-from tools.screen.events import CaptureHook, ScreenEvent, around_capture
+from tools.screen.events import ScreenEvent, around_capture
 from tools.screen.geometry import Point, Rect
 from tools.screen.risk import quote, screen_risk
 from tools.screen.scaling import ImageFrame
 from tools.screen.see import report
+from tools.screen.see.access import Looks, ScreenAccess
 from tools.screen.see.annotate import annotate
 from tools.screen.see.snapshot import (
     Item,
@@ -118,14 +118,6 @@ up to timeout seconds (default 5, at most 30).
 Target (see, wait, screenshot): nothing for the front-most window; app (its name or class), \
 with window_index (0 = its front-most window) or title; title alone (text in the window title); \
 window_id (from windows); display (an index: all of it). Password fields are never filled."""
-
-
-class Looks(Protocol):
-    """Whether the person let Claude look at the screen in a chat (shared with the computer tool)."""
-
-    def seen(self, session_id: int) -> bool: ...
-
-    def saw(self, session_id: int) -> None: ...
 
 
 class ScreenInput(BaseModel):
@@ -192,32 +184,15 @@ class ScreenTool(FunctionTool[ScreenCall]):
 
     def __init__(
         self,
+        access: ScreenAccess,
         *,
-        accessibility: Callable[[], AccessibilityBackend | None],
-        worker: Callable[[], ScreenWorker | None],
-        available: Callable[[], bool] = lambda: True,
-        own_windows: Callable[[], Iterable[Rect | tuple[int, int, int, int]]] = list,
-        own_pids: Collection[int] | None = None,
-        looks: Looks | None = None,
         snapshots: SnapshotStore | None = None,
         limits: Limits = LIMITS,
-        on_event: Callable[[int, ScreenEvent], None] | None = None,
-        before_capture: CaptureHook | None = None,
-        after_capture: CaptureHook | None = None,
     ) -> None:
-        """`on_event(chat id, event)` hears each action as it starts (the visualizer);
-        `before_capture` / `after_capture` take the visualizer out of the pixels."""
-        self._accessibility = accessibility
-        self._worker = worker
-        self._available = available
-        self._own_windows = own_windows
-        self._own_pids = frozenset(own_pids if own_pids is not None else (os.getpid(),))
-        self._looks = looks
+        """`access`: what the tool reads the screen through and tells the app (see `access`)."""
+        self._access = access
         self.snapshots = snapshots or SnapshotStore()
         self.limits = limits
-        self._on_event = on_event
-        self._before_capture = before_capture
-        self._after_capture = after_capture
 
     # --- the contract --------------------------------------------------------------------------
 
@@ -226,17 +201,14 @@ class ScreenTool(FunctionTool[ScreenCall]):
         schema.pop("title", None)
         return schema
 
-    def validate(self, raw: dict[str, Any]) -> ScreenCall:
+    def validate(self, raw: dict[str, Any], session_id: int = 0) -> ScreenCall:
         try:
-            return ScreenCall(input=ScreenInput.model_validate(raw))
+            return ScreenCall(input=ScreenInput.model_validate(raw), session_id=session_id)
         except ValidationError as exc:
             raise InvalidInput(self.name) from exc
 
-    def bind(self, call: ScreenCall, session_id: int) -> ScreenCall:
-        return replace(call, session_id=session_id)
-
     def offered(self) -> bool:
-        return self._available()
+        return self._access.available()
 
     def action(self, call: ScreenCall) -> str:
         return call.input.action
@@ -251,8 +223,8 @@ class ScreenTool(FunctionTool[ScreenCall]):
         return (
             call.input.action in READS
             and call.input.action != "screens"
-            and self._looks is not None
-            and not self._looks.seen(call.session_id)
+            and self._access.looks is not None
+            and not self._access.looks.seen(call.session_id)
         )
 
     def _item(self, call: ScreenCall) -> Item | None:
@@ -309,23 +281,24 @@ class ScreenTool(FunctionTool[ScreenCall]):
             return call.input.target().words()
         return None
 
-    async def preflight(self, call: ScreenCall) -> ToolResult | None:
+    async def prepare(self, call: ScreenCall) -> ScreenCall | ToolResult:
         """What no answer could allow, refused before anyone is asked: a missing id or value,
-        an id from no fresh snapshot, a changed window, a password field, Deskhand's own."""
-        refused = await self._preflight(call)
-        return _coded(refused) if refused is not None else None
+        an id from no fresh snapshot, a changed window, a password field, Deskhand's own.
+        Else the call, with its element read again so the gate judges it as it is now."""
+        prepared = await self._prepare(call)
+        return _coded(prepared) if isinstance(prepared, ToolResult) else prepared
 
-    async def _preflight(self, call: ScreenCall) -> ToolResult | None:
+    async def _prepare(self, call: ScreenCall) -> ScreenCall | ToolResult:
         given = call.input
         if given.action == "wait" and not (given.role or given.label):
             return ToolResult.failure(errors.NEEDS_WHAT)
         if given.action not in ("click", "set_value", "scroll_to"):
-            return None
+            return call
         if given.id is None:
             return ToolResult.failure(errors.NEEDS_ID)
         if given.action == "set_value" and given.value is None:
             return ToolResult.failure(errors.NEEDS_VALUE)
-        accessibility = self._accessibility()
+        accessibility = self._access.accessibility
         if accessibility is None:
             return ToolResult.failure(errors.NO_ACCESSIBILITY)
         snapshot = self.snapshots.get(call.session_id, given.snapshot)
@@ -343,13 +316,13 @@ class ScreenTool(FunctionTool[ScreenCall]):
         if fresh is None:
             return ToolResult.failure(errors.STALE)
         self.snapshots.refresh(call.session_id, snapshot.id, fresh)  # the gate judges it as is
-        return _refusal(given.action, fresh, self._own_pids)
+        return _refusal(given.action, fresh, self._access.own_pids) or call
 
     # --- running -------------------------------------------------------------------------------
 
     async def run(self, call: ScreenCall, ctx: RunContext) -> ToolResult:
         action = call.input.action
-        worker = self._worker()
+        worker = self._access.worker
         if worker is None:
             return ToolResult.failure(errors.UNAVAILABLE)
         try:
@@ -361,8 +334,8 @@ class ScreenTool(FunctionTool[ScreenCall]):
         except ScreenError:
             log.warning("the screen tool's %s failed", action, exc_info=True)
             return _coded(ToolResult.failure(errors.UNEXPECTED))
-        if action in READS and not result.is_error and self._looks is not None:
-            self._looks.saw(call.session_id)
+        if action in READS and not result.is_error and self._access.looks is not None:
+            self._access.looks.saw(call.session_id)
         return _coded(result)
 
     async def _missed(self, exc: TargetError, worker: ScreenWorker) -> ToolResult:
@@ -395,7 +368,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
             return ToolResult(text=await self._windows_text(windows), data={"windows": listed})
         if action == "screenshot":
             return await self._screenshot(call.input, worker)
-        accessibility = self._accessibility()
+        accessibility = self._access.accessibility
         if accessibility is None:
             return ToolResult.failure(errors.NO_ACCESSIBILITY)
         if action == "see":
@@ -408,7 +381,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
         fresh = await self._fresh(accessibility, item)  # approval may have taken a while
         if fresh is None:
             return ToolResult.failure(errors.STALE)
-        if (refused := _refusal(action, fresh, self._own_pids)) is not None:
+        if (refused := _refusal(action, fresh, self._access.own_pids)) is not None:
             return refused
         acting = _Acting(call.session_id, worker, ctx, await worker.displays())
         if action == "click":
@@ -435,10 +408,10 @@ class ScreenTool(FunctionTool[ScreenCall]):
         windows = await worker.windows()
         if windows is None:
             raise TargetError(errors.NO_WINDOW_LIST)
-        return [w for w in windows if w.pid not in self._own_pids]
+        return [w for w in windows if w.pid not in self._access.own_pids]
 
     async def _app_names(self) -> dict[int, str]:
-        accessibility = self._accessibility()
+        accessibility = self._access.accessibility
         if accessibility is None:
             return {}
         try:
@@ -559,7 +532,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
         return ToolResult(text=text, images=[image], data=data)
 
     async def _capture(self, worker: ScreenWorker, frame: ImageFrame) -> Image.Image:
-        async with around_capture(self._before_capture, self._after_capture):
+        async with around_capture(self._access.before_capture, self._access.after_capture):
             return await worker.run(lambda backend: backend.capture(frame.region, frame.size))
 
     # --- waiting -------------------------------------------------------------------------------
@@ -631,7 +604,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
             return None
         node = replace(node, name=name)  # as a `see` shows it now (a label's, perhaps)
         if item.window is not None:
-            worker = self._worker()
+            worker = self._access.worker
             windows = await worker.windows() if worker is not None else None
             now = next((w for w in windows or () if w.id == item.window.id), None)
             if now is None or now.rect != item.window.rect or now.pid != item.window.pid:
@@ -649,7 +622,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
         return next((found.name for found in siblings if found.ref == node.ref), "")
 
     def _own_rects(self) -> list[Rect]:
-        return [Rect(*(int(v) for v in rect)) for rect in self._own_windows()]
+        return [Rect(*(int(v) for v in rect)) for rect in self._access.own_windows()]
 
     async def _clickable_centre(
         self, item: Item, accessibility: AccessibilityBackend, worker: ScreenWorker
@@ -662,7 +635,7 @@ class ScreenTool(FunctionTool[ScreenCall]):
             return None
         windows = await worker.windows() or []
         window = window_at(windows, point)
-        if window is None or window.pid in self._own_pids or window.pid != item.pid:
+        if window is None or window.pid in self._access.own_pids or window.pid != item.pid:
             return None
         hit = await accessibility.element_at(point, window)
         if hit is None:
@@ -682,10 +655,10 @@ class ScreenTool(FunctionTool[ScreenCall]):
 
     def _emit(self, acting: _Acting, event: ScreenEvent) -> None:
         """Tell the visualizer what is about to happen (it must never cost the action)."""
-        if self._on_event is None:
+        if self._access.on_event is None:
             return
         try:
-            self._on_event(acting.session_id, event)
+            self._access.on_event(acting.session_id, event)
         except Exception:
             log.exception("The screen event callback failed")
 

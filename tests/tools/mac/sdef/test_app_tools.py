@@ -421,14 +421,14 @@ def test_risk_action_target_and_summary(mac: StandIn) -> None:
     assert mac.command.risk(unknown)[0] is Risk.CONSEQUENTIAL
 
 
-def test_preflight_refuses_before_anyone_is_asked(mac: StandIn) -> None:
+def test_prepare_refuses_before_anyone_is_asked(mac: StandIn) -> None:
     bad = AppCommandInput(app="Finder", command="frobnicate")
-    refusal = mac.run(mac.command.preflight(bad))
-    assert refusal is not None and refusal.is_error and "reveal" in refusal.text
+    refusal = mac.run(mac.command.prepare(bad))
+    assert isinstance(refusal, ToolResult) and refusal.is_error and "reveal" in refusal.text
     good = AppCommandInput(
         app="Mail", command="send", reference=[{"elements": "outgoing messages", "index": 1}]
     )
-    assert mac.run(mac.command.preflight(good)) is None
+    assert mac.run(mac.command.prepare(good)) == good
     assert mac.command.summary(good) == "Mail: send outgoing message 1"
 
 

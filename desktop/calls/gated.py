@@ -1,0 +1,187 @@
+"""`run_gated`: one described call, from the gate to its audited end, whoever sent it.
+
+Every entry point runs its calls here: a chat's reply (`runner.ToolCalls`), `deskhand ui`,
+`deskhand mcp` and `deskhand apps call`. The gate first says whether it refuses the call
+before any work (a Never rule; or, where no one could answer, a call it would ask about).
+Then the source runs it and asks the gate (`CallContext.approve`) right before any effect.
+A run refused because what it acts on changed after its approval (`CallResult.changed`:
+nothing done) runs again, described anew and decided anew, at most `MAX_ASKED_AGAIN` times.
+The allowed run's audit row is finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from desktop.calls.contract import CallContext, CallResult, ToolSource, ToolUse
+from desktop.calls.gate import Gate, denial_text
+from desktop.calls.permissions import Decision, ToolCall
+from tools.base import TOOL_FAILED, InvalidInput
+
+log = logging.getLogger(__name__)
+
+# A call whose target keeps changing after each approval is refused after this many new asks.
+MAX_ASKED_AGAIN = 2
+ASKING_AGAIN = "What this acts on changed after the approval; asking again."
+CHANGED_NOTE = "what it acts on changed after the approval"
+
+# How an entry point asks the gate about a call, told what the person last allowed for it.
+Check = Callable[[ToolCall, ToolCall | None], Awaitable[tuple[Decision, int]]]
+
+
+@dataclass
+class Settled:
+    """How one call ended: what it returned, and the gate's decision that stands (None: it
+    never reached the gate)."""
+
+    result: CallResult
+    decision: Decision | None
+
+
+@dataclass
+class _Verdict:
+    """The gate's answer for a call that reached it, and its audit row."""
+
+    decision: Decision
+    audit_id: int
+    call: ToolCall | None = None  # what was decided on, when the source asked
+    at: float = field(default_factory=time.monotonic)
+    # Superseded: the run it allowed found its target changed and did nothing (audited so).
+    spent: bool = False
+
+
+async def run_gated(
+    use: ToolUse,
+    call: ToolCall,
+    source: ToolSource,
+    *,
+    gate: Gate,
+    session_id: int,
+    attachments_dir: Path,
+    progress: Callable[[str], None] = lambda _line: None,
+    check: Check | None = None,
+    can_ask: bool = True,
+) -> Settled:
+    """Run `call` (the source's description of `use`) behind the gate.
+
+    `check` asks the gate (by default `gate.check`); `can_ask=False` where no one could answer,
+    so a call the gate would ask about is refused before any work.
+    """
+    refused = gate.refusal(call, can_ask=can_ask)
+    if refused is not None:
+        return Settled(CallResult.failure(denial_text(refused)), refused)
+    verdicts: list[_Verdict] = []
+
+    async def approve(asked: ToolCall) -> Decision:
+        approved = _allowed_by_person(verdicts)
+        if check is None:
+            decision, audit_id = await gate.check(asked, approved=approved)
+        else:
+            decision, audit_id = await check(asked, approved)
+        verdicts.append(_Verdict(decision, audit_id, asked))
+        return decision
+
+    ctx = CallContext(
+        session_id=session_id, attachments_dir=attachments_dir, approve=approve, progress=progress
+    )
+    result = await _run_until_settled(use, call, source, ctx, gate, verdicts)
+    current = verdicts[-1] if verdicts and not verdicts[-1].spent else None
+    if current is not None and current.decision.verdict == "allow":
+        gate.finished(
+            current.audit_id, ok=not result.is_error, started=current.at, notes=result.notices
+        )
+    elif current is None and not result.is_error:
+        # A source that ran without asking the gate is a bug: say so loudly in the log.
+        log.error("%s ran %s without the gate", source.name, use.name)
+    return Settled(result, verdicts[-1].decision if verdicts else None)
+
+
+async def _run_until_settled(
+    use: ToolUse,
+    call: ToolCall,
+    source: ToolSource,
+    ctx: CallContext,
+    gate: Gate,
+    verdicts: list[_Verdict],
+) -> CallResult:
+    # Notices and offers of runs that were refused for a change, kept for the card.
+    notices: list[str] = []
+    offers: list[str] = []
+    asked_again = 0
+    while True:
+        result = await _run_once(use, call, source, ctx)
+        last = verdicts[-1] if verdicts and not verdicts[-1].spent else None
+        if (
+            not result.changed
+            or last is None  # this run never reached the gate: nothing to ask again about
+            or last.decision.verdict != "allow"
+            or asked_again == MAX_ASKED_AGAIN
+        ):
+            break
+        # Nothing was done, and what was approved is no longer what the call would act on:
+        # the source describes it on what is there now and the gate decides again (a rule
+        # may settle it; else the person sees the new target).
+        gate.not_run(last.audit_id, CHANGED_NOTE)
+        last.spent = True
+        notices += result.notices
+        offers += result.offers
+        asked_again += 1
+        ctx.progress(ASKING_AGAIN)
+        described = await _describe_again(use, source, ctx.session_id)
+        if isinstance(described, CallResult):
+            result = described
+            break
+        call = described
+    if not notices and not offers:
+        return result
+    return result.model_copy(
+        update={
+            "notices": _unique(notices + result.notices),
+            "offers": _unique(offers + result.offers),
+        }
+    )
+
+
+async def _describe_again(
+    use: ToolUse, source: ToolSource, session_id: int
+) -> ToolCall | CallResult:
+    try:
+        return await source.describe(use, session_id)
+    except asyncio.CancelledError:
+        raise
+    except InvalidInput:  # it fitted a moment ago: whatever changed, nothing runs
+        return CallResult.failure(TOOL_FAILED)
+    except Exception:
+        log.exception("%s could not describe %s again", source.name, use.name)
+        return CallResult.failure(TOOL_FAILED)
+
+
+async def _run_once(
+    use: ToolUse, call: ToolCall, source: ToolSource, ctx: CallContext
+) -> CallResult:
+    try:
+        return await source.run(use, call, ctx)
+    except asyncio.CancelledError:
+        ctx.cancelled.set()
+        raise
+    except Exception:
+        log.exception("%s failed in %s", use.name, source.name)
+        return CallResult.failure(TOOL_FAILED)
+
+
+def _allowed_by_person(verdicts: list[_Verdict]) -> ToolCall | None:
+    """The call as the person last allowed it, if that is the latest decision on this use."""
+    if not verdicts:
+        return None
+    last = verdicts[-1]
+    allowed = last.decision.verdict == "allow" and last.decision.by == "person"
+    return last.call if allowed else None
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))

@@ -1,0 +1,271 @@
+"""`ToolCalls`: the tool calls of one chat reply, through their sources, the gate and the store.
+
+For each `tool_use` of a reply, in order, it
+
+- describes the call once (its source's `describe`): the card starts with that description,
+  and the gate and the approval sheet see the same one (`gated.run_gated`),
+- saves images (the original on disk, a bounded copy for the model),
+- maps how a call ended (ok, error, denied, blocked, stopped) and answers calls that never
+  ran, echoing `toolset_name` on every result a toolset call gets,
+- stores the card (label, summary, outcome) beside the `tool_result`, so a reopened chat
+  shows exactly what the live one did.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import mimetypes
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from desktop.calls.contract import (
+    CARD_KEY,
+    RESULT_PREVIEW,
+    STOPPED_TOOL,
+    CallCard,
+    CallResult,
+    Outcome,
+    ToolSource,
+    ToolUse,
+    input_line,
+)
+from desktop.calls.gate import Gate
+from desktop.calls.gated import run_gated
+from desktop.calls.permissions import Decision, ToolCall
+from desktop.chat import images
+from desktop.chat.events import (
+    AgentEvent,
+    MessageCommitted,
+    ToolFinished,
+    ToolProgress,
+    ToolStarted,
+)
+from desktop.system.store import Store
+from tools.base import BAD_INPUT, NOT_AN_OBJECT, TOOL_FAILED, UNKNOWN_TOOL, InvalidInput, ToolImage
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[AgentEvent], None]
+
+
+class ToolCalls:
+    """Runs the tool calls of one reply through their sources, the gate, the store."""
+
+    def __init__(
+        self,
+        sources: Callable[[], list[ToolSource]],
+        *,
+        gate: Gate,
+        store: Store,
+        attachments_dir: Path,
+    ) -> None:
+        self._sources = sources
+        self.gate = gate
+        self.store = store
+        self.attachments_dir = attachments_dir
+
+    def api_tools(self) -> list[dict[str, Any]]:
+        """Every source's `tools[]` entries, in source order."""
+        return [tool for source in self._sources() for tool in source.api_tools()]
+
+    def source_for(self, use: ToolUse) -> ToolSource | None:
+        return next((s for s in self._sources() if s.handles(use)), None)
+
+    def card_for(self, use: ToolUse) -> CallCard:
+        """The card of a call that was never described (stored without a card, or cut off
+        before): its label, and its input in one line."""
+        source = self.source_for(use)
+        label = source.label(use) if source is not None else use.name or "tool"
+        return CallCard(label=label, summary=input_line(use.arguments))
+
+    async def run_all(self, session_id: int, blocks: list[dict[str, Any]], emit: Emit) -> None:
+        """Answer every tool_use of one reply in order, and commit the answers as one message.
+
+        On Stop (the task cancelled) the calls that never ran, or were cut off, are answered
+        too, so the stored conversation stays valid to send.
+        """
+        uses = [ToolUse.of(block) for block in blocks]
+        results: dict[str, dict[str, Any]] = {}
+        cards: dict[str, CallCard] = {}
+        failed: set[str] = set()
+        try:
+            for use in uses:
+                source = self.source_for(use)
+                if source is not None and source.not_executed and source.name in failed:
+                    card = cards[use.id] = self._start(session_id, use, self.card_for(use), emit)
+                    skipped = CallResult.failure(source.not_executed)
+                    results[use.id] = self._finish(session_id, use, card, skipped, None, [], emit)
+                    continue
+                results[use.id] = await self._run_one(session_id, use, source, cards, emit)
+                if source is not None and results[use.id].get("is_error"):
+                    failed.add(source.name)
+        finally:
+            for use in uses:
+                if use.id not in results:
+                    card = CallCard(label=cards.get(use.id, self.card_for(use)).label)
+                    stopped = CallResult.failure(STOPPED_TOOL)
+                    results[use.id] = self._finish(
+                        session_id, use, card, stopped, None, [], emit, outcome="stopped"
+                    )
+            message_id = self.store.add_message(
+                session_id, "user", [results[use.id] for use in uses]
+            )
+            emit(
+                MessageCommitted(
+                    session_id=session_id, message_id=message_id, role="user", status="complete"
+                )
+            )
+
+    def _start(self, session_id: int, use: ToolUse, card: CallCard, emit: Emit) -> CallCard:
+        emit(
+            ToolStarted(
+                session_id=session_id,
+                tool_use_id=use.id,
+                name=use.name,
+                label=card.label,
+                summary=card.summary,
+                input=use.arguments,
+            )
+        )
+        return card
+
+    async def _run_one(
+        self,
+        session_id: int,
+        use: ToolUse,
+        source: ToolSource | None,
+        cards: dict[str, CallCard],
+        emit: Emit,
+    ) -> dict[str, Any]:
+        described = await self._describe(session_id, use, source)
+        if isinstance(described, CallResult):  # nothing to run
+            card = self.card_for(use) if source is None else CallCard(label=source.label(use))
+            cards[use.id] = self._start(session_id, use, card, emit)
+            return self._finish(session_id, use, card, described, None, [], emit)
+        assert source is not None
+        call = described
+        card = CallCard(label=call.label or source.label(use), summary=call.summary)
+        cards[use.id] = self._start(session_id, use, card, emit)
+        settled = await run_gated(
+            use,
+            call,
+            source,
+            gate=self.gate,
+            session_id=session_id,
+            attachments_dir=self.attachments_dir,
+            progress=lambda line: emit(
+                ToolProgress(session_id=session_id, tool_use_id=use.id, line=line)
+            ),
+        )
+        stored = await self._save_images(session_id, settled.result)
+        return self._finish(session_id, use, card, settled.result, settled.decision, stored, emit)
+
+    @staticmethod
+    async def _describe(
+        session_id: int, use: ToolUse, source: ToolSource | None
+    ) -> ToolCall | CallResult:
+        """The call's one description, or why it cannot run at all."""
+        if source is None:
+            return CallResult.failure(UNKNOWN_TOOL)
+        if not isinstance(use.input, dict):
+            return CallResult.failure(NOT_AN_OBJECT)
+        try:
+            return await source.describe(use, session_id)
+        except InvalidInput:
+            return CallResult.failure(BAD_INPUT)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a source that cannot say what the call is: nothing runs
+            log.exception("%s could not describe %s", source.name, use.name)
+            return CallResult.failure(TOOL_FAILED)
+
+    def _finish(
+        self,
+        session_id: int,
+        use: ToolUse,
+        card: CallCard,
+        result: CallResult,
+        decision: Decision | None,
+        stored_images: list[dict[str, Any]],
+        emit: Emit,
+        *,
+        outcome: Outcome | None = None,
+    ) -> dict[str, Any]:
+        card = card.model_copy(
+            update={
+                "outcome": outcome or _outcome(result, decision),
+                "result": result.text()[:RESULT_PREVIEW],
+                "notices": result.notices,
+                "offers": result.offers,
+            }
+        )
+        emit(
+            ToolFinished(
+                session_id=session_id,
+                tool_use_id=use.id,
+                is_error=result.is_error,
+                summary=card.result,
+                outcome=card.outcome,
+                images=[block["deskhand_image"]["path"] for block in stored_images],
+                notices=card.notices,
+                offers=card.offers,
+            )
+        )
+        return result_block(use, result, stored_images, card)
+
+    async def _save_images(self, session_id: int, result: CallResult) -> list[dict[str, Any]]:
+        """Each image to disk (original + a bounded copy for the model), in place in the result."""
+        stored: list[dict[str, Any]] = []
+        folder = self.attachments_dir / str(session_id)
+        for index, item in enumerate(result.content):
+            if not isinstance(item, ToolImage):
+                continue
+            folder.mkdir(parents=True, exist_ok=True)
+            stem = f"{int(time.time())}-{uuid.uuid4().hex[:8]}"
+            path = folder / f"{stem}{mimetypes.guess_extension(item.media_type) or '.png'}"
+            path.write_bytes(item.data)
+            data, media_type, width, height = await asyncio.to_thread(
+                images.bound, item.data, item.media_type
+            )
+            model_path = path
+            if data is not item.data:
+                suffix = mimetypes.guess_extension(media_type) or ".png"
+                model_path = folder / f"{stem}.model{suffix}"
+                model_path.write_bytes(data)
+            self.store.add_attachment(session_id, path, item.media_type, width, height)
+            block = images.stored_image(path, model_path, media_type, width, height)
+            result.content[index] = block
+            stored.append(block)
+        return stored
+
+
+def _outcome(result: CallResult, decision: Decision | None) -> Outcome:
+    if decision is not None and decision.verdict == "deny":
+        return "blocked" if decision.by == "rule" else "denied"
+    return "error" if result.is_error else "ok"
+
+
+def result_block(
+    use: ToolUse,
+    result: CallResult,
+    stored_images: list[dict[str, Any]] | None = None,
+    card: CallCard | None = None,
+) -> dict[str, Any]:
+    """The stored `tool_result`: content, is_error, the echoed `toolset_name`, and the card."""
+    content = [item for item in result.content if isinstance(item, dict)]
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": use.id,
+        "content": content or "Done.",
+    }
+    if result.is_error:
+        block["is_error"] = True
+    if use.toolset_name:
+        block["toolset_name"] = use.toolset_name  # the API requires it on every toolset result
+    if card is not None:
+        block[CARD_KEY] = card.model_dump()
+    return block

@@ -1,0 +1,345 @@
+"""The browser toolset's base: one chat session's tabs, the SDK's hooks, and judging a call.
+
+`BrowserToolset` is what the members (`looking.py`, `driver.py`) stand on: the toolset over one
+session of a `BrowserRuntime` (the pool builds one per chat), the SDK's URL policy and state
+report, the error mapping around every member, and the description of a call the gate reads.
+
+`judged(context)` (and the shared `judge(tool_use)`, which the app calls once per call before
+it runs) gives (risk, reason, summary, page) for a call, e.g. ("consequential", ...,
+"Click 'Buy now' (button) on shop.example"). It resolves the element the call will really act
+on (however it is addressed: ref, point, the focus a key lands on) and judges that; the
+toolset keeps what was described (`effect.approval.Plan`), and right before acting resolves it
+again: if the page or the element changed meanwhile, the call is refused with a fixed phrase
+(`errors.PAGE_CHANGED`) rather than done on something nobody approved, and the run's result
+says so (`ToolsetRun.changed`); the app then describes the call again and asks anew. A call
+that was never described runs without that re-check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from typing import Any, TypeVar, cast
+
+from anthropic.tools import ToolError, ToolsetUsageError
+from anthropic.tools.browser import (
+    BetaAsyncAbstractBrowserToolset20260801,
+    BetaAsyncConfirmCallable,
+    BetaBrowserState,
+    BetaConfirmContext,
+    BetaLocalFilePolicy,
+    BetaToolConfigs,
+    BetaToolsetCallContext,
+    BetaURLContext,
+)
+from anthropic.types.beta import (
+    BetaBrowserCoordinateTarget,
+    BetaBrowserMemberInput,
+    BetaBrowserMemberName,
+    BetaBrowserToolsetConfigsParam,
+    BetaResponseBrowserToolUseBlock,
+)
+from playwright.async_api import Locator
+
+from tools.browser import errors
+from tools.browser.effect.approval import (
+    Plan,
+    Plans,
+    effect_of_target,
+    ref_locator,
+    resolve_effects,
+)
+from tools.browser.effect.passwords import secret_refs
+from tools.browser.effect.risk import EFFECT_MEMBERS, browser_action, effect_summary, judge_effects
+from tools.browser.effect.target import Effect, Mode
+from tools.browser.network.url_policy import UrlRefused
+from tools.browser.page import keys
+from tools.browser.page.images import fit_scale
+from tools.browser.page.refs import RefEntry
+from tools.browser.page.snapshot import AriaNode, parse_snapshot
+from tools.browser.runtime import BrowserRuntime
+from tools.browser.session import BrowserSession
+from tools.browser.tab import Tab
+from tools.toolset_driver import Judged, ToolsetDriver, input_of
+
+log = logging.getLogger(__name__)
+
+__all__ = ["BrowserToolset"]
+
+T = TypeVar("T")
+# The plan the running call was approved under (None: it was never described).
+_plan: ContextVar[Plan | None] = ContextVar("deskhand_browser_plan", default=None)
+
+SNAPSHOT_TIMEOUT_MS = 45_000
+OPTIONAL_MEMBERS = ("read_console", "read_network", "javascript_exec", "file_upload")
+
+
+async def reading(tab: Tab, work: Awaitable[T]) -> T:
+    """`work` of a member that only reads the page, with the tab's title read alongside it:
+    the state report after the call then needs no round trip of its own."""
+    result, tab.title_fresh = await asyncio.gather(work, tab.refresh_title())
+    return result
+
+
+class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
+    """One chat session's browser toolset, without its members."""
+
+    tool_use_union = BetaResponseBrowserToolUseBlock
+    confirm_context = BetaConfirmContext
+    title = "Browser"
+
+    def __init__(
+        self,
+        pool: BrowserRuntime,
+        session: BrowserSession,
+        *,
+        confirm: BetaAsyncConfirmCallable | None,
+        tool_configs: BetaToolConfigs | None = None,
+    ) -> None:
+        """The toolset over one session of `pool` (`BrowserPool.for_session` builds it).
+
+        - `confirm`: the SDK's confirm callable, asked before every call (the app's gate);
+          required when `javascript_exec` or `file_upload` is on.
+        """
+        self._pool = pool
+        self._session = session
+        self._confirm = confirm
+        self._plans = Plans()
+        config = pool.config
+        self._config = config
+        width, height = config.viewport
+        self._scale = fit_scale(width, height)
+        roots = [str(config.upload_dir)] if config.upload_dir is not None else []
+        configs = {name: {"enabled": getattr(config, name)} for name in OPTIONAL_MEMBERS}
+        super().__init__(
+            configs=cast(BetaBrowserToolsetConfigsParam, configs),
+            confirm=confirm,
+            url_policy=self._check_url,
+            file_policy=BetaLocalFilePolicy(
+                upload_roots=roots,
+                download_dir=config.downloads_dir,
+                expose_download_paths=config.expose_download_paths,
+            ),
+            tool_configs=tool_configs,
+        )
+
+    # --- what the app reads --------------------------------------------------------------------
+
+    @property
+    def pool(self) -> BrowserRuntime:
+        return self._pool
+
+    @property
+    def session_id(self) -> str:
+        return self._session.key
+
+    @property
+    def confirm_hook(self) -> BetaAsyncConfirmCallable | None:
+        return self._confirm
+
+    @property
+    def is_closed(self) -> bool:
+        return self._toolset_closed
+
+    def ref_label(self, ref: str) -> str | None:
+        """The name of the element a ref points to, from the last read of its tab."""
+        for tab in self._session.tabs.values():
+            label = tab.refs.label(ref)
+            if label is not None:
+                return label
+        return None
+
+    async def judged(self, context: BetaConfirmContext) -> Judged:
+        """The call `confirm` is asked about, judged from what it will act on in the page as it
+        is now; remembered for the re-check before it acts."""
+        member = context.member
+        params = dict(input_of(context))
+        tab = await self._existing_tab(context.input)
+        effects: dict[int, Effect | None] = {}
+        if member in EFFECT_MEMBERS:
+            effects = await resolve_effects(member, context.input, tab, point=self._point)
+        risk, reason = judge_effects(member, list(effects.values()))
+        url = tab.page.url if tab is not None else context.tab_url
+        summary = effect_summary(member, params, url, effects, ref_label=self.ref_label)
+        if context.tool_use is not None:
+            plan = Plan(member=member, risk=risk, effects=effects)
+            if tab is not None:
+                plan = plan.model_copy(
+                    update={
+                        "tab_id": tab.tab_id,
+                        "url": tab.page.url,
+                        "generation": tab.refs.main_generation,
+                    }
+                )
+            self._plans.keep(context.tool_use.id, plan)
+        return Judged(risk=risk, reason=reason, summary=summary, page=url)
+
+    async def _existing_tab(self, input: object) -> Tab | None:
+        """The tab a call addresses, without opening one (describing must not launch anything)."""
+        if not self._session.launched:
+            return None
+        try:
+            tab = await self._session.tab(getattr(input, "tab_id", None), create=False)
+        except Exception:
+            return None
+        return None if tab.page.is_closed() else tab
+
+    def retire(self) -> None:
+        """Mark the toolset closed without waiting for calls in flight (at quit, with no loop)."""
+        self._toolset_closed = True
+
+    # --- the SDK's hooks -----------------------------------------------------------------------
+
+    def _check_url(self, _context: BetaURLContext, url: str) -> None:
+        try:
+            self._pool.config.url_policy.check(url)
+        except UrlRefused as refused:
+            raise ToolError(refused.phrase) from None
+
+    async def _browser_state(self, context: BetaToolsetCallContext) -> BetaBrowserState:
+        # A call the app will run again keeps the changes for the report of that run.
+        drain = not self.changed_now()
+        try:
+            return await self._session.state(drain=drain)
+        except Exception:
+            # An exception here would stop the whole run; an empty report only loses one update.
+            log.exception("Could not collect the browser state")
+            return BetaBrowserState(tabs=[])
+
+    async def execute(
+        self,
+        context: BetaToolsetCallContext,
+        name: BetaBrowserMemberName,
+        input: BetaBrowserMemberInput,
+    ) -> Any:
+        self.report_progress(
+            lambda: browser_action(name, input.to_dict(), ref_label=self.ref_label)
+        )
+        self._session.titles_unread()  # a read stopped before its report leaves none behind
+        use = context.tool_use
+        token = _plan.set(self._plans.take(use.id) if use is not None else None)
+        try:
+            return await super().execute(context, name, input)
+        except (ToolError, ToolsetUsageError):
+            raise
+        except errors.PageChanged as exc:
+            if exc.partly_done:
+                raise errors.refusal(errors.PAGE_CHANGED_MIDWAY) from exc
+            self.mark_changed()
+            raise errors.refusal(errors.PAGE_CHANGED) from exc
+        except keys.UnknownKey as exc:
+            raise errors.refusal(errors.UNKNOWN_KEY) from exc
+        except Exception as exc:
+            raise errors.from_playwright(exc, navigating=name == "navigate") from exc
+        finally:
+            _plan.reset(token)
+
+    # --- helpers -------------------------------------------------------------------------------
+
+    async def _tab(self, input: object) -> Tab:
+        return await self._session.tab(getattr(input, "tab_id", None))
+
+    def _point(self, target: BetaBrowserCoordinateTarget) -> tuple[float, float]:
+        """A screenshot coordinate as a viewport coordinate, refusing points off the viewport."""
+        width, height = self._config.viewport
+        x, y = target.x / self._scale, target.y / self._scale
+        if not (0 <= x <= width and 0 <= y <= height):
+            raise errors.refusal(errors.OUTSIDE_VIEWPORT)
+        return x, y
+
+    async def _locator(self, tab: Tab, ref: str) -> Locator:
+        return (await self._locate(tab, ref))[0]
+
+    async def _locate(self, tab: Tab, ref: str) -> tuple[Locator, RefEntry]:
+        located = ref_locator(tab, ref)
+        if located is None:
+            raise errors.refusal(errors.STALE_REF)
+        locator, entry = located
+        found = await locator.count()
+        if found == 0:
+            raise errors.refusal(errors.STALE_REF)
+        if found > 1:
+            raise errors.refusal(errors.AMBIGUOUS_REF)
+        return locator, entry
+
+    # --- the re-check before acting ------------------------------------------------------------
+
+    @staticmethod
+    def _page_unchanged(tab: Tab) -> Plan | None:
+        """The running call's plan, after checking the tab still shows the page it was for."""
+        plan = _plan.get()
+        if plan is not None:
+            plan.check_page(tab)
+        return plan
+
+    async def _target_unchanged(
+        self,
+        tab: Tab,
+        target: Any,
+        *,
+        step: int = 0,
+        mode: Mode = "click",
+        always: bool = False,
+        located: tuple[Locator, RefEntry] | None = None,
+    ) -> Effect | None:
+        """The effect on `target` now (resolved as `describe` resolved it), refused if it is not
+        the one approved. Resolved only when there is a plan to hold it to, or `always` (the
+        password checks need it). `located`: the ref's element, when already looked up."""
+        plan = self._page_unchanged(tab)
+        if plan is None and not always:
+            return None
+        effect = await effect_of_target(tab, target, point=self._point, mode=mode, located=located)
+        if plan is not None:
+            plan.check(step, effect, strict=True)
+        return effect
+
+    async def _focus_allows(
+        self, tab: Tab, chord: list[str], step: int, plan: Plan | None, *, strict: bool
+    ) -> None:
+        """Before one chord: never text into a password field, and no activation beyond the
+        approval. The focus is read anew each time: a page may move it between two keys."""
+        activation = keys.activation(chord)
+        typing = keys.is_text_entry(chord)
+        if activation is None and not typing:
+            return
+        effect = await tab.inspector.focused(activation or "type")
+        if typing and effect is None:
+            raise errors.refusal(errors.FOCUS_UNKNOWN)
+        if typing and effect is not None and effect.password:
+            raise errors.refusal(errors.PASSWORD_FIELD)
+        if activation is not None and plan is not None:
+            plan.check(step, effect, strict=strict, partly_done=step > 0)
+
+    async def _snapshot(self, tab: Tab, *, boxes: bool = False) -> tuple[AriaNode, set[str]]:
+        """The page's aria tree, for members that only read the page. `boxes`, needed only to
+        tell what is on screen, costs extra time."""
+        root = parse_snapshot(await self._snapshot_text(tab, boxes=boxes))
+        return root, await secret_refs(tab.page, root.walk())
+
+    @staticmethod
+    async def _snapshot_text(tab: Tab, *, boxes: bool = False) -> str:
+        """The snapshot's text, for members that only read the page (see `reading`)."""
+        # A page with tens of thousands of elements takes seconds to snapshot on a busy machine.
+        snapshot = tab.page.aria_snapshot(mode="ai", boxes=boxes, timeout=SNAPSHOT_TIMEOUT_MS)
+        return await reading(tab, snapshot)
+
+    @staticmethod
+    def _ref_of(tab: Tab) -> Callable[[AriaNode], str]:
+        def ref_of(node: AriaNode) -> str:
+            assert node.pw_ref is not None
+            return tab.refs.ref_for(node.pw_ref, node.role, node.name)
+
+        return ref_of
+
+    async def _press(self, tab: Tab, chord: list[str]) -> None:
+        keyboard = tab.page.keyboard
+        *held, last = chord
+        for key in held:
+            await keyboard.down(key)
+        try:
+            await keyboard.press(last)
+        finally:
+            for key in reversed(held):
+                await keyboard.up(key)
