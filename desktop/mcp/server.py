@@ -58,7 +58,7 @@ from desktop.calls.permissions import (
 from desktop.chat import images
 from desktop.command.protocol import read_info
 from desktop.mcp.offer import Missing, Offered, missing, offered_tools, why_missing
-from desktop.mcp.window_ask import WindowAsk, could_not_ask
+from desktop.mcp.window_ask import WINDOW_GONE, WindowAsk, could_not_ask
 from desktop.workspace import Workspace
 from tools.base import BAD_INPUT, UNKNOWN_TOOL, InvalidInput, ToolImage
 
@@ -88,6 +88,10 @@ SAID_NO = (
     "Refused: the person said no when Deskhand asked about this action. Do not try it again in "
     "another way unless they ask; if they want it to run, they can allow it when asked, or set "
     "“{label}” to Always allow in Deskhand → Settings → Permissions."
+)
+ASK_AGAIN = (
+    "Tell the person; with Deskhand's window open, calling again asks them again, or they can "
+    "set “{label}” to Always allow in Deskhand → Settings → Permissions."
 )
 TOO_LONG = (
     "Stopped: the call did not finish within {limit:g} s (the limit `deskhand mcp --timeout` "
@@ -377,6 +381,8 @@ class ServedCalls:
             if decision.by == "person" and decision.reason != RISKIER:
                 because = f" Their reason: {decision.reason}" if decision.reason else ""
                 return _text(SAID_NO.format(label=label) + because, error=True)
+            if decision.by == "stop" and decision.reason == WINDOW_GONE:
+                return _text(f"{WINDOW_GONE} {ASK_AGAIN.format(label=label)}", error=True)
         return await mcp_result(settled.result)
 
 

@@ -174,7 +174,9 @@ def test_a_window_that_goes_away_mid_question_refuses_the_call(  # type: ignore[
         refused = await done(asked)
         assert refused.is_error and pages.paths() == []
         assert text(refused) == (
-            "Deskhand's window went away before the person answered; nothing ran."
+            "Deskhand's window went away before the person answered; nothing ran. Tell the "
+            "person; with Deskhand's window open, calling again asks them again, or they can set "
+            "“Browser: navigate” to Always allow in Deskhand → Settings → Permissions."
         )
         await wait_until(lambda: not sheet_open(window), 10, "the sheet closing")
 
