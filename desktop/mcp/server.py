@@ -267,9 +267,9 @@ class ServedCalls:
                         related_request_id=ctx.request_id,
                     )
                     request.answer(answer_of(result))
-                except Exception:  # the client failed to ask: that is not a yes
+                except Exception:  # the client failed to ask: not a yes, nor the person's no
                     log.warning("elicitation failed", exc_info=True)
-                    request.answer(Answer(allow=False))
+                    request.answer(Answer(allow=False, by="mode", reason=NO_APPROVER))
 
             task = asyncio.ensure_future(ask())
 

@@ -375,3 +375,23 @@ def test_a_tool_turned_off_while_serving_is_refused_with_why(tmp_path: Path) -> 
         "until they change that."
     )
     assert audit(folder) == []  # refused before it was described
+
+
+def test_a_client_that_fails_to_ask_is_not_taken_for_the_persons_no(tmp_path: Path) -> None:
+    folder = data_dir(tmp_path)
+
+    async def broken(context: Any, params: Any) -> mcp_types.ElicitResult:
+        raise RuntimeError("this client's form could not be shown")
+
+    with PageServer() as pages:
+
+        async def work(client: Client) -> mcp_types.CallToolResult:
+            return await client.call_tool("browser_navigate", {"url": pages.url("form.html")})
+
+        result = session(served(folder, "--permission-mode", "ask"), work, elicit=broken)
+        assert result.is_error and pages.paths() == []
+    assert text(result).startswith(
+        "This action needs the person's approval, and this MCP client cannot ask them. To allow "
+        "it, open Deskhand → Settings → Permissions and set “Browser: navigate” to Always allow"
+    )
+    assert audit(folder) == [("browser", "navigate", "denied", "mode")]
