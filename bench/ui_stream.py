@@ -45,6 +45,7 @@ from PySide6.QtGui import QPaintEvent
 from PySide6.QtWidgets import QApplication
 
 from desktop.app import freeze_startup_objects
+from desktop.chat.conversations import ConversationEvent, TurnRunning
 from desktop.model_stream.worker import shared_worker
 from desktop.workspace import Workspace
 from tests.support.model_server import Reply, ScriptedModelServer, Text, Usage
@@ -198,10 +199,17 @@ async def _turn(window: MainWindow, text: str, probes: Probes) -> tuple[float, f
     ticker = threading.Thread(target=_tick_thread, args=(loop, probes), daemon=True)
     ticker.start()
     sleeper = asyncio.ensure_future(_sleep_probe(probes))
+    ended: asyncio.Future[None] = loop.create_future()
+
+    def on_event(event: ConversationEvent) -> None:
+        if isinstance(event, TurnRunning) and not event.running and not ended.done():
+            ended.set_result(None)
+
+    stop_listening = window.conversations.subscribe(on_event)
     started = time.perf_counter()
-    window.send(text)
-    assert window.turn_task is not None
-    await window.turn_task
+    assert window.send(text)
+    await ended
+    stop_listening()
     elapsed = time.perf_counter() - started
     probes.stop.set()
     await sleeper

@@ -1,4 +1,5 @@
-"""Deskhand's application core: agent, store, settings and permissions (no Qt here)."""
+"""Deskhand's application: the chat, the call pipeline, MCP, the command line and the system
+around them. No Qt here, but in the composition root (`__main__.py`, `app.py`)."""
 
 from importlib.metadata import PackageNotFoundError, version
 

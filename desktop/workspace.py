@@ -14,6 +14,7 @@ from typing import Any
 from desktop.calls.approvals import ApprovalQueue
 from desktop.calls.gate import Gate
 from desktop.calls.permissions import Mode, PermissionSettings, Rule
+from desktop.calls.plans import PlanBook
 from desktop.calls.runner import ToolCalls
 from desktop.calls.sources.browser import browser_config
 from desktop.calls.toolbox import Toolbox
@@ -27,6 +28,7 @@ from desktop.system.paths import DataPaths
 from desktop.system.settings import KeyStorage, Settings, SettingsFile
 from desktop.system.store import Store
 from tools.mac.apps import Preset
+from tools.plan import PlanTool
 
 
 class Workspace:
@@ -44,12 +46,16 @@ class Workspace:
             storage=self.settings.key_storage,
         )
         self.store = Store.open(paths.database)
+        # Each chat's approved plan; `update_plan` proposes one, and only the person approves.
+        self.plans = PlanBook(lambda: self.settings.permissions.plan_minutes)
         self.toolbox = Toolbox(
             self.settings,
             paths,
             on_automation_change=self._remember_automation,
             on_save_preset=self.save_preset,
             current_settings=lambda: self.settings,
+            plan_tool=PlanTool(self.plans.result_text),
+            navigation_hold=self.plans.navigation_hold,
         )
         self.registry = self.toolbox.registry  # the function tools (tests add their own)
         self.mode_override = mode  # --permission-mode: this run only, not saved
@@ -59,6 +65,7 @@ class Workspace:
             store=self.store,
             remember=self.set_rule,
             approvals=self.approvals,
+            plans=self.plans,
         )
         self.calls = ToolCalls(
             self.toolbox.sources,
@@ -205,7 +212,8 @@ class Workspace:
         return canonical
 
     async def delete_session(self, session_id: int) -> None:
-        """Delete a chat: its messages, its attachments and its browser context."""
+        """Delete a chat: its plan, its messages, its attachments and its browser context."""
+        self.plans.end(session_id)
         await self.toolbox.close_session(session_id)
         for path in self.store.delete_session(session_id):
             path.unlink(missing_ok=True)

@@ -20,6 +20,7 @@ from desktop.model_stream.worker import shared_worker
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer
 from tests.support.page_server import PageServer
+from tests.support.turns import turn_log
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -77,6 +78,7 @@ def workspace(data_dir: Path, api_env: ScriptedModelServer) -> Iterator[Workspac
     settings = ws.settings.model_copy(deep=True)
     settings.model.max_retries = 0
     ws.apply_settings(settings)
+    turn_log(ws.conversations)  # from the start, so a window's test can wait for its turns
     yield ws
     ws.store.close()
 

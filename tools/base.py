@@ -121,6 +121,11 @@ class FunctionTool(Generic[InputT]):
         """What the call acts on, shown to the approver: a page URL or an app name."""
         return None
 
+    def lands(self, call: InputT) -> list[str]:
+        """Where else the call's effect reaches besides its target (a page it opens, a link it
+        follows): a chat's plan holds these to its sites too."""
+        return []
+
     def offered(self) -> bool:
         """Whether the tool is offered to the model now (the screen only where it can be used)."""
         return True

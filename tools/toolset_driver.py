@@ -132,6 +132,9 @@ class Judged(BaseModel):
     reason: str
     summary: str
     page: str | None = None  # the page it acts on (the browser's), for where it lands
+    # Where else its effect lands (a link's target, a form's action, a navigation's
+    # destination): a chat's plan holds these to its sites.
+    lands: list[str] = Field(default_factory=list)
 
 
 class ToolsetRun(BaseModel):

@@ -23,9 +23,11 @@ class ApprovalRequest:
     stopped while the sheet is open, `cancel()` runs the `on_cancel` callbacks so the sheet closes.
     """
 
-    def __init__(self, call: ToolCall, asker: str = "") -> None:
+    def __init__(self, call: ToolCall, asker: str = "", note: str = "") -> None:
         self.call = call
         self.asker = asker  # who asks, when not Claude in a chat: "An MCP client (Claude Desktop)"
+        # Why the chat's plan asks: a proposed plan (`update_plan`), or "Not in the plan: …".
+        self.note = note
         self._future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
         self.on_cancel: list[Callable[[], None]] = []
 
@@ -74,9 +76,9 @@ class ApprovalQueue:
         shown = [self.current] if self.current is not None else []
         return [*shown, *self._waiting]
 
-    async def ask(self, call: ToolCall, *, asker: str = "") -> Answer:
+    async def ask(self, call: ToolCall, *, asker: str = "", note: str = "") -> Answer:
         """Queue a question about `call` and wait for the person's answer (cancellable)."""
-        request = ApprovalRequest(call, asker)
+        request = ApprovalRequest(call, asker, note)
         self._waiting.append(request)
         self._advance()
         try:

@@ -31,6 +31,7 @@ from desktop.calls.permissions import (
     ToolCall,
     decide,
 )
+from desktop.calls.plans import CHANGES_WANTED, OUTSIDE_DENIED, PLAN_TOOL, PlanBook
 from desktop.system.store import AuditEntry, Store
 
 ALLOWED_AS_SHOWN = "allowed as shown a moment before"
@@ -51,8 +52,10 @@ class Gate:
         store: Store,
         remember: Callable[[str, Rule], None],
         approvals: ApprovalQueue,
+        plans: PlanBook | None = None,
     ) -> None:
         self._settings = settings
+        self.plans = plans  # each chat's approved plan, if any (chats only: see plans.py)
         self._store = store
         self._remember = remember
         self.approvals = approvals  # the window views it; with no viewer, asks are denied
@@ -77,7 +80,15 @@ class Gate:
 
     def will_ask(self, call: ToolCall, approved: ToolCall | None = None) -> bool:
         """Whether `check` would put this call to someone (no rule or mode settles it)."""
-        return decide(call, self._settings()).verdict == "ask" and not _as_shown(call, approved)
+        return self._decide(call).verdict == "ask" and not _as_shown(call, approved)
+
+    def _decide(self, call: ToolCall) -> Decision:
+        """The rules' and the mode's decision, then the chat's plan's."""
+        settings = self._settings()
+        decision = decide(call, settings)
+        if self.plans is not None:
+            decision = self.plans.judge(call, decision, settings.mode)
+        return decision
 
     async def check(
         self, call: ToolCall, *, approved: ToolCall | None = None
@@ -85,29 +96,46 @@ class Gate:
         """`approved`: the same call as the person allowed it moments ago, asked about again
         because what it acts on changed. If it still reads exactly the same (same target, risk,
         summary, input), their answer stands rather than a second identical question."""
-        decision = decide(call, self._settings())
-        if decision.verdict == "ask" and _as_shown(call, approved):
+        decision = self._decide(call)
+        if decision.verdict == "ask" and not decision.plan and _as_shown(call, approved):
             decision = Decision(verdict="allow", by="person", reason=ALLOWED_AS_SHOWN)
         if decision.verdict == "ask":
             try:
-                decision = await self._ask(call)
+                decision = await self._ask(call, decision.plan)
             except asyncio.CancelledError:
                 self._audit(
                     call, Decision(verdict="deny", by="stop", reason="stopped"), outcome="not run"
                 )
                 raise
         outcome = None if decision.verdict == "allow" else "not run"
-        return decision, self._audit(call, decision, outcome)
+        return decision, self._audit(self._as_audited(call, decision), decision, outcome)
 
-    async def _ask(self, call: ToolCall) -> Decision:
+    def _as_audited(self, call: ToolCall, decision: Decision) -> ToolCall:
+        """An approved plan's row keeps the plan as approved: approach, sites, apps, when, who."""
+        if call.tool != PLAN_TOOL or decision.verdict != "allow" or self.plans is None:
+            return call
+        plan = self.plans.current(call.session_id)
+        return call if plan is None else call.model_copy(update={"summary": plan.audit_text()})
+
+    async def _ask(self, call: ToolCall, plan_note: str = "") -> Decision:
         if not self.approvals.has_viewer:
             return Decision(verdict="deny", by="mode", reason=NO_APPROVER)
-        answer = await self.approvals.ask(call)
+        answer = await self.approvals.ask(call, note=plan_note)
         allowed = answer.allow and answer.by == "person"  # nothing else can say yes
-        if allowed and answer.always:
+        if allowed and answer.always and not plan_note:  # a plan's questions offer no Always
             self._remember(RuleScope.of(call).key, Rule.ALLOW)
+        if call.tool == PLAN_TOOL and self.plans is not None:
+            # Proposing another plan ends the one before, whatever the answer.
+            self.plans.end(call.session_id)
+            if allowed:
+                self.plans.approve(call, answer.keep)
+        elif allowed and plan_note and self.plans is not None:
+            self.plans.allowed_beyond(call)  # the person let this one leave the plan
         return Decision(
-            verdict="allow" if allowed else "deny", by=answer.by, reason=answer.reason.strip()
+            verdict="allow" if allowed else "deny",
+            by=answer.by,
+            reason=answer.reason.strip(),
+            plan=plan_note,
         )
 
     def _audit(self, call: ToolCall, decision: Decision, outcome: str | None) -> int:
@@ -122,7 +150,9 @@ class Gate:
                 decision="allowed" if decision.verdict == "allow" else "denied",
                 decided_by=decision.by,
                 outcome=outcome,
-                reason=decision.reason if decision.verdict == "deny" else "",
+                reason=decision.reason
+                if decision.verdict == "deny" or decision.by == "plan"
+                else "",
             )
         )
 
@@ -148,6 +178,9 @@ def denial_text(decision: Decision) -> str:
     """The fixed phrase the model reads for a denial, plus the person's own reason if they gave one."""
     if decision.by == "rule":
         return DENIED_BY_RULE
+    if decision.by == "person" and decision.plan:
+        told = CHANGES_WANTED if decision.plan == PLAN_TOOL else OUTSIDE_DENIED
+        return told + (f" Their reason: {decision.reason}" if decision.reason else "")
     if decision.by == "person":
         return DENIED_BY_PERSON + (f" Their reason: {decision.reason}" if decision.reason else "")
     return decision.reason or NO_APPROVER

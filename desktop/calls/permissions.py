@@ -1,8 +1,9 @@
 """Permissions, pure: modes, per-action rules, the decision for a call, and the person's answer.
 
-`gate.py` puts these decisions into effect (asks, audits, remembers rules). Decision order: the person's rule for the action (Never / Always allow / Ask), then the
-mode by the call's risk level. A mode never overrides a Never rule. `ask` is answered by
-the person through an `ApprovalRequest` that the window shows as a sheet.
+Decision order: the person's rule for the action (Never / Always allow / Ask), then the
+mode by the call's risk level. A mode never overrides a Never rule. Nothing here waits,
+asks or writes: the gate (`gate.py`) puts these decisions into effect: it asks the person
+through an `ApprovalRequest` the window shows as a sheet, audits, and remembers rules.
 """
 
 from __future__ import annotations
@@ -51,6 +52,13 @@ class PermissionSettings(BaseModel):
         title="Rules",
         description="Per action: tool.action, or tool.action@host for one site.",
     )
+    plan_minutes: int = Field(
+        60,
+        ge=5,
+        le=24 * 60,
+        title="A plan lasts",
+        description="Minutes an approved plan lets Claude act on its sites and apps unasked.",
+    )
 
 
 class ToolCall(BaseModel):
@@ -66,6 +74,8 @@ class ToolCall(BaseModel):
     reason: str
     summary: str
     target: str | None = None  # page URL or app
+    # Where else the call's effect lands: a link's target, a form's action (plans judge them).
+    lands: list[str] = Field(default_factory=list)
 
     @property
     def rule_key(self) -> str:
@@ -84,8 +94,11 @@ Verdict = Literal["allow", "deny", "ask"]
 
 class Decision(BaseModel):
     verdict: Verdict
-    by: Literal["rule", "mode", "person", "stop"]
+    by: Literal["rule", "mode", "person", "stop", "plan"]
     reason: str = ""
+    # The plan's word on an asked call: `update_plan`, or "Not in the plan: …" (the sheet
+    # shows it; a denial then tells Claude to propose another plan rather than retry).
+    plan: str = ""
 
 
 RISK_ORDER = (Risk.READ, Risk.CHANGE, Risk.CONSEQUENTIAL)
@@ -224,6 +237,8 @@ class Answer(BaseModel):
     # command-line socket), a Never rule there, no one to ask, or a question cut off. Only the
     # person's answer can allow.
     by: Literal["person", "rule", "mode", "stop"] = "person"
+    # For a plan: the sites and apps the person kept (None: all that were proposed).
+    keep: list[str] | None = None
 
 
 DENIED_BY_PERSON = (

@@ -37,9 +37,9 @@ from desktop.calls.gate import Gate
 from desktop.calls.gated import run_gated
 from desktop.calls.permissions import Decision, ToolCall
 from desktop.chat import images
+from desktop.chat.commit import commit
 from desktop.chat.events import (
     AgentEvent,
-    MessageCommitted,
     ToolFinished,
     ToolProgress,
     ToolStarted,
@@ -111,14 +111,7 @@ class ToolCalls:
                     results[use.id] = self._finish(
                         session_id, use, card, stopped, None, [], emit, outcome="stopped"
                     )
-            message_id = self.store.add_message(
-                session_id, "user", [results[use.id] for use in uses]
-            )
-            emit(
-                MessageCommitted(
-                    session_id=session_id, message_id=message_id, role="user", status="complete"
-                )
-            )
+            commit(self.store, emit, session_id, "user", [results[use.id] for use in uses])
 
     def _start(self, session_id: int, use: ToolUse, card: CallCard, emit: Emit) -> CallCard:
         emit(

@@ -1,7 +1,7 @@
 """The tool sources this machine offers, built from the settings; it starts and closes them.
 
 Sources, in the order their tools are offered: the function tools (Mac apps, offered only
-where osascript exists), then the browser toolset when it is on, the screen where this
+where osascript exists), `update_plan`, then the browser toolset when it is on, the screen where this
 computer allows it, then the MCP servers' tools (last, so that when they are many the tool
 search entry ends the list). The browser's and the screen's sources are built when first
 needed: they bring in Playwright and the SDK, which take more than a second to load, and
@@ -23,7 +23,7 @@ from desktop.calls.sources.toolsets import ToolsetSource
 from desktop.mcp.source import McpSource
 from desktop.system.paths import DataPaths
 from desktop.system.settings import Settings
-from tools.base import ToolRegistry
+from tools.base import FunctionTool, ToolRegistry
 from tools.mac.apps import AppsTool
 from tools.mac.desktop_context import desktop_snapshot
 from tools.mac.macos import AutomationLog, MacosTool, macos_available
@@ -53,12 +53,18 @@ class Toolbox:
         on_problem: Callable[[OsaProblem], None] | None = None,
         on_save_preset: Callable[[dict[str, Any]], None] | None = None,
         current_settings: Callable[[], Settings] | None = None,
+        plan_tool: FunctionTool[Any] | None = None,
+        navigation_hold: Callable[[str], Callable[[str], bool] | None] | None = None,
     ) -> None:
         self._settings = current_settings or (lambda: settings)
+        self._navigation_hold = navigation_hold  # where a chat's plan lets its tabs go
         self._starting = False
         self._started = asyncio.Event()
         self.registry = ToolRegistry()
         self.functions = FunctionTools(self.registry)
+        # `update_plan`, for chats only: a source of its own, so the entry points that run the
+        # function tools outside a chat (`deskhand ui`, `deskhand apps call`) never offer it.
+        self.plans = FunctionTools(ToolRegistry([plan_tool] if plan_tool is not None else []))
         self.osa: OsaEngine | None = None
         self.automation = AutomationLog(settings.apps.automation)
         if on_automation_change is not None:
@@ -127,6 +133,8 @@ class Toolbox:
             from tools.browser.pool import BrowserPool
 
             self._browser_pool = BrowserPool(browser_config(settings.browser, self._downloads))
+            if self._navigation_hold is not None:
+                self._browser_pool.hold_navigations(self._navigation_hold)
             self._browser = BrowserSource(self._browser_pool)
 
     @property
@@ -175,7 +183,7 @@ class Toolbox:
         return "\n\n".join(part for part in parts if part) or None
 
     def sources(self) -> list[ToolSource]:
-        sources: list[ToolSource] = [self.functions]
+        sources: list[ToolSource] = [self.functions, self.plans]
         if self.browser is not None:
             sources.append(self.browser)
         sources.append(self.screen_source)
@@ -216,7 +224,7 @@ class Toolbox:
 
     def _live_sources(self) -> list[ToolSource]:
         """The sources built so far (closing needs no browser that was never built)."""
-        built = [self.functions, self._browser, self._screen_source, self.mcp]
+        built = [self.functions, self.plans, self._browser, self._screen_source, self.mcp]
         return [source for source in built if source is not None]
 
     async def close_session(self, session_id: int) -> None:

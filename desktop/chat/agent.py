@@ -14,9 +14,9 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from desktop.calls.runner import ToolCalls
+from desktop.chat.commit import commit
 from desktop.chat.events import (
     AgentEvent,
-    MessageCommitted,
     MessageStarted,
     TextDelta,
     TurnFailed,
@@ -88,16 +88,6 @@ class Agent:
             await self._client.close()
             self._client = None
 
-    async def run_turn(self, session_id: int, text: str, emit: Emit) -> None:
-        """Commit the person's message, then answer it."""
-        message_id = self.store.add_message(session_id, "user", [{"type": "text", "text": text}])
-        emit(
-            MessageCommitted(
-                session_id=session_id, message_id=message_id, role="user", status="complete"
-            )
-        )
-        await self.continue_turn(session_id, emit)
-
     async def continue_turn(self, session_id: int, emit: Emit) -> None:
         """Answer the stored history as it is (also what Retry does after a failure)."""
         emit(TurnStarted(session_id=session_id))
@@ -167,18 +157,15 @@ class Agent:
         content = final.content
         usage = Usage.model_validate(final.usage, strict=False) if final.usage else Usage()
         stop_reason = str(final.stop_reason or "end_turn")
-        message_id = self.store.add_message(
+        commit(
+            self.store,
+            emit,
             session_id,
             "assistant",
             content,
             model=final.model or settings.model.model,
             usage=usage,
             stop_reason=stop_reason,
-        )
-        emit(
-            MessageCommitted(
-                session_id=session_id, message_id=message_id, role="assistant", status="complete"
-            )
         )
         tool_uses = [block for block in content if block.get("type") == "tool_use"]
         return stop_reason, usage, tool_uses
@@ -191,34 +178,16 @@ class Agent:
         settings: Settings,
         emit: Emit,
     ) -> None:
-        text = "".join(received)
+        text, model = "".join(received), settings.model.model
         if not text.strip():
             return
-        message_id = self.store.add_message(
-            session_id,
-            "assistant",
-            [{"type": "text", "text": text}],
-            status=status,
-            model=settings.model.model,
-        )
-        emit(
-            MessageCommitted(
-                session_id=session_id, message_id=message_id, role="assistant", status=status
-            )
-        )
+        content = [{"type": "text", "text": text}]
+        commit(self.store, emit, session_id, "assistant", content, status=status, model=model)
 
     def _fail(self, session_id: int, exc: BaseException, settings: Settings, emit: Emit) -> None:
         report = errors.describe(exc, model=settings.model.model)
-        emit(
-            TurnFailed(
-                session_id=session_id,
-                error_kind=report.kind,
-                title=report.title,
-                detail=report.detail,
-                retryable=report.retryable,
-                open_settings=report.open_settings,
-            )
-        )
+        words = report.model_dump(exclude={"kind"})  # title, detail, retryable, open_settings
+        emit(TurnFailed(session_id=session_id, error_kind=report.kind, **words))
 
     async def _desktop_context(self) -> str | None:
         """The desktop snapshot for this turn; a failure leaves it out rather than failing the turn."""

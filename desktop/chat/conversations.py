@@ -74,7 +74,6 @@ class Conversations:
         self._turns: dict[int, asyncio.Task[None]] = {}
         self._deleting: set[asyncio.Future[None]] = set()
         self._listeners: list[Listener] = []
-        self.latest: asyncio.Task[None] | None = None  # the newest turn (tests wait on it)
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call `listener` with every event; returns the way to stop listening."""
@@ -264,7 +263,6 @@ class Conversations:
     def _start(self, session_id: int, turn: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(turn)
         self._turns[session_id] = task
-        self.latest = task
         task.add_done_callback(lambda done: self._done(session_id, done))
         self._emit(TurnRunning(session_id=session_id, running=True))
 

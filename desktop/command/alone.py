@@ -34,7 +34,7 @@ from desktop.system.settings import SettingsFile
 from desktop.system.store import Store
 from tools.base import ToolRegistry
 from tools.screen import errors
-from tools.screen.backends.base import screen_status
+from tools.screen.backends.factory import screen_status
 from tools.screen.see.snapshot import SnapshotStore
 
 log = logging.getLogger(__name__)

@@ -3,9 +3,9 @@
 The app (`listener.py`) listens on a Unix socket in a folder of the data dir only its user can
 open (`DATA/ui/ui.sock`, mode 0600; a private temporary folder when that path is too long for a
 socket) and writes, for this run only, `DATA/ui/ui.json` (mode 0600): the socket's path, a random
-token and its process id (`place.py`). A command (`client.py`) reads that file, connects, and sends one
-request line; the app checks the peer's user id and the token, runs the action through its
-pipeline and gate, and answers with event lines and then one result line:
+token and its process id (`place.py`). A command (`client.py`) reads that file, connects, and
+sends one request line; the app checks the peer's user id and the token, runs the action through
+its pipeline and gate, and answers with event lines and then one result line:
 
     → {"token": "…", "tool": "screen", "input": {"action": "see", "app": "Mail"}}
     ← {"event": "asking", "summary": "Click B2 'Send' (button, Mail)"}   the window asks

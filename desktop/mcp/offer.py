@@ -26,6 +26,7 @@ from anthropic.types import beta
 
 from desktop.calls.contract import ToolSource, ToolUse
 from desktop.calls.permissions import RISK_ORDER, Risk
+from desktop.calls.plans import PLAN_TOOL
 from desktop.calls.sources.function_tools import FunctionTools
 from desktop.calls.sources.toolsets import ToolsetSource
 from desktop.system.settings import BrowserSettings, Settings
@@ -127,7 +128,7 @@ def _toolset_tools(source: ToolsetSource) -> list[Offered]:
 def _function_tools(source: FunctionTools) -> list[Offered]:
     offered = []
     for tool in source.registry:
-        if not tool.offered():
+        if not tool.offered() or tool.name == PLAN_TOOL:  # plans belong to chats
             continue
         risks = [action.risk for action in tool.actions()] or [Risk.CONSEQUENTIAL]
         offered.append(

@@ -2,7 +2,7 @@
 
 A call that needs the person's approval goes first to the Deskhand window running on the same
 data dir: it shows its own sheet, naming the MCP client that asks, and sends the person's answer
-back (`ui_protocol.py`, an `ask` request). Only the person's answer can allow; if the window
+back (`desktop/command/protocol.py`, an `ask` request). Only the person's answer can allow; if the window
 closes, the socket drops or the answer is not understood, the call is refused. A window that
 has no sheet to show (or none at all) leaves the question to the MCP client or a refusal.
 """

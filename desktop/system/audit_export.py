@@ -10,7 +10,13 @@ from pathlib import Path
 from desktop.calls.permissions import NO_APPROVER
 from desktop.system.store import AuditEntry, format_time
 
-DECIDERS = {"person": "by you", "rule": "by rule", "mode": "by mode", "stop": "by Stop"}
+DECIDERS = {
+    "person": "by you",
+    "rule": "by rule",
+    "mode": "by mode",
+    "stop": "by Stop",
+    "plan": "by the plan",
+}
 
 COLUMNS = [
     "time",
@@ -32,7 +38,10 @@ def decision_text(entry: AuditEntry) -> str:
 
 
 def reason_text(entry: AuditEntry) -> str:
-    """Why a call was denied, in a person's words ("" for one that was allowed)."""
+    """Why a call was denied, in a person's words; for one an approved plan let through, which
+    plan ("allowed by the plan approved at 10:42"); else ""."""
+    if entry.decided_by == "plan":
+        return entry.reason
     if entry.decision != "denied":
         return ""
     if entry.decided_by == "person":

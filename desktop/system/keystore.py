@@ -63,10 +63,6 @@ class KeyStore:
     def storage(self, value: KeyStorage) -> None:
         self._storage = value
 
-    @property
-    def keychain_missing(self) -> bool:
-        return not keychain_available()
-
     def stored_key(self) -> str | None:
         """The key Deskhand holds itself (keychain, file, or this run), without the environment."""
         if self._session_key:

@@ -1,4 +1,5 @@
-"""The settings model (pydantic), saved as JSON in the config dir. Secrets live in `secrets.py`.
+"""The settings model (pydantic), saved as JSON in the config dir. The API key is not a setting:
+it lives in the keystore (`keystore.py`).
 
 Every field carries a `title` and a `description`: the Settings dialog is built from them.
 """

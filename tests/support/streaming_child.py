@@ -12,12 +12,13 @@ from pathlib import Path
 
 from desktop.chat.events import AgentEvent, TextDelta
 from desktop.workspace import Workspace
+from tests.support.turns import send
 
 
 async def main(data_dir: Path) -> None:
     workspace = Workspace.open(data_dir)
     session = workspace.store.create_session()
-    await workspace.agent.run_turn(session.id, "First question", lambda event: None)
+    await send(workspace.conversations, session.id, "First question")
     announced = False
 
     def emit(event: AgentEvent) -> None:
@@ -26,7 +27,7 @@ async def main(data_dir: Path) -> None:
             announced = True
             print(f"streaming {session.id}", flush=True)
 
-    await workspace.agent.run_turn(session.id, "Second question", emit)
+    await send(workspace.conversations, session.id, "Second question", emit)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The browser process, its network choke point, and one context (or set of tabs) per chat.
 
 `BrowserRuntime` launches the browser lazily on the first call that needs it, behind the
-egress proxy (`egress`): the profile's own traffic goes to the proxy's shared listener, and
+egress proxy (`network/proxy.py`): the profile's own traffic goes to the proxy's shared listener, and
 each chat's `BrowserContext` (a fresh profile) gets a listener of its own, so every request
 is checked under that chat's rules and every refusal is counted for that chat. With
 `profile_dir`, all chats share one persistent Deskhand profile, its context and listener.
@@ -29,6 +29,7 @@ import logging
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,11 @@ class BrowserRuntime:
         """
         key = None if session is None else str(session)
         return self.grants.allow(host, key)
+
+    def hold_navigations(self, hold: Callable[[str], Callable[[str], bool] | None]) -> None:
+        """`hold(chat)`: the hosts a chat's tabs may go to (its approved plan), or None for any
+        the URL policy allows. Asked at each top-level navigation, redirects included."""
+        self.guard.hold = lambda key: None if key == SHARED else hold(key)
 
     def take_refused(self, session: object) -> list[RefusedHost]:
         """The hosts refused for this chat since the last call (each with reason and count).

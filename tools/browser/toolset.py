@@ -51,6 +51,7 @@ from tools.browser.effect.approval import (
     ref_locator,
     resolve_effects,
 )
+from tools.browser.effect.destination import lands
 from tools.browser.effect.passwords import secret_refs
 from tools.browser.effect.risk import EFFECT_MEMBERS, browser_action, effect_summary, judge_effects
 from tools.browser.effect.target import Effect, Mode
@@ -174,7 +175,13 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
                     }
                 )
             self._plans.keep(context.tool_use.id, plan)
-        return Judged(risk=risk, reason=reason, summary=summary, page=url)
+        return Judged(
+            risk=risk,
+            reason=reason,
+            summary=summary,
+            page=url,
+            lands=lands(member, params, url, effects),
+        )
 
     async def _existing_tab(self, input: object) -> Tab | None:
         """The tab a call addresses, without opening one (describing must not launch anything)."""

@@ -336,12 +336,18 @@ def _check_template(row: Action[Any], template: str) -> None:
 class TableTool(Tool[InputT]):
     """A Mac tool built from an action table; its actions run constant JXA scripts.
 
-    Subclasses set `name`, `title`, `table`, `Input` (the table's input class) and
-    `description` (the table's). A row without `run` runs its script with `call.payload()`,
-    passes the answer through `check`, then its `result`.
+    Subclasses set `name`, `title` and `table`; their `Input` (the table's input class) and
+    `description` (the one the model reads) are the table's. A row without `run` runs its
+    script with `call.payload()`, passes the answer through `check`, then its `result`.
     """
 
     table: ClassVar[ActionTable[Any]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "table" in cls.__dict__:
+            cls.Input = cls.table.input
+            cls.description = cls.table.description
 
     def __init__(
         self, engine: OsaEngine, *, on_problem: Callable[[OsaProblem], None] | None = None

@@ -14,7 +14,7 @@ import logging
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, BaseModel, Field, model_validator
 
@@ -215,11 +215,17 @@ class Screens(AppsInput):
         return dict(SCREENS_PAYLOAD)
 
 
-class FocusApp(AppsInput):
-    app: AppName = Field(description="exact app name or bundle id")
+class OnAnApp(AppsInput):
+    """An action on one app, which its script finds by name."""
+
+    app: AppName
 
     def payload(self) -> dict[str, Any]:
         return {"name": self.app}
+
+
+class FocusApp(OnAnApp):
+    app: AppName = Field(description="exact app name or bundle id")
 
 
 class PlaceApp(AppsInput):
@@ -256,11 +262,8 @@ class PlaceApp(AppsInput):
         return " at ".join(where)
 
 
-class CloseApp(AppsInput):
+class CloseApp(OnAnApp):
     app: AppName = Field(description="exact name")
-
-    def payload(self) -> dict[str, Any]:
-        return {"name": self.app}
 
 
 class ActivatePreset(AppsInput):
@@ -520,9 +523,7 @@ class AppsTool(TableTool[AppsInput]):
 
     name = "apps"
     title = "Apps"
-    table: ClassVar[ActionTable[Any]] = ACTIONS
-    description = ACTIONS.description
-    Input = AppsInput
+    table = ACTIONS
 
     def __init__(
         self,

@@ -17,7 +17,7 @@ import sys
 import unicodedata
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Self
+from typing import Annotated, Any, Self
 
 from pydantic import AfterValidator, ConfigDict, Field, model_validator
 
@@ -501,6 +501,4 @@ class MacosTool(TableTool[MacosInput]):
 
     name = "macos"
     title = "macOS"
-    table: ClassVar[ActionTable[Any]] = ACTIONS
-    description = ACTIONS.description
-    Input = MacosInput
+    table = ACTIONS

@@ -8,19 +8,22 @@ Public pieces:
   (for Settings and `deskhand doctor`; blocks, so call it in a thread).
 - `Display` and `describe_displays`: the displays in their documented order.
 - `ScreenEvent`: what the driver is about to do, for the app's overlay.
-- `Element` / `Inspector`: the accessibility seam the gate reads; `atspi.AtspiInspector` answers
-  it on Linux (AT-SPI over D-Bus: `atspi.py`, `atspi_bus.py`, `dbus_wire.py`), `ax.AxInspector`
-  on macOS (the Accessibility API: `ax.py`, pure parts in `ax_tables.py` and `ax_read.py`);
-  `accessibility.py` picks the backend, `accessible.py` is the element model both read into.
-- `see_tool.ScreenTool`: the `screen` function tool (windows, see with ids, wait, click /
-  set_value / scroll_to by id), with `targets.py` (which window) and `snapshot.py` (the ids).
+- `Element` / `Inspector`: the accessibility seam the gate reads (`a11y/`); `atspi.AtspiInspector`
+  answers it on Linux (AT-SPI over D-Bus: `atspi.py`, `atspi_bus.py`, `dbus_wire.py`),
+  `ax.AxInspector` on macOS (the Accessibility API: `ax.py`, pure parts in `ax_tables.py` and
+  `ax_read.py`); `a11y/backend.py` picks the backend, `accessible.py` is the element model both
+  read into.
+- `see.tool.ScreenTool`: the `screen` function tool (windows, see with ids, wait, click /
+  set_value / scroll_to by id), with `see/targets.py` (which window) and `see/snapshot.py` (ids).
+- `backends/`: X11 and macOS behind `base.ScreenBackend`; `factory.py` says which one runs here.
 - `screen_risk` / `screen_summary`: the gate's risk level and the approval sheet's line (pure).
 """
 
 from typing import TYPE_CHECKING, Any
 
 from tools.screen.a11y.elements import Element, Inspector
-from tools.screen.backends.base import ScreenBackend, ScreenStatus, ScreenUnavailable, screen_status
+from tools.screen.backends.base import ScreenBackend, ScreenStatus, ScreenUnavailable
+from tools.screen.backends.factory import screen_status
 from tools.screen.displays import Display, describe_displays
 from tools.screen.errors import ScreenError
 from tools.screen.events import ScreenEvent, ScreenEventSink

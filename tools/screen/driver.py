@@ -1,7 +1,7 @@
 """`ScreenComputer`: the SDK's computer toolset (`computer_toolset_20260801`) on this computer's screen.
 
 How the app uses it (the SDK validates inputs, calls `confirm` and renders results; this class
-implements the 17 members on a backend from `backend.py`):
+implements the 17 members on a backend from `backends/`):
 
     screen = ScreenComputer(
         confirm=gate_confirm,            # the app's gate; required while type/key/hold_key are on
@@ -36,20 +36,12 @@ buttons and keys the call pressed are released however it ends.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import inspect
 import logging
 import os
 import unicodedata
-from collections.abc import (
-    AsyncIterator,
-    Awaitable,
-    Callable,
-    Collection,
-    Iterable,
-    Sequence,
-)
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar, cast
 
@@ -87,28 +79,15 @@ from anthropic.types.beta import (
     BetaComputerZoomInput,
     BetaResponseComputerToolUseBlock,
 )
-from PIL import Image
 
 from tools.screen import errors
-from tools.screen.a11y.elements import Element, Inspector
-from tools.screen.backends.base import (
-    MouseButton,
-    ScreenBackend,
-    ScreenUnavailable,
-    WindowInfo,
-    open_backend,
-)
-from tools.screen.displays import (
-    Display,
-    describe_displays,
-    display_at,
-    number_displays,
-    primary_display,
-    to_local,
-)
+from tools.screen.a11y.elements import Inspector
+from tools.screen.backends.base import MouseButton, ScreenBackend, ScreenUnavailable, WindowInfo
+from tools.screen.backends.factory import open_backend
+from tools.screen.displays import Display, describe_displays, display_at
 from tools.screen.errors import BackendError, NoKeycode, refusal
-from tools.screen.events import CaptureHook, ScreenEvent, ScreenEventSink, around_capture
-from tools.screen.geometry import Point, Rect
+from tools.screen.events import CaptureHook, ScreenEvent, ScreenEventSink
+from tools.screen.geometry import Point
 from tools.screen.keys import (
     UnknownKey,
     is_text_entry,
@@ -116,6 +95,7 @@ from tools.screen.keys import (
     parse_modifiers,
     parse_sequence,
 )
+from tools.screen.link import BackendFactory, OwnWindows, ScreenLink
 from tools.screen.risk import KEYBOARD_MEMBERS, POINTER_MEMBERS, screen_action, screen_risk
 from tools.screen.risk import screen_summary as _summary
 from tools.screen.scaling import ZOOM_UPSCALE, ImageFrame, encode_image, fit_size
@@ -126,8 +106,6 @@ log = logging.getLogger(__name__)
 __all__ = ["CaptureHook", "OwnWindows", "Progress", "ScreenComputer", "progress_scope"]
 
 T = TypeVar("T")
-OwnWindows = Callable[[], Iterable[Rect | tuple[int, int, int, int]]]
-BackendFactory = Callable[[], ScreenBackend]
 
 MAX_DURATION = 30
 MAX_REPEAT = 100
@@ -135,10 +113,7 @@ MAX_SCROLL = 30
 MAX_TEXT = 10_000
 DRAG_STEPS = 12  # drag-and-drop code listens for moves, not only for the end point
 DRAG_STEP_PAUSE = 0.01
-CLICK_GAP = 0.04  # seconds between the clicks of a double or triple click
-FOCUS_MATCH = 0.75  # overlap at which the focused window counts as one of the app's own
 FOCUS_SETTLE = 0.05  # seconds for an app to move its focus after a tab or line break
-INSPECT_LIMIT = 1.5  # seconds accessibility may take to say what a call affects
 # After the person answered a question: the focus is watched until it has stayed put for a
 # while, within a limit.
 FOCUS_QUIET = 0.15
@@ -155,7 +130,7 @@ def _typeable(text: str) -> str:
     return text
 
 
-class ScreenComputer(ToolsetDriver, BetaAsyncAbstractComputerToolset20260801):
+class ScreenComputer(ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset20260801):
     """Every member of the computer toolset, on the displays of this computer."""
 
     tool_use_union = BetaResponseComputerToolUseBlock
@@ -229,12 +204,6 @@ class ScreenComputer(ToolsetDriver, BetaAsyncAbstractComputerToolset20260801):
     @property
     def is_closed(self) -> bool:
         return self._toolset_closed
-
-    @property
-    def current_display(self) -> int | None:
-        """The index of the display screenshots show, once the displays are known."""
-        display = self._current(self._displays) if self._displays else None
-        return display.index if display is not None else self._chosen
 
     async def judged(self, context: BetaComputerConfirmContext) -> Judged:
         """The call `confirm` is asked about, judged by the element it affects."""
@@ -374,257 +343,6 @@ class ScreenComputer(ToolsetDriver, BetaAsyncAbstractComputerToolset20260801):
             await self._drop_backend()
             raise refusal(errors.UNEXPECTED) from exc
 
-    # --- the worker thread ---------------------------------------------------------------------
-
-    def _submit(self, fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
-        """Queue one blocking call on the worker; it runs even if the caller stops waiting."""
-        loop = asyncio.get_running_loop()
-        return loop.run_in_executor(self._worker, functools.partial(fn, *args))
-
-    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        """One blocking call (one input event). Once queued it runs to its end: a Stop takes
-        effect here, between this event and the next."""
-        return await asyncio.shield(self._submit(fn, *args))
-
-    async def _finally(self, calls: Sequence[Callable[[], object]]) -> None:
-        """Cleanup events (releases): all queued at once, so a second Stop cannot skip one."""
-        futures = [self._submit(call) for call in calls]
-        outcomes = await asyncio.shield(asyncio.gather(*futures, return_exceptions=True))
-        for outcome in outcomes:
-            if isinstance(outcome, BaseException):
-                log.warning("A key or button could not be released: %s", outcome)
-
-    async def _ready(self) -> ScreenBackend:
-        if self._backend is None:
-            self._backend = await self._run(self._open_backend)
-        return self._backend
-
-    async def _drop_backend(self) -> None:
-        """After a failure the connection may be broken: the next call opens a fresh one."""
-        backend, self._backend = self._backend, None
-        self._held.clear()
-        if backend is not None:
-            with contextlib.suppress(Exception):
-                await self._run(backend.close)
-
-    # --- displays and coordinates --------------------------------------------------------------
-
-    async def _refresh_displays(self) -> list[Display]:
-        backend = await self._ready()
-        self._displays = number_displays(await self._run(backend.displays))
-        return self._displays
-
-    def _current(self, displays: Sequence[Display]) -> Display | None:
-        if self._chosen is not None and 0 <= self._chosen < len(displays):
-            return displays[self._chosen]
-        return primary_display(displays)
-
-    async def _frame(self) -> ImageFrame:
-        """The geometry the model's coordinates refer to: the latest screenshot of the current
-        display, which must still match the display as it is now."""
-        displays = await self._refresh_displays()
-        display = self._current(displays)
-        if display is None:
-            raise refusal(errors.DISPLAY_CHANGED)
-        frame = self._frames.get(display.index)
-        if frame is None:
-            frame = self._frames[display.index] = ImageFrame.for_region(
-                display.index, display.frame
-            )
-        elif frame.region != display.frame:
-            del self._frames[display.index]
-            raise refusal(errors.DISPLAY_CHANGED)
-        return frame
-
-    @staticmethod
-    def _target(frame: ImageFrame, coordinate: Sequence[int]) -> Point:
-        point = Point(int(coordinate[0]), int(coordinate[1]))
-        if not frame.holds(point):
-            raise refusal(errors.OUTSIDE_SCREENSHOT)
-        return frame.to_global(point)
-
-    def _echo(self, point: Point) -> str:
-        """The line a pointer action answers with: where exactly it acted."""
-        display = display_at(self._displays, point)
-        if display is None:
-            return f"Global ({point.x}, {point.y})."
-        local = to_local(display, point)
-        return (
-            f"Display {display.index}, local ({local.x}, {local.y}), global ({point.x}, {point.y})."
-        )
-
-    # --- checks --------------------------------------------------------------------------------
-
-    def _own_rects(self) -> list[Rect]:
-        if self._own_windows is None:
-            return []
-        try:
-            return [Rect(*(int(v) for v in rect)) for rect in self._own_windows()]
-        except Exception as exc:
-            # Not knowing where the app's windows are, nothing can be ruled out: fail closed.
-            log.exception("The own-windows callback failed")
-            raise refusal(errors.UNEXPECTED) from exc
-
-    def _check_point(self, point: Point) -> None:
-        if any(rect.contains(point) for rect in self._own_rects()):
-            raise refusal(errors.OWN_WINDOW)
-
-    def _is_own(self, window: WindowInfo | None) -> bool:
-        if window is None:
-            return False
-        if window.pid is not None and window.pid in self._own_pids:
-            return True
-        return any(window.rect.overlap(rect) >= FOCUS_MATCH for rect in self._own_rects())
-
-    async def _check_focus(self, backend: ScreenBackend) -> None:
-        if self._is_own(await self._run(backend.focused_window)):
-            raise refusal(errors.OWN_WINDOW_FOCUSED)
-
-    async def _inspect(self, ask: Awaitable[Element | None]) -> Element | None:
-        """An inspector's answer, or None (unknown) when it fails or takes too long."""
-        try:
-            async with asyncio.timeout(INSPECT_LIMIT):
-                return await ask
-        except TimeoutError:
-            log.warning("The accessibility inspector took too long")
-            return None
-        except Exception:
-            log.exception("The accessibility inspector failed")
-            return None
-
-    async def _check_secure(self) -> None:
-        if self._inspector is None:
-            return
-        focused = await self._inspect(self._inspector.focused_element())
-        if focused is not None and focused.secure:
-            raise refusal(errors.SECURE_FIELD)
-
-    def _known_point(self, params: dict[str, Any]) -> tuple[Point | None, int | None]:
-        """Where a call will act, from what is already known (no backend call): the latest
-        screenshot's frame for a coordinate, our last pointer position without one."""
-        current = self._current(self._displays) if self._displays else None
-        index = current.index if current is not None else self._chosen
-        frame = self._frames.get(index) if index is not None else None
-        coordinate = params.get("coordinate")
-        if coordinate is None:
-            return self._pointer, index
-        if frame is None or not isinstance(coordinate, list | tuple) or len(coordinate) != 2:
-            return None, index
-        point = Point(int(coordinate[0]), int(coordinate[1]))
-        return (frame.to_global(point) if frame.holds(point) else None), index
-
-    async def _affected(
-        self, member: str, params: dict[str, Any]
-    ) -> tuple[Element | None, int | None]:
-        """The element a call affects, if accessibility can tell, and the display it acts on."""
-        if member in KEYBOARD_MEMBERS:
-            element = None
-            if self._inspector is not None:
-                element = await self._inspect(self._inspector.focused_element())
-            return element, None
-        if member not in POINTER_MEMBERS:
-            return None, self.current_display
-        if member == "left_click_drag":
-            params = {**params, "coordinate": params.get("start_coordinate")}
-        point, index = self._known_point(params)
-        if point is None or self._inspector is None:
-            return None, index
-        return await self._inspect(self._inspector.element_at(point)), index
-
-    async def _refuse_early(self, member: str, params: dict[str, Any]) -> None:
-        if member in POINTER_MEMBERS:
-            points = [self._known_point(params)[0]]
-            if member == "left_click_drag":
-                points.append(self._known_point({"coordinate": params.get("start_coordinate")})[0])
-            for point in points:
-                if point is not None:
-                    self._check_point(point)
-        elif member == "type":
-            await self._check_secure()
-        elif member in ("key", "hold_key"):
-            with contextlib.suppress(UnknownKey):
-                chords = parse_sequence(str(params.get("text", "")))
-                if any(is_text_entry(chord) for chord in chords):
-                    await self._check_secure()
-
-    async def _capture(
-        self, backend: ScreenBackend, region: Rect, size: tuple[int, int]
-    ) -> Image.Image:
-        """The pixels of `region`, with the app's overlay taken out of the way while they are read."""
-        async with around_capture(self.before_capture, self.after_capture):
-            return await self._run(backend.capture, region, size)
-
-    def _emit(self, event: ScreenEvent) -> None:
-        if self.on_event is None:
-            return
-        try:
-            self.on_event(event)
-        except Exception:
-            log.exception("The screen event callback failed")
-
-    # --- input helpers -------------------------------------------------------------------------
-
-    async def _aim(
-        self, coordinate: Sequence[int] | None
-    ) -> tuple[ScreenBackend, Point, int | None]:
-        """The backend, the global point a pointer action acts on, and its display's index."""
-        backend = await self._ready()
-        if coordinate is None:
-            await self._refresh_displays()
-            point = self._pointer = await self._run(backend.pointer)
-            display = display_at(self._displays, point)
-            index = display.index if display is not None else None
-        else:
-            frame = await self._frame()
-            point, index = self._target(frame, coordinate), frame.display
-        self._check_point(point)
-        return backend, point, index
-
-    @contextlib.asynccontextmanager
-    async def _holding(self, backend: ScreenBackend, keys: Sequence[str]) -> AsyncIterator[None]:
-        """Keys pressed in order for the block, released in reverse however it ends."""
-        pressed: list[str] = []
-        try:
-            for key in keys:
-                pressed.append(key)  # queued now, so it is released even if we are cancelled
-                await self._run(backend.key, key, True)
-            yield
-        finally:
-            await self._finally(
-                [functools.partial(backend.key, key, False) for key in reversed(pressed)]
-            )
-
-    async def _move(self, backend: ScreenBackend, point: Point) -> None:
-        await self._run(backend.move, point)
-        self._pointer = point
-
-    async def _click(
-        self,
-        coordinate: list[int] | None,
-        held: str | None,
-        *,
-        button: MouseButton = "left",
-        count: int = 1,
-    ) -> str:
-        modifiers = parse_modifiers(held)
-        backend, point, index = await self._aim(coordinate)
-        self._emit(
-            ScreenEvent(kind="click", display=index, points=(point,), button=button, count=count)
-        )
-        async with self._holding(backend, modifiers):
-            if coordinate is not None:
-                await self._move(backend, point)
-            for click in range(1, count + 1):
-                if click > 1:
-                    # A person's double click has a gap; some toolkits do not count one without.
-                    await asyncio.sleep(CLICK_GAP)
-                try:
-                    await self._run(backend.button, button, True, click)
-                finally:
-                    # However the press ended, the button goes up again.
-                    await self._finally([functools.partial(backend.button, button, False, click)])
-        return self._echo(point)
-
     # --- members: looking ----------------------------------------------------------------------
 
     async def screenshot(
@@ -693,19 +411,23 @@ class ScreenComputer(ToolsetDriver, BetaAsyncAbstractComputerToolset20260801):
     async def left_mouse_down(
         self, context: BetaToolsetCallContext, input: BetaComputerLeftMouseDownInput
     ) -> str:
-        backend, point, index = await self._aim(None)
-        self._emit(ScreenEvent(kind="press", display=index, points=(point,), button="left"))
-        self._held.add("left")
-        await self._run(backend.button, "left", True, 1)
-        return self._echo(point)
+        return await self._left_button(down=True)
 
     async def left_mouse_up(
         self, context: BetaToolsetCallContext, input: BetaComputerLeftMouseUpInput
     ) -> str:
+        return await self._left_button(down=False)
+
+    async def _left_button(self, *, down: bool) -> str:
+        """Press or release the left button where the pointer is (a drag done by hand)."""
         backend, point, index = await self._aim(None)
-        self._emit(ScreenEvent(kind="release", display=index, points=(point,), button="left"))
-        self._held.discard("left")
-        await self._run(backend.button, "left", False, 1)
+        kind = "press" if down else "release"
+        self._emit(ScreenEvent(kind=kind, display=index, points=(point,), button="left"))
+        if down:
+            self._held.add("left")
+        else:
+            self._held.discard("left")
+        await self._run(backend.button, "left", down, 1)
         return self._echo(point)
 
     async def left_click(

@@ -7,7 +7,7 @@ the app's window geometry); `region` is the area a screenshot or zoom captured. 
 knows about Qt: the app turns events into an overlay, which must let clicks through and must
 not be listed among the app's own windows (or every action under it would be refused), and
 the driver's `before_capture` / `after_capture` hooks let the app hide it while pixels are read.
-The element tool (`see_tool.py`) and the browser-window screenshot (`window_shot.py`) report and
+The element tool (`see/tool.py`) and the browser-window screenshot (`backends/window_shot.py`) report and
 capture the same way, so the person sees every action whichever tool took it.
 """
 

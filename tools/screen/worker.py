@@ -17,7 +17,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from tools.screen.backends.base import ScreenBackend, open_backend
+from tools.screen.backends.base import ScreenBackend
+from tools.screen.backends.factory import open_backend
 from tools.screen.displays import Display, number_displays
 from tools.screen.errors import BackendError
 from tools.screen.windows import Window, WindowLister

@@ -34,7 +34,7 @@ from desktop.calls.permissions import (
     RuleScope,
 )
 from desktop.workspace import Workspace
-from ui.settings.form import Draft, SettingsForm, SettingsPage, hint_label
+from ui.settings.form import Draft, IntField, SettingsForm, SettingsPage, hint_label, int_bounds
 
 DEFAULT_RULE = "By mode"
 
@@ -54,6 +54,14 @@ class ModeField(QComboBox):
 
     def set_field_value(self, value: Mode | str) -> None:
         self.setCurrentIndex(max(self.findData(str(value)), 0))
+
+
+class MinutesField(IntField):
+    """How long an approved plan lasts, in minutes."""
+
+    def __init__(self, field: FieldInfo, parent: QWidget | None = None) -> None:
+        super().__init__(*int_bounds(field), parent)
+        self.setSuffix(" minutes")
 
 
 class RuleCombo(QComboBox):
@@ -97,7 +105,10 @@ class PermissionsPage(SettingsPage):
         permissions = workspace.settings.permissions
         self.form = SettingsForm()
         self.form.add_fields(
-            permissions, prefix="permissions", only=["mode"], widgets={"mode": ModeField}
+            permissions,
+            prefix="permissions",
+            only=["mode", "plan_minutes"],
+            widgets={"mode": ModeField, "plan_minutes": MinutesField},
         )
 
         self.table = QTableWidget(0, 6)

@@ -90,9 +90,6 @@ class ElidedLabel(QLabel):
         )
         painter.end()
 
-    def is_elided(self) -> bool:
-        return self.fontMetrics().horizontalAdvance(self.text()) > self.width()
-
 
 class _Line(QWidget):
     """A card's one line: arrow, icon, title, target, status. A click on it opens the card."""

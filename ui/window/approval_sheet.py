@@ -79,6 +79,12 @@ class ApprovalSheet(QDialog):
         self.target = QLabel(f"Target: {call.target}" if call.target else "")
         self.target.setTextFormat(Qt.TextFormat.PlainText)
         self.target.setVisible(bool(call.target))
+        # Why an approved plan does not cover it: "Not in the plan: elsewhere.example".
+        self.plan_note = QLabel(request.note)
+        self.plan_note.setObjectName("approvalPlanNote")
+        self.plan_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.plan_note.setWordWrap(True)
+        self.plan_note.setVisible(bool(request.note))
         tool_line = QLabel(f"Exact input · tool {call.tool} · action {call.action}")
         tool_line.setObjectName("approvalInputTitle")
         tool_line.setTextFormat(Qt.TextFormat.PlainText)
@@ -115,7 +121,9 @@ class ApprovalSheet(QDialog):
         for button in (self.allow_once, self.allow_always, self.deny):
             button.setAutoDefault(False)
         # For a consequential call the safe answer is the default one.
-        (self.deny if call.risk is Risk.CONSEQUENTIAL else self.allow_once).setDefault(True)
+        # So it is for a call that leaves an approved plan: data would go somewhere unplanned.
+        safe_first = call.risk is Risk.CONSEQUENTIAL or bool(request.note)
+        (self.deny if safe_first else self.allow_once).setDefault(True)
         self.allow_once.clicked.connect(lambda: self._finish(Answer(allow=True)))
         self.allow_always.clicked.connect(self._allow_always)
         self.deny.clicked.connect(self._deny)
@@ -136,12 +144,16 @@ class ApprovalSheet(QDialog):
         layout.addLayout(badge_row)
         layout.addWidget(self.summary)
         layout.addWidget(self.target)
+        layout.addWidget(self.plan_note)
         layout.addSpacing(4)
         layout.addWidget(tool_line)
         layout.addWidget(self.input_view)
         layout.addWidget(self.reason)
         layout.addLayout(buttons)
         layout.addWidget(self.scope_note)
+        # Outside an approved plan, each time is asked: no standing yes is offered.
+        self.allow_always.setVisible(not request.note)
+        self.scope_note.setVisible(not request.note)
         summary_font = QFont(self.summary.font())
         summary_font.setPointSizeF(summary_font.pointSizeF() * 1.05)
         self.summary.setFont(summary_font)
@@ -212,4 +224,5 @@ STYLE = """
 #riskBadge[risk="change"] { color: $change_fg; background: $change_bg; }
 #riskBadge[risk="consequential"] { color: $consequential_fg; background: $consequential_bg; }
 #approvalInput { background: $code_bg; border: 1px solid $code_border; }
+#approvalPlanNote { color: $change_fg; font-weight: bold; }
 """

@@ -59,6 +59,11 @@ def local_files(data: QMimeData) -> list[Path]:
     return [Path(url.toLocalFile()) for url in data.urls() if url.isLocalFile()]
 
 
+def takes_drop(data: QMimeData) -> bool:
+    """Whether a drag carries what can be attached: local files, or an image."""
+    return bool(local_files(data)) or data.hasImage()
+
+
 def png_bytes(image: QImage) -> bytes:
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
@@ -210,6 +215,16 @@ class Composer(QFrame):
             return
         for path in paths:
             self._prepare(path.name, self.attacher.attach_file(path))
+
+    def attach_dropped(self, data: QMimeData) -> bool:
+        """Attach what was dropped on the window (files, else an image); False for nothing."""
+        if files := local_files(data):
+            self.attach_paths(files)
+        elif data.hasImage():
+            self.editor.image_pasted.emit(data.imageData())
+        else:
+            return False
+        return True
 
     def attach_image(self, image: QImage) -> None:
         if self.attacher is not None:

@@ -10,14 +10,10 @@ desktop notification.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import re
-from collections import OrderedDict
-from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import QStandardPaths, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import (
     QCloseEvent,
     QDragEnterEvent,
@@ -28,28 +24,20 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
-    QFileDialog,
-    QFrame,
     QHBoxLayout,
     QLabel,
     QMainWindow,
     QMessageBox,
-    QPushButton,
     QSplitter,
-    QStackedWidget,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop import __version__
 from desktop.calls.approvals import ApprovalRequest
-from desktop.calls.permissions import Mode
-from desktop.chat import export
+from desktop.calls.plans import PLAN_TOOL
 from desktop.chat.attachments import Attachment
 from desktop.chat.conversations import ConversationEvent, HistoryReplaced, TurnRunning
 from desktop.chat.events import MessageCommitted, TurnFailed, TurnFinished, Usage
-from desktop.system.browser_setup import find_browser
 from desktop.workspace import Workspace
 from ui import theme
 from ui.screen.overlay import ScreenVisualizer
@@ -57,14 +45,26 @@ from ui.thread import attachment_views, earlier_versions, image_viewer, markdown
 from ui.thread import items as thread_items
 from ui.thread import view as thread_view
 from ui.thread.view import ThreadView
-from ui.window import approval_sheet, composer, session_list, tab_order, welcome
+from ui.window import (
+    approval_sheet,
+    banners,
+    composer,
+    plan_sheet,
+    session_list,
+    tab_order,
+    welcome,
+)
 from ui.window import toolbar as window_toolbar
 from ui.window.approval_sheet import ApprovalSheet
-from ui.window.browser_download import BrowserDownloadDialog
-from ui.window.composer import Composer, local_files
-from ui.window.menus import ShortcutsDialog, build_menus
+from ui.window.banners import BrowserOffer, NoticeBanner
+from ui.window.chat_export import ChatExport
+from ui.window.composer import Composer, takes_drop
+from ui.window.menus import ShortcutsDialog, about_box, build_menus
 from ui.window.own_windows import own_window_rects
-from ui.window.session_list import SessionList
+from ui.window.plan_chip import PlanChip
+from ui.window.plan_sheet import PlanSheet
+from ui.window.session_list import Sidebar
+from ui.window.thread_stack import ThreadStack
 from ui.window.toolbar import WindowToolbar
 from ui.window.tray import LongTurns, Notifier, Tray
 
@@ -72,9 +72,6 @@ log = logging.getLogger(__name__)
 
 APP_NAME = "Deskhand"
 SIDEBAR_SHARE = 0.3  # the most of a narrow window the chat list takes
-# Views of recently visited sessions are kept so that switching back is instant and keeps
-# error cards; views of sessions with a running turn are never dropped.
-MAX_CACHED_VIEWS = 8
 
 
 def usage_text(model: str | None, usage: Usage | None) -> str:
@@ -91,27 +88,6 @@ def usage_text(model: str | None, usage: Usage | None) -> str:
     return "  ·  ".join(parts)
 
 
-class NoticeBanner(QFrame):
-    """Something the person should know at start (a history moved aside...); dismissable."""
-
-    def __init__(self, text: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("noticeBanner")
-        self.label = QLabel(text)
-        self.label.setObjectName("noticeBannerText")
-        self.label.setWordWrap(True)
-        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        close = QToolButton()
-        close.setObjectName("noticeBannerClose")
-        close.setText("✕")
-        close.setToolTip("Dismiss")
-        close.clicked.connect(self.deleteLater)
-        self.row = QHBoxLayout(self)
-        self.row.setContentsMargins(14, 8, 8, 8)
-        self.row.addWidget(self.label, 1)
-        self.row.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
-
-
 class MainWindow(QMainWindow):
     """Deskhand's window onto one `Workspace`."""
 
@@ -123,35 +99,20 @@ class MainWindow(QMainWindow):
         self.setMinimumSize(640, 420)
         self.current_session_id: int | None = None
         self.settings_dialog: QDialog | None = None
-        self._views: OrderedDict[int, ThreadView] = OrderedDict()
-        self._draft: ThreadView | None = None
         self._first_run_checked = False
-        self.download_task: asyncio.Future[bool] | None = None
-        self.export_dialog: QFileDialog | None = None
         self.setAcceptDrops(True)  # files dropped anywhere on the window are attached
 
-        self.sessions = SessionList(workspace.store)
+        self.sidebar = Sidebar(workspace.store)
+        self.sidebar.settings_requested.connect(lambda: self.open_settings())
+        self.sessions = self.sidebar.sessions
         self.sessions.new_chat_requested.connect(self.new_chat)
         self.sessions.session_activated.connect(self.open_session)
         self.sessions.rename_requested.connect(self.rename_session)
         self.sessions.delete_requested.connect(self.delete_session)
-        settings_button = QPushButton("⚙  Settings")
-        settings_button.setObjectName("sidebarSettings")
-        settings_button.clicked.connect(lambda: self.open_settings())
-        sidebar = QWidget()
-        sidebar.setObjectName("sidebar")
-        sidebar.setMinimumWidth(180)
-        self.sidebar = sidebar
-        sidebar_layout = QVBoxLayout(sidebar)
-        sidebar_layout.setContentsMargins(0, 0, 0, 10)
-        sidebar_layout.addWidget(self.sessions, 1)
-        sidebar_layout.addWidget(settings_button, 0, Qt.AlignmentFlag.AlignLeft)
 
         self.banners = QVBoxLayout()
         self.banners.setContentsMargins(16, 0, 16, 0)
-        self.stack = QStackedWidget()
-        self.stack.setObjectName("threadStack")
-        theme.FocusRing(self.stack)  # the thread's ring, when it has the keyboard
+        self.stack = ThreadStack(self._make_view)
         self.composer = Composer(attacher=workspace.conversations)
         self.composer.submitted.connect(self._submit)
         self.composer.stop_requested.connect(self.stop)
@@ -162,6 +123,12 @@ class MainWindow(QMainWindow):
         main_layout.setSpacing(0)
         main_layout.addLayout(self.banners)
         main_layout.addWidget(self.stack, 1)
+        self.plan_chip = PlanChip(workspace.plans)  # the chat's plan, while it lasts
+        chip_row = QHBoxLayout()
+        chip_row.setContentsMargins(20, 6, 20, 0)
+        chip_row.addWidget(self.plan_chip)
+        chip_row.addStretch(1)
+        main_layout.addLayout(chip_row)
         composer_row = QHBoxLayout()
         composer_row.setContentsMargins(20, 8, 20, 14)
         composer_row.addWidget(self.composer)
@@ -172,7 +139,7 @@ class MainWindow(QMainWindow):
         # Qt widens handles narrower than 5 px over their neighbours to keep them
         # grabbable; overlapped, the thread could no longer scroll by shifting pixels.
         splitter.setHandleWidth(5)
-        splitter.addWidget(sidebar)
+        splitter.addWidget(self.sidebar)
         splitter.addWidget(main)
         splitter.setCollapsible(1, False)
         splitter.setStretchFactor(1, 1)
@@ -193,6 +160,7 @@ class MainWindow(QMainWindow):
         if not workspace.settings.window.sidebar_visible:  # folded when Deskhand last ran
             self.set_sidebar_visible(False)
         self.shortcuts_dialog: ShortcutsDialog | None = None
+        self.chat_export = ChatExport(workspace, self, self.statusBar())
         self.about_box: QMessageBox | None = None
         self._build_toolbar()
         theme.theme().follow(workspace)
@@ -208,12 +176,11 @@ class MainWindow(QMainWindow):
             title_of=self._title_of,
             reply_of=self._last_reply_of,
         )
-        self._models_task: asyncio.Future[None] | None = None
         # What settings fixed is judged against what was in force before (see _settings_changed).
         self._key_changes = workspace.keys.changes
         self._model_seen = workspace.settings.model.model
 
-        self.approval_sheet: ApprovalSheet | None = None
+        self.approval_sheet: ApprovalSheet | PlanSheet | None = None
         self.conversations = workspace.conversations
         workspace.listeners.append(self._settings_changed)
         self._unsubscribe = [
@@ -227,40 +194,16 @@ class MainWindow(QMainWindow):
 
         for notice in workspace.notices:
             self.banners.addWidget(NoticeBanner(notice))
-        self.browser_banner: NoticeBanner | None = None
-        self.browser_download: BrowserDownloadDialog | None = None
-        self._offer_browser_if_missing()
+        self.browser_offer = BrowserOffer(workspace, self.banners, self, self.statusBar())
         self.sessions.refresh()
         self.new_chat()
 
     def _build_toolbar(self) -> None:
-        self.toolbar = WindowToolbar(self)
+        self.toolbar = WindowToolbar(self.workspace, self.statusBar(), self)
         self.mode_box = self.toolbar.mode_box
         self.mode_run_label = self.toolbar.mode_run_label
         self.model_picker = self.toolbar.model_picker
-        self._show_mode()
-        self.toolbar.mode_chosen.connect(self._mode_chosen)
-        self.model_picker.set_current(self.workspace.settings.model.model)
-        self.model_picker.model_chosen.connect(self._model_chosen)
-        self.model_picker.models_wanted.connect(self.load_models)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.toolbar)
-
-    def _show_mode(self) -> None:
-        self.toolbar.show_mode(
-            self.workspace.mode, run_only=self.workspace.mode_override is not None
-        )
-
-    def _mode_chosen(self, mode: Mode) -> None:
-        self.workspace.set_mode(mode)
-        self._show_mode()
-        self.statusBar().showMessage(f"Permissions: {self.mode_box.currentText()}", 3000)
-
-    # -- the model ----------------------------------------------------------------
-
-    def _model_chosen(self, model: str) -> None:
-        if model and model != self.workspace.settings.model.model:
-            self.workspace.set_model(model)
-            self.statusBar().showMessage(f"Model: {model}", 3000)
 
     def _settings_changed(self, settings: object) -> None:
         """Any change of settings (this window, the Settings dialog): the picker follows, and
@@ -281,64 +224,24 @@ class MainWindow(QMainWindow):
                 ({"model_not_found", "permission"}, f"Now using {model}. Press Retry to try it.")
             )
         self._key_changes, self._model_seen = keys.changes, model
-        for view in [*self._views.values(), *([self._draft] if self._draft else [])]:
+        for view in self.stack.all_views():
             for kinds, note in fixes:
                 view.resolve_errors(kinds, note)
-
-    def load_models(self) -> asyncio.Future[None]:
-        """Fetch the server's models for the picker (once; again after a failure)."""
-        if self._models_task is None or self._models_task.done():
-            self._models_task = asyncio.ensure_future(self._load_models())
-        return self._models_task
-
-    async def _load_models(self) -> None:
-        try:
-            ids = await self.workspace.list_models()
-        except Exception:
-            log.info("the models list could not be fetched", exc_info=True)
-            return
-        if shiboken6.isValid(self) and ids:
-            self.model_picker.set_models(ids)
-
-    # -- browser --------------------------------------------------------------------
-
-    def _offer_browser_if_missing(self) -> None:
-        browser = self.workspace.settings.browser
-        if not browser.enabled or find_browser(browser.executable_path.strip() or None) is not None:
-            return
-        self.browser_banner = NoticeBanner(
-            "Claude can use a browser for you, but none was found on this computer. "
-            "Download Chromium (about 170 MB), or install Google Chrome."
-        )
-        button = QPushButton("Download Chromium…")
-        button.setObjectName("browserDownloadButton")
-        button.clicked.connect(self.offer_browser_download)
-        self.browser_banner.row.insertWidget(1, button)
-        self.banners.addWidget(self.browser_banner)
-
-    def offer_browser_download(self) -> None:
-        """The download offer with its progress bar; the banner goes once a browser is there."""
-        dialog = BrowserDownloadDialog(self)
-        dialog.succeeded.connect(self._browser_downloaded)
-        self.browser_download = dialog
-        self.download_task = asyncio.ensure_future(dialog.ask())
-
-    def _browser_downloaded(self) -> None:
-        if self.browser_banner is not None and shiboken6.isValid(self.browser_banner):
-            self.browser_banner.deleteLater()
-        self.browser_banner = None
-        self.statusBar().showMessage("Chromium is ready: Claude can use the browser.", 5000)
 
     # -- approvals ------------------------------------------------------------------
 
     def show_approval(self, request: ApprovalRequest) -> None:
         """The approval queue's viewer: the queue picks which request shows; this shows it."""
-        sheet = ApprovalSheet(request, request.call.label or request.call.rule_key, self)
+        sheet: ApprovalSheet | PlanSheet
+        if request.note == PLAN_TOOL:
+            sheet = PlanSheet(request, self)
+        else:
+            sheet = ApprovalSheet(request, request.call.label or request.call.rule_key, self)
         sheet.finished.connect(lambda _result: self._approval_closed(sheet))
         self.approval_sheet = sheet
         sheet.open()
 
-    def _approval_closed(self, sheet: ApprovalSheet) -> None:
+    def _approval_closed(self, sheet: ApprovalSheet | PlanSheet) -> None:
         if self.approval_sheet is sheet:
             self.approval_sheet = None
 
@@ -376,18 +279,8 @@ class MainWindow(QMainWindow):
         return self.shortcuts_dialog
 
     def show_about(self) -> QMessageBox:
-        box = QMessageBox(self)
-        box.setWindowTitle("About Deskhand")
-        box.setIconPixmap(QApplication.windowIcon().pixmap(64, 64))
-        box.setText(f"<b>Deskhand</b> {__version__}")
-        box.setInformativeText(
-            "A desktop assistant that acts on your computer, with Claude. "
-            "Nothing runs that you would not have approved."
-        )
-        box.setStandardButtons(QMessageBox.StandardButton.Ok)
-        self.about_box = box
-        box.open()
-        return box
+        self.about_box = about_box(self)
+        return self.about_box
 
     def bring_to_front(self) -> None:
         self.showNormal()
@@ -414,12 +307,7 @@ class MainWindow(QMainWindow):
     @property
     def thread(self) -> ThreadView:  # type: ignore[override]  # QObject.thread(), unused here
         """The thread the person is looking at."""
-        view = self.stack.currentWidget()
-        assert isinstance(view, ThreadView)
-        return view
-
-    def view_for(self, session_id: int) -> ThreadView | None:
-        return self._views.get(session_id)
+        return self.stack.current()
 
     def _make_view(self, session_id: int | None) -> ThreadView:
         view = ThreadView(session_id)
@@ -432,16 +320,16 @@ class MainWindow(QMainWindow):
         view.regenerate_requested.connect(self.regenerate)
         view.continue_requested.connect(self.continue_reply)
         view.version_requested.connect(self.use_version)
-        self.stack.addWidget(view)
         return view
 
     def _show(self, view: ThreadView, session_id: int | None) -> None:
         self.stack.setCurrentWidget(view)
         self.current_session_id = session_id
+        self.plan_chip.show_session(session_id)
         self.sessions.select(session_id)
         self._set_running(self.conversations.is_running(session_id))
         self._update_title()
-        self._drop_old_views()
+        self.stack.drop_old(self.current_session_id, self.conversations.is_running)
 
     def _set_running(self, running: bool) -> None:
         self.composer.set_running(running)
@@ -455,42 +343,22 @@ class MainWindow(QMainWindow):
         if self.windowTitle() != title:
             self.setWindowTitle(title)
 
-    def _drop_old_views(self) -> None:
-        idle = [
-            sid
-            for sid in self._views
-            if sid != self.current_session_id and not self.conversations.is_running(sid)
-        ]
-        for sid in idle[: max(0, len(self._views) - MAX_CACHED_VIEWS)]:
-            self._discard_view(sid)
-
-    def _discard_view(self, session_id: int) -> None:
-        view = self._views.pop(session_id, None)
-        if view is not None:
-            self.stack.removeWidget(view)
-            view.deleteLater()
-
     def new_chat(self) -> None:
         """An empty thread; the session is created when the first message is sent."""
-        if self._draft is None:
-            self._draft = self._make_view(None)
-        self._show(self._draft, None)
+        self._show(self.stack.draft(), None)
         self._show_usage(self.workspace.settings.model.model, None)
         self.composer.editor.setFocus()
 
     def open_session(self, session_id: int) -> None:
-        view = self._views.get(session_id)
+        view = self.stack.revisited(session_id)
         if view is None:
             if self.workspace.store.session(session_id) is None:
                 self.sessions.refresh()
                 return
-            view = self._make_view(session_id)
+            view = self.stack.opened(session_id)
             view.load(self.workspace.transcript(session_id))
             view.set_busy(self.conversations.is_running(session_id))
-            self._views[session_id] = view
             self._offer_turn_actions(session_id)
-        else:
-            self._views.move_to_end(session_id)
         self._show(view, session_id)
         model, usage = self.workspace.store.last_usage(session_id)
         self._show_usage(model or self.workspace.settings.model.model, usage)
@@ -502,7 +370,7 @@ class MainWindow(QMainWindow):
 
     def delete_session(self, session_id: int) -> None:
         """Delete a session (the list has already asked); a running reply is stopped first."""
-        self._discard_view(session_id)
+        self.stack.discard(session_id)
         if session_id == self.current_session_id:
             self.new_chat()
         deleting = self.conversations.delete(session_id)
@@ -514,11 +382,6 @@ class MainWindow(QMainWindow):
             self.sessions.refresh()
 
     # -- turns ----------------------------------------------------------------------
-
-    @property
-    def turn_task(self) -> asyncio.Task[None] | None:
-        """The newest turn (tests wait on it)."""
-        return self.conversations.latest
 
     def _submit(self, text: str) -> None:
         if self.send(text, self.composer.attachments()):
@@ -532,14 +395,13 @@ class MainWindow(QMainWindow):
             return False  # while a reply runs here, the button is Stop
         if self.current_session_id is None:
             session_id = self.conversations.create_session()
-            view = self._draft or self._make_view(None)
-            self._draft = None
-            view.session_id = session_id
-            self._views[session_id] = view
+            self.stack.adopt_draft(session_id)
             self.current_session_id = session_id
         session_id = self.current_session_id
         self.conversations.send(session_id, text, attached or [])
-        self._show(self._views[session_id], session_id)
+        view = self.stack.view_of(session_id)
+        assert view is not None
+        self._show(view, session_id)
         self.sessions.refresh()
         return True
 
@@ -571,7 +433,7 @@ class MainWindow(QMainWindow):
         self.conversations.continue_reply(session_id)
 
     def _offer_turn_actions(self, session_id: int) -> None:
-        view = self._views.get(session_id)
+        view = self.stack.view_of(session_id)
         if view is not None:
             view.set_turn_actions(
                 regenerate=self.conversations.can_regenerate(session_id),
@@ -588,54 +450,20 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Copied the last reply.", 3000)
         return True
 
-    # -- export -------------------------------------------------------------------
-
     def export_chat(self) -> None:
         """Ask where, then write the chat as Markdown with its images beside it."""
-        session_id = self.current_session_id
-        session = self.workspace.store.session(session_id) if session_id is not None else None
-        if session is None:
-            self.statusBar().showMessage("Send a message first: this chat is empty.", 4000)
-            return
-        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
-        name = re.sub(r'[\\/:*?"<>|\n]+', " ", session.title).strip() or "Chat"
-        dialog = QFileDialog(self, "Export chat", str(Path(folder) / f"{name}.md"))
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setNameFilter("Markdown (*.md)")
-        dialog.setDefaultSuffix("md")
-        dialog.fileSelected.connect(lambda path: self.export_to(session.id, Path(path)))
-        self.export_dialog = dialog
-        dialog.open()
-
-    def export_to(self, session_id: int, target: Path) -> bool:
-        session = self.workspace.store.session(session_id)
-        if session is None:
-            return False
-        try:
-            export.to_markdown(session.title, self.workspace.transcript(session_id), target)
-        except OSError as exc:
-            self.statusBar().showMessage(
-                f"Could not export to {target}: {exc.strerror or 'the folder is not writable'}.",
-                8000,
-            )
-            return False
-        self.statusBar().showMessage(f"Exported to {target}", 6000)
-        return True
+        self.chat_export.choose(self.current_session_id)
 
     # -- dropped files ----------------------------------------------------------
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if local_files(event.mimeData()) or event.mimeData().hasImage():
+        if takes_drop(event.mimeData()):
             event.acceptProposedAction()
         else:
             super().dragEnterEvent(event)
 
     def dropEvent(self, event: QDropEvent) -> None:
-        if files := local_files(event.mimeData()):
-            self.composer.attach_paths(files)
-            event.acceptProposedAction()
-        elif event.mimeData().hasImage():
-            self.composer.editor.image_pasted.emit(event.mimeData().imageData())
+        if self.composer.attach_dropped(event.mimeData()):
             event.acceptProposedAction()
 
     def is_running(self, session_id: int | None = None) -> bool:
@@ -650,7 +478,7 @@ class MainWindow(QMainWindow):
             return  # the window is gone; the agent has already saved what matters
         # Hidden threads of running sessions keep rendering, so switching back shows
         # the reply as it stands; sessions without a view only refresh the sidebar.
-        view = self._views.get(event.session_id)
+        view = self.stack.view_of(event.session_id)
         if isinstance(event, HistoryReplaced):
             if view is not None:
                 view.reload(self.workspace.transcript(event.session_id))
@@ -667,7 +495,7 @@ class MainWindow(QMainWindow):
             else:
                 self._offer_turn_actions(event.session_id)
                 self.sessions.refresh()
-                self._drop_old_views()
+                self.stack.drop_old(self.current_session_id, self.conversations.is_running)
                 self.long_turns.ended(event.session_id, stopped=event.stopped)
             return
         if view is not None:
@@ -685,7 +513,7 @@ class MainWindow(QMainWindow):
         return session.title if session else APP_NAME
 
     def _last_reply_of(self, session_id: int) -> str:
-        view = self._views.get(session_id)
+        view = self.stack.view_of(session_id)
         return view.last_reply_text() if view is not None else ""
 
     def _show_usage(self, model: str | None, usage: Usage | None) -> None:
@@ -726,8 +554,7 @@ class MainWindow(QMainWindow):
         dialog.open()
 
     def _settings_saved(self, *_args: object) -> None:
-        self._show_mode()
-        self.model_picker.loaded = False  # a new key or server may offer other models
+        self.toolbar.settings_saved()
         self.statusBar().showMessage("Settings saved.", 3000)
 
     def first_run_check(self) -> None:
@@ -744,10 +571,8 @@ class MainWindow(QMainWindow):
 
     async def shutdown(self) -> None:
         """On quit: stop running replies and wait until their partial text is saved."""
-        if self.download_task is not None:
-            self.download_task.cancel()
-        if self._models_task is not None:
-            self._models_task.cancel()
+        self.browser_offer.cancel()
+        self.toolbar.cancel_loading()
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         if shiboken6.isValid(self.tray.icon):  # gone already if the window was deleted
@@ -777,19 +602,8 @@ class MainWindow(QMainWindow):
 
 _WINDOW_STYLE = """
 QMainWindow { background: $chrome; }
-#sidebar { background: $sidebar; }
 #mainPane { background: $canvas; }
 #mainSplitter::handle { background: $sidebar; border-right: 1px solid $border_soft; }
-#sidebarSettings {
-    background: transparent; border: none; color: $text_muted; padding: 6px 14px; text-align: left;
-}
-#sidebarSettings:hover { color: $text; }
-#sidebarSettings:focus { border: 2px solid $focus; border-radius: 6px; padding: 4px 12px; }
-#noticeBanner {
-    background: $warning_bg; border: 1px solid $warning_border; border-radius: 8px; margin-top: 10px;
-}
-#noticeBannerText { color: $warning_text; }
-#noticeBannerClose { border: none; background: transparent; color: $warning; }
 #usageLabel { color: $text_muted; padding-left: 6px; }
 #modeToolbar {
     background: $chrome; border: none; border-bottom: 1px solid $border_soft; spacing: 6px;
@@ -803,6 +617,7 @@ STYLE = "\n".join(
     [
         theme.BASE_STYLE,
         _WINDOW_STYLE,
+        banners.STYLE,
         session_list.STYLE,
         thread_items.STYLE,
         thread_view.STYLE,
@@ -810,6 +625,7 @@ STYLE = "\n".join(
         tool_card.STYLE,
         composer.STYLE,
         approval_sheet.STYLE,
+        plan_sheet.STYLE,
         image_viewer.STYLE,
         welcome.STYLE,
         # Newer surfaces, drawn from the palette's roles so they follow light and dark.

@@ -1,4 +1,4 @@
-"""The window's menus and keyboard shortcuts, from one table.
+"""The window's menus and keyboard shortcuts, from one table, and the boxes Help opens.
 
 Each row is a command: its menu, title, shortcut and the window method it calls. The
 menus, the shortcuts and the Keyboard Shortcuts dialog are all made from it, so they
@@ -13,15 +13,19 @@ from dataclasses import dataclass
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QDialog,
     QDialogButtonBox,
     QHeaderView,
     QMainWindow,
+    QMessageBox,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
+
+from desktop import __version__
 
 Key = str | QKeySequence.StandardKey | None
 SWITCH_CHATS = 9
@@ -172,3 +176,18 @@ class ShortcutsDialog(QDialog):
             if keys is not None and what is not None:
                 found.append((keys.text(), what.text()))
         return found
+
+
+def about_box(parent: QWidget) -> QMessageBox:
+    """Help → About Deskhand, opened (not run modally)."""
+    box = QMessageBox(parent)
+    box.setWindowTitle("About Deskhand")
+    box.setIconPixmap(QApplication.windowIcon().pixmap(64, 64))
+    box.setText(f"<b>Deskhand</b> {__version__}")
+    box.setInformativeText(
+        "A desktop assistant that acts on your computer, with Claude. "
+        "Nothing runs that you would not have approved."
+    )
+    box.setStandardButtons(QMessageBox.StandardButton.Ok)
+    box.open()
+    return box

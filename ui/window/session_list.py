@@ -5,6 +5,7 @@ Search matches titles and message text (through `Store.sessions(query)`); a sear
 finds nothing says so. Rename is an inline edit (double-click, F2 or the context menu);
 delete asks first, in a message box opened with `open()` so the event loop keeps
 running. The list only reports what the person asked for; the window carries it out.
+`Sidebar` is the list with the Settings button under it, the left pane of the window.
 """
 
 from __future__ import annotations
@@ -260,11 +261,36 @@ class SessionList(QWidget):
         return box
 
 
+class Sidebar(QWidget):
+    """The window's left pane: the chat list, and the Settings button under it."""
+
+    settings_requested = Signal()
+
+    def __init__(self, store: Store, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sidebar")
+        self.setMinimumWidth(180)
+        self.sessions = SessionList(store)
+        settings_button = QPushButton("⚙  Settings")
+        settings_button.setObjectName("sidebarSettings")
+        settings_button.clicked.connect(self.settings_requested)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 10)
+        layout.addWidget(self.sessions, 1)
+        layout.addWidget(settings_button, 0, Qt.AlignmentFlag.AlignLeft)
+
+
 LIST_STYLE = """
 #noChatsMatch { color: palette(placeholder-text); padding: 16px 6px; }
 """
 
 STYLE = """
+#sidebar { background: $sidebar; }
+#sidebarSettings {
+    background: transparent; border: none; color: $text_muted; padding: 6px 14px; text-align: left;
+}
+#sidebarSettings:hover { color: $text; }
+#sidebarSettings:focus { border: 2px solid $focus; border-radius: 6px; padding: 4px 12px; }
 #newChatButton {
     background: $surface; border: 1px solid $border; border-radius: 8px;
     padding: 7px 10px; text-align: left; font-weight: 600; color: $text;

@@ -21,7 +21,7 @@ from tools.browser.effect.risk import (
     READ_MEMBERS,
     browser_risk,
 )
-from tools.browser.network.url_policy import UrlPolicy
+from tools.browser.network.url_policy import Refusal, UrlPolicy
 
 if TYPE_CHECKING:
     from tools.browser.pool import BrowserPool
@@ -86,7 +86,17 @@ def refused_notices(pool: BrowserPool, session_id: int) -> tuple[list[str], list
         hosts = ", ".join(entry.host for entry in local if entry.host)
         noun = "request" if count == 1 else "requests"
         notices.append(f"Blocked {count} {noun} to local addresses ({hosts})")
-    other = sum(entry.count for entry in refused if not entry.local)
+    unplanned = [entry for entry in refused if entry.reason is Refusal.NOT_IN_PLAN]
+    if unplanned:
+        count = sum(entry.count for entry in unplanned)
+        hosts = ", ".join(entry.host for entry in unplanned if entry.host)
+        noun = "page" if count == 1 else "pages"
+        notices.append(f"Stopped {count} {noun} outside the plan ({hosts})")
+    other = sum(
+        entry.count
+        for entry in refused
+        if not entry.local and entry.reason is not Refusal.NOT_IN_PLAN
+    )
     if other:
         noun = "request" if other == 1 else "requests"
         notices.append(f"Blocked {other} {noun} to sites that are not allowed")

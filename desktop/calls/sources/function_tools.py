@@ -71,6 +71,7 @@ class FunctionTools(ToolSource):
             reason=reason,
             summary=tool.summary(parsed),
             target=tool.target(parsed),
+            lands=tool.lands(parsed),
         )
 
     async def run(self, use: ToolUse, call: ToolCall, ctx: CallContext) -> CallResult:

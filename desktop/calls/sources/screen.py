@@ -38,7 +38,7 @@ from tools.screen import (
     screen_risk,
     screen_status,
 )
-from tools.screen.backends.base import open_backend
+from tools.screen.backends.factory import open_backend
 from tools.screen.backends.mac_permissions import RELAUNCH_NOTE, ScreenPermission, mac_permissions
 from tools.screen.backends.mac_permissions import request as request_permission
 from tools.screen.displays import number_displays

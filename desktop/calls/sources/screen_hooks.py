@@ -1,6 +1,6 @@
 """What the window gives the screen control and hears from it, before the control is built.
 
-The screen control (`screen_toolset`) loads the SDK and the screen drivers, which the window
+The screen control (`screen.py`) loads the SDK and the screen drivers, which the window
 must not wait for at start; the window wires itself to these hooks instead, and the control
 reads them once it exists.
 """

@@ -136,6 +136,7 @@ class ToolsetSource(ToolSource):
                 "reason": judged.reason,
                 "summary": judged.summary,
                 "target": self.landing(use.name, use.arguments, judged.page),
+                "lands": judged.lands,
             }
         )
 

@@ -25,6 +25,7 @@ from desktop.chat.events import AgentEvent, ToolFinished, ToolProgress
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, browser_use, text_reply, tool_reply
 from tests.support.page_server import PageServer
+from tests.support.turns import send
 from tools.base import Risk
 from tools.browser import errors, find_browser
 
@@ -134,7 +135,7 @@ def run_turn(
     async def go() -> None:
         nonlocal status
         ws.approvals.subscribe(person)
-        await ws.agent.run_turn(person.sid, "Go on in the shop", events.append)
+        await send(ws.conversations, person.sid, "Go on in the shop", events.append)
         status = await page_status(await person.page())
         await ws.toolbox.close()
         await ws.agent.close()

@@ -20,6 +20,7 @@ from tests.support.model_server import (
     tool_reply,
 )
 from tests.support.page_server import PageServer
+from tests.support.turns import send, start
 from tests.support.waiting import wait_until
 from tools.base import Risk
 from tools.browser import find_browser
@@ -70,7 +71,7 @@ def test_a_browsing_turn_asks_shows_and_sends_the_screenshot(
     sid = browsing.store.create_session().id
 
     async def go() -> None:
-        await browsing.agent.run_turn(sid, "Open the sign-up form", events.append)
+        await send(browsing.conversations, sid, "Open the sign-up form", events.append)
         await browsing.toolbox.close()
         await browsing.agent.close()
 
@@ -121,7 +122,7 @@ def test_after_a_failed_browser_call_the_rest_are_skipped_and_the_chat_goes_on(
     sid = browsing.store.create_session().id
 
     async def go() -> None:
-        await browsing.agent.run_turn(sid, "Open it", events.append)
+        await send(browsing.conversations, sid, "Open it", events.append)
         await browsing.toolbox.close()
         await browsing.agent.close()
 
@@ -148,15 +149,14 @@ def test_stop_during_a_browser_wait_keeps_the_chat_usable(
     events: list[AgentEvent] = []
 
     async def go() -> None:
-        task = asyncio.ensure_future(browsing.agent.run_turn(sid, "Wait a bit", events.append))
+        turn = start(browsing.conversations, sid, "Wait a bit", events.append)
         await wait_until(
             lambda: any(isinstance(e, ToolStarted) for e in events), what="the wait to start"
         )
         await asyncio.sleep(0.3)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        await browsing.agent.run_turn(sid, "Go on", events.append)
+        browsing.conversations.stop(sid)
+        assert (await turn).stopped
+        await send(browsing.conversations, sid, "Go on", events.append)
         await browsing.toolbox.close()
         await browsing.agent.close()
 
@@ -193,7 +193,7 @@ def test_a_site_rule_for_navigate_is_checked_against_the_destination(
     sid = browsing.store.create_session().id
 
     async def go() -> None:
-        await browsing.agent.run_turn(sid, "Open both", events.append)
+        await send(browsing.conversations, sid, "Open both", events.append)
         await browsing.toolbox.close()
         await browsing.agent.close()
 

@@ -22,6 +22,7 @@ from desktop.chat.events import AgentEvent, ToolFinished
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool
+from tests.support.turns import send, start
 from tests.support.waiting import wait_until
 from tools.base import Risk
 
@@ -147,7 +148,7 @@ def turn(ws: Workspace, text: str) -> list[AgentEvent]:
     sid = ws.store.create_session().id
 
     async def go() -> None:
-        await ws.agent.run_turn(sid, text, events.append)
+        await send(ws.conversations, sid, text, events.append)
         await ws.agent.close()
 
     asyncio.run(go())
@@ -289,12 +290,11 @@ def test_stop_while_waiting_for_approval_denies_and_keeps_the_transcript_valid(
     sid = workspace.store.create_session().id
 
     async def go() -> None:
-        task = asyncio.ensure_future(workspace.agent.run_turn(sid, "Write q", lambda e: None))
+        turn = start(workspace.conversations, sid, "Write q")
         await wait_until(lambda: pending, what="approval request")
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        await workspace.agent.run_turn(sid, "Forget it", lambda e: None)
+        workspace.conversations.stop(sid)
+        assert (await turn).stopped
+        await send(workspace.conversations, sid, "Forget it")
         await workspace.agent.close()
 
     asyncio.run(go())

@@ -18,6 +18,7 @@ from desktop.calls.sources.screen import ScreenEvent, status_line
 from desktop.chat.events import AgentEvent, ToolFinished
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, computer_use, text_reply, tool_reply
+from tests.support.turns import send
 from tests.support.x11 import Xvfb, xvfb_missing
 from tools.screen import errors
 
@@ -71,7 +72,7 @@ def run_turn(ws: Workspace, text: str) -> list[AgentEvent]:
     async def go() -> None:
         await ws.toolbox.screen_source.start()
         try:
-            await ws.agent.run_turn(sid, text, events.append)
+            await send(ws.conversations, sid, text, events.append)
         finally:
             await ws.toolbox.close()
             await ws.agent.close()
@@ -133,7 +134,7 @@ def test_a_screen_that_became_unusable_gives_a_card_and_is_no_longer_offered(
         events: list[AgentEvent] = []
         sid = ws.store.create_session().id
         try:
-            await ws.agent.run_turn(sid, "Take a screenshot", events.append)
+            await send(ws.conversations, sid, "Take a screenshot", events.append)
         finally:
             await ws.toolbox.close()
             await ws.agent.close()

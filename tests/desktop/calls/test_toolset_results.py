@@ -11,6 +11,7 @@ from desktop.calls.permissions import Answer
 from desktop.workspace import Workspace
 from tests.desktop.chat.test_agent import Recorder
 from tests.support.model_server import ScriptedModelServer, browser_use, text_reply, tool_reply
+from tests.support.turns import send, start
 from tests.support.waiting import wait_until
 
 
@@ -31,7 +32,7 @@ def next_turn_is_answered(ws: Workspace, server: ScriptedModelServer, sid: int) 
 
     async def go() -> None:
         try:
-            await ws.agent.run_turn(sid, "Go on", rec)
+            await send(ws.conversations, sid, "Go on", rec)
         finally:
             await ws.agent.close()
 
@@ -60,7 +61,7 @@ def test_browser_calls_not_run_after_one_failed(
         text_reply("I was not allowed."),
     )
     sid = workspace.store.create_session().id
-    asyncio.run(workspace.agent.run_turn(sid, "Open the site", Recorder()))
+    asyncio.run(send(workspace.conversations, sid, "Open the site"))
     next_turn_is_answered(workspace, model_server, sid)
 
 
@@ -73,10 +74,10 @@ def test_a_browser_call_stopped_while_it_waited(
     sid = workspace.store.create_session().id
 
     async def stop_while_asking() -> None:
-        turn = asyncio.ensure_future(workspace.agent.run_turn(sid, "Open the site", Recorder()))
+        turn = start(workspace.conversations, sid, "Open the site")
         await wait_until(lambda: asked, limit=30, what="the approval request")
-        turn.cancel()
-        await asyncio.gather(turn, return_exceptions=True)
+        workspace.conversations.stop(sid)
+        assert (await turn).stopped
 
     asyncio.run(stop_while_asking())
     next_turn_is_answered(workspace, model_server, sid)

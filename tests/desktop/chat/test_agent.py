@@ -23,6 +23,7 @@ from tests.support.model_server import (
     tool_reply,
 )
 from tests.support.sample_tools import NotebookTool
+from tests.support.turns import send, start
 from tests.support.waiting import wait_until
 from tools.base import Risk
 
@@ -48,7 +49,7 @@ def run_turn(ws: Workspace, text: str, session_id: int | None = None) -> tuple[i
 
     async def go() -> None:
         try:
-            await ws.agent.run_turn(sid, text, rec)
+            await send(ws.conversations, sid, text, rec)
         finally:
             await ws.agent.close()
 
@@ -245,12 +246,11 @@ def test_stop_mid_stream_keeps_partial_text_and_a_valid_transcript(
     rec = Recorder()
 
     async def go() -> None:
-        task = asyncio.ensure_future(workspace.agent.run_turn(sid, "Tell me a story", rec))
+        turn = start(workspace.conversations, sid, "Tell me a story", rec)
         await wait_until(lambda: "long" in rec.text, what="partial text")
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        await workspace.agent.run_turn(sid, "Shorter please", Recorder())
+        workspace.conversations.stop(sid)
+        assert (await turn).stopped
+        await send(workspace.conversations, sid, "Shorter please")
         await workspace.agent.close()
 
     asyncio.run(go())
@@ -280,12 +280,11 @@ def test_stop_while_a_tool_runs_answers_every_tool_use(
     rec = Recorder()
 
     async def go() -> None:
-        task = asyncio.ensure_future(workspace.agent.run_turn(sid, "Write two lines", rec))
+        turn = start(workspace.conversations, sid, "Write two lines", rec)
         await wait_until(slow.started.is_set, what="tool start")
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        await workspace.agent.run_turn(sid, "Never mind", Recorder())
+        workspace.conversations.stop(sid)
+        assert (await turn).stopped
+        await send(workspace.conversations, sid, "Never mind")
         await workspace.agent.close()
 
     asyncio.run(go())

@@ -27,6 +27,7 @@ from desktop.chat.user_content import CONTINUE_TEXT
 from desktop.system.store import Store
 from desktop.workspace import Workspace
 from tests.support.model_server import Hang, ScriptedModelServer, text_reply
+from tests.support.turns import settled
 from tests.support.waiting import wait_until
 
 
@@ -42,9 +43,7 @@ def drive(workspace: Workspace, steps: Callable[[], Awaitable[None]]) -> None:
 
 
 async def turn_done(workspace: Workspace) -> None:
-    task = workspace.conversations.latest
-    assert task is not None
-    await asyncio.gather(task, return_exceptions=True)
+    await settled(workspace.conversations)
 
 
 def listen(workspace: Workspace) -> list[ConversationEvent]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from desktop.chat import export
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, text_reply
+from tests.support.turns import settled
 
 
 def test_earlier_versions_are_quoted_where_they_were_replaced(
@@ -22,21 +23,16 @@ def test_earlier_versions_are_quoted_where_they_were_replaced(
     conversations = workspace.conversations
     sid = conversations.create_session()
 
-    async def turn() -> None:
-        task = conversations.latest
-        assert task is not None
-        await task
-
     async def steps() -> None:
         conversations.send(sid, "Weather in Oslo?")
-        await turn()
+        await settled(conversations)
         oslo = workspace.store.messages(sid)[0]
         assert conversations.edit(sid, oslo.id, "Weather in Lisbon?")
-        await turn()
+        await settled(conversations)
         assert conversations.regenerate(sid)
-        await turn()
+        await settled(conversations)
         conversations.send(sid, "Hot?")
-        await turn()
+        await settled(conversations)
         await conversations.shutdown()
         await workspace.agent.close()
 

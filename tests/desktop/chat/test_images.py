@@ -13,6 +13,7 @@ from desktop.chat.images import MAX_EDGE, MAX_PIXELS, PRUNED, bounded_size
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool
+from tests.support.turns import send
 from tools.base import Risk, ToolImage
 
 
@@ -44,7 +45,7 @@ def test_a_large_screenshot_is_kept_whole_on_disk_and_sent_bounded(
     sid = workspace.store.create_session().id
 
     async def go() -> None:
-        await workspace.agent.run_turn(sid, "Look", events.append)
+        await send(workspace.conversations, sid, "Look", events.append)
         await workspace.agent.close()
 
     asyncio.run(go())
@@ -75,7 +76,7 @@ def test_only_the_newest_screenshots_are_sent(
     sid = workspace.store.create_session().id
 
     async def go() -> None:
-        await workspace.agent.run_turn(sid, "Five shots", lambda e: None)
+        await send(workspace.conversations, sid, "Five shots")
         await workspace.agent.close()
 
     asyncio.run(go())

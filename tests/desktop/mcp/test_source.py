@@ -21,6 +21,7 @@ from desktop.mcp.source import DEFER_OVER, TOOL_SEARCH, McpSource
 from desktop.workspace import Workspace
 from tests.support import mcp_servers
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
+from tests.support.turns import send
 from tests.support.waiting import wait_until
 from tools.mcp.spec import ServerState
 
@@ -50,7 +51,7 @@ def running(ws: Workspace, work: Callable[[], Awaitable[T]]) -> T:
 def turn(ws: Workspace, text: str) -> Callable[[], Awaitable[list[AgentEvent]]]:
     async def go() -> list[AgentEvent]:
         events: list[AgentEvent] = []
-        await ws.agent.run_turn(ws.store.create_session().id, text, events.append)
+        await send(ws.conversations, ws.store.create_session().id, text, events.append)
         return events
 
     return go

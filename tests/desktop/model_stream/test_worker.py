@@ -15,6 +15,7 @@ from desktop.model_stream.worker import CLOSE_GRACE, StreamWorker, shared_worker
 from desktop.workspace import Workspace
 from tests.desktop.chat.test_agent import Recorder
 from tests.support.model_server import Hang, ScriptedModelServer, text_reply
+from tests.support.turns import send, start
 from tests.support.waiting import wait_until
 
 
@@ -24,7 +25,7 @@ def test_replies_stream_in_a_process_of_their_own(
     model_server.enqueue(text_reply("Streamed elsewhere."))
     sid = workspace.store.create_session().id
     rec = Recorder()
-    asyncio.run(workspace.agent.run_turn(sid, "Hi", rec))
+    asyncio.run(send(workspace.conversations, sid, "Hi", rec))
     assert rec.text == "Streamed elsewhere."
     worker_pid = shared_worker().pid
     assert worker_pid is not None and worker_pid != os.getpid()
@@ -39,13 +40,13 @@ def test_a_dead_stream_process_fails_the_reply_plainly_and_the_next_one_works(
     rec = Recorder()
 
     async def go() -> None:
-        turn = asyncio.ensure_future(workspace.agent.run_turn(sid, "Tell me", rec))
+        turn = start(workspace.conversations, sid, "Tell me", rec)
         await wait_until(lambda: "beginning" in rec.text, what="the partial reply")
         pid = shared_worker().pid
         assert pid is not None
         os.kill(pid, signal.SIGKILL)
         await asyncio.wait_for(turn, 10)
-        await workspace.agent.run_turn(sid, "Again please", rec)
+        await send(workspace.conversations, sid, "Again please", rec)
 
     asyncio.run(go())
     [failure] = rec.of(TurnFailed)

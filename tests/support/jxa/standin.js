@@ -1159,7 +1159,6 @@ function syntaxLine(error, file) {
 // Runs one script file the way `osascript -l JavaScript FILE ARGS...` does: its `run(argv)`
 // result goes to stdout; errors go to stderr in osascript's formats, and the exit status is 1.
 function runFile(file, args) {
-  const world = new World(process.env.DESKHAND_JXA_WORLD || "");
   let source;
   try {
     source = fs.readFileSync(file, "utf8");
@@ -1167,6 +1166,12 @@ function runFile(file, args) {
     process.stderr.write(`osascript: ${file}: No such file or directory\n`);
     return 1;
   }
+  return runSource(file, source, args);
+}
+
+// Runs script text (`file` names it in messages) the way osascript runs a file or `-e` text.
+function runSource(file, source, args) {
+  const world = new World(process.env.DESKHAND_JXA_WORLD || "");
   const context = vm.createContext(makeGlobals(world));
   let script;
   try {
@@ -1204,4 +1209,4 @@ function runFile(file, args) {
   }
 }
 
-module.exports = { runFile, World, encode, revive, notesPlaintext, path };
+module.exports = { runFile, runSource, World, encode, revive, notesPlaintext, path };

@@ -28,25 +28,22 @@ from tests.tools.mac.osa.test_scripts import (
 from tools.base import Risk, RunContext, ToolResult
 from tools.mac.osa.engine import OSASCRIPT_ENV, SCRIPTS_DIR, OsaEngine, macos_available
 from tools.mac.osa.worker import Worker
-from tools.mac.tabs import (
+from tools.mac.tabs import BROWSER_APPS, TabsInput, TabsTool, domain_of, normalize_url
+from tools.mac.tabs.answers import (
     BAD_SELECTOR,
     BOTH_RUNNING,
-    BROWSER_APPS,
     CHANGED,
     JS_OFF_STEPS,
     NONE_RUNNING,
     NOT_FOUND,
     PASSWORD,
-    TabsInput,
-    TabsTool,
-    domain_of,
-    normalize_url,
 )
 
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "deskhand-hypothesis")
 REPO = Path(__file__).resolve().parents[3]
 PAGE_SCRIPT = SCRIPTS_DIR / "tabs" / "page.js"
-TAB_SCRIPTS = sorted((SCRIPTS_DIR / "tabs").glob("*.js"))
+PRELUDE = SCRIPTS_DIR / "tabs" / "_prelude.js"
+TAB_SCRIPTS = sorted(path for path in (SCRIPTS_DIR / "tabs").glob("*.js") if path != PRELUDE)
 NINE = [
     [("Inbox", "https://mail.example.com/"), ("r/python", "https://www.reddit.com/r/python"),
      ("Docs", "https://docs.python.org/3/")],
@@ -82,10 +79,10 @@ def runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runner]:
 
 
 class Tabs:
-    def __init__(self, runner: Runner) -> None:
+    def __init__(self, runner: Runner, workers: int = 1) -> None:
         self.runner = runner
         self.world = runner.world
-        self.engine = OsaEngine(workers=1)
+        self.engine = OsaEngine(workers=workers)
         self.tool = TabsTool(self.engine)
         self.progress: list[str] = []
 
@@ -133,6 +130,36 @@ def test_global_indices_across_windows(tabs: Tabs, browser: str) -> None:
     assert [(tab["window"], tab["tab"]) for tab in found][2:5] == [(1, 3), (2, 1), (2, 2)]
     assert [tab["title"] for tab in found if tab["active"]] == ["r/python", "GitHub", "r/rust"]
     assert found[1]["domain"] == "reddit.com" and found[8]["domain"] == "reddit.com"
+
+
+@pytest.mark.parametrize("browser", ["safari", "chrome"])
+def test_without_workers_each_call_runs_on_its_own_with_the_shared_prelude(
+    runner: Runner, browser: str
+) -> None:
+    one_shot = Tabs(runner, workers=0)
+    app = safari(NINE, current=[1, 0, 1]) if browser == "safari" else chrome(NINE, active=[2, 1, 2])
+    one_shot.world.write(desktop(apps={"Safari" if browser == "safari" else "Google Chrome": app}))
+    seen: list[tuple[str, ...]] = []
+    real_exec = asyncio.create_subprocess_exec
+
+    async def exec_spy(*argv: Any, **kwargs: Any) -> Any:
+        seen.append(tuple(str(part) for part in argv))
+        return await real_exec(*argv, **kwargs)
+
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(asyncio, "create_subprocess_exec", exec_spy)
+            found = listed(one_shot.call(action="list_tabs"))
+            switched = one_shot.call(action="switch_tab", index=6)
+    finally:
+        runner.run(one_shot.engine.aclose())
+    assert [tab["title"] for tab in found if tab["active"]] == ["r/python", "GitHub", "r/rust"]
+    assert not switched.is_error and "News" in switched.text
+    prelude = PRELUDE.read_text(encoding="utf-8")
+    scripts = {prelude + "\n" + path.read_text(encoding="utf-8") for path in TAB_SCRIPTS}
+    assert seen and all(argv[1:4] == ("-l", "JavaScript", "-e") for argv in seen)
+    assert all(argv[4] in scripts and len(argv) == 6 for argv in seen)
+    assert all(isinstance(json.loads(argv[5]), dict) and argv[5].isascii() for argv in seen)
 
 
 @pytest.mark.parametrize("browser", ["safari", "chrome"])
@@ -416,7 +443,9 @@ def test_no_value_can_break_out_of_the_page_arguments(tmp_path: Path, texts: lis
         assert json.loads(item["back"]) == args
 
 
-@pytest.mark.parametrize("source", [REPO / "tools" / "mac" / "tabs.py"], ids=lambda path: path.name)
+@pytest.mark.parametrize(
+    "source", sorted((REPO / "tools" / "mac" / "tabs").glob("*.py")), ids=lambda path: path.name
+)
 def test_tabs_python_holds_no_script_text(source: Path) -> None:
     test_python_holds_no_script_text_and_writes_no_files(source)
 

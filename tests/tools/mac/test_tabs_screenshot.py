@@ -24,7 +24,8 @@ from tests.support.x11 import TargetApp, Xvfb, xvfb_missing
 from tests.tools.screen.conftest import red_box
 from tools.base import Risk, RunContext, ToolResult
 from tools.mac.osa.engine import OSASCRIPT_ENV, OsaEngine, macos_available
-from tools.mac.tabs import HIDDEN, MINIMISED, NOT_SHOWING, TabsInput, TabsTool
+from tools.mac.tabs import TabsInput, TabsTool
+from tools.mac.tabs.answers import HIDDEN, MINIMISED, NOT_SHOWING
 from tools.screen.backends.window_shot import NOT_ON_SCREEN, SCREEN_OFF, WindowShooter
 from tools.screen.worker import ScreenWorker
 

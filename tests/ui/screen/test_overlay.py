@@ -18,6 +18,7 @@ from desktop.calls.sources.screen import ScreenEvent
 from desktop.workspace import Workspace
 from tests.support.model_server import Hang, ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool
+from tests.support.turns import turn_log
 from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
 from tools.base import Risk
 from tools.screen import Point, Rect
@@ -174,7 +175,7 @@ def test_stop_on_the_pill_stops_the_turn_that_controls_the_screen(
     assert pill.isVisible()
     qtbot.mouseClick(pill.stop_button, Qt.MouseButton.LeftButton)
     finish_turn(aloop, window)
-    assert window.turn_task is not None and window.turn_task.cancelled()
+    assert turn_log(window.conversations).last.stopped
     assert "Stopped" in window.thread.rendered_text()
     assert not window.visualizer.visible()  # the turn is over: the visualizer goes
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QDialogButtonBox
 
-from desktop.calls.permissions import Mode, Rule
+from desktop.calls.permissions import Mode, Rule, ToolCall
 from desktop.system.store import AuditEntry
 from desktop.workspace import Workspace
 from tests.support.sample_tools import NotebookTool
@@ -196,3 +196,27 @@ def test_audit_says_why_each_call_was_denied_and_shows_the_whole_summary(
     assert dialog.button(QDialogButtonBox.StandardButton.Cancel).text() == "Close"
     dialog.select_page("model")
     assert dialog.button(QDialogButtonBox.StandardButton.Save).isVisible()
+
+
+def test_how_long_a_plan_lasts_is_set_on_the_permissions_page(qtbot, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
+    dialog = open_page(qtbot, workspace, "permissions")
+    page = dialog.page("permissions")
+    assert isinstance(page, PermissionsPage)
+    lasts = page.form.field("permissions.plan_minutes")
+    assert lasts.text() == "60 minutes"  # type: ignore[attr-defined]
+    lasts.set_field_value(20)  # type: ignore[attr-defined]
+    with qtbot.waitSignal(dialog.saved):
+        dialog.button(QDialogButtonBox.StandardButton.Save).click()
+    assert workspace.settings.permissions.plan_minutes == 20
+    proposal = ToolCall(
+        session_id=3,
+        tool_use_id="t",
+        tool="update_plan",
+        action="update_plan",
+        input={"domains": ["docs.example"], "approach": ["Read"]},
+        risk=Risk.CHANGE,
+        reason="",
+        summary="",
+    )
+    plan = workspace.plans.approve(proposal, None)
+    assert plan is not None and plan.expires_at - plan.approved_at == 20 * 60

@@ -7,6 +7,7 @@ from PySide6.QtGui import QContextMenuEvent, QEnterEvent, QGuiApplication, QMous
 from PySide6.QtWidgets import QApplication
 
 from tests.support.model_server import Hang, Reply, Text, text_reply
+from tests.support.turns import turn_log
 from tests.ui.window import test_main_window as main_window_tests
 from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
 from ui.thread.earlier_versions import EarlierVersionsView
@@ -389,7 +390,11 @@ def test_jump_to_latest_shows_while_streaming_above_the_end(  # type: ignore[no-
     assert button.bottom() < thread.viewport().geometry().bottom()
     qtbot.mouseClick(thread.jump_button, Qt.MouseButton.LeftButton)
     assert bar.value() == bar.maximum() and not thread.jump_button.isVisible()
-    settle(aloop, lambda: bar.maximum() > bar.value() + 300 or window.turn_task.done(), "more")
+    settle(
+        aloop,
+        lambda: bar.maximum() > bar.value() + 300 or turn_log(window.conversations).finished,
+        "more",
+    )
     finish_turn(aloop, window)
     assert bar.value() == bar.maximum()  # it followed the text again to the end
     bar.setValue(0)

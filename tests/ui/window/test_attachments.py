@@ -166,14 +166,14 @@ def test_export_writes_markdown_with_its_images_beside_it(  # type: ignore[no-un
 
     assert window.export_action.text().startswith("&Export Chat")
     window.export_action.trigger()
-    dialog = window.export_dialog
+    dialog = window.chat_export.dialog
     assert dialog is not None and dialog.isVisible()
     assert dialog.selectedFiles()[0].endswith("What is this.md")
     dialog.close()
 
     target = tmp_path / "out" / "My chat.md"
     target.parent.mkdir()
-    assert window.export_to(window.current_session_id, target)
+    assert window.chat_export.write(window.current_session_id, target)
     text = target.read_text()
     assert text.startswith("# What is this?\n")
     assert "### You\n\n![screen shot.png](My%20chat_files/001-screen%20shot.png)" in text

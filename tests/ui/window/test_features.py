@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from desktop.workspace import Workspace
 from tests.support.model_server import Hang, Reply, Text, text_reply
 from tests.support.notification_server import NotificationService
+from tests.support.turns import turn_log
 from tests.ui.window import test_main_window as main_window_tests
 from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
 from ui.window import tray as tray_module
@@ -191,7 +192,7 @@ def test_keyboard_shortcuts(qtbot, window, workspace, model_server, aloop):  # t
     window.sessions.list.setFocus()
     qtbot.keyClick(window.sessions.list, Qt.Key.Key_Escape)
     finish_turn(aloop, window)
-    assert window.turn_task.cancelled()
+    assert turn_log(window.conversations).last.stopped
     assert not window.stop_action.isEnabled()
 
 

@@ -57,13 +57,13 @@ def test_without_a_browser_a_banner_offers_the_download(
     window = MainWindow(workspace)
     qtbot.addWidget(window)
     window.show()
-    banner = window.browser_banner
+    banner = window.browser_offer.banner
     assert banner is not None and "none was found" in banner.label.text()
     button = banner.findChild(QPushButton, "browserDownloadButton")
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
-    dialog = window.browser_download
+    dialog = window.browser_offer.dialog
     assert isinstance(dialog, BrowserDownloadDialog)
     aloop.run_until_complete(wait_until(dialog.isVisible, what="the download offer"))
     qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)  # "Not now"
-    assert aloop.run_until_complete(window.download_task) is False
+    assert aloop.run_until_complete(window.browser_offer.task) is False
     workspace.store.close()

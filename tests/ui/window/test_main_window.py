@@ -21,12 +21,14 @@ from tests.support.model_server import (
     text_reply,
     tool_reply,
 )
+from tests.support.turns import turn_log
 from tests.support.waiting import wait_until
 from ui.thread.items import AssistantMessage, NoticeLine, TurnActions, UserBubble
 from ui.thread.markdown_view import CodeBlockView, MarkdownView, ProseBlockView
 from ui.thread.tool_card import ToolCard
 from ui.thread.view import ThreadView
-from ui.window.main_window import MainWindow, NoticeBanner
+from ui.window.banners import NoticeBanner
+from ui.window.main_window import MainWindow
 
 REPLY = """# Packing list
 
@@ -61,10 +63,13 @@ def settle(aloop, predicate, what: str, timeout: float = 10.0) -> None:  # type:
 
 
 def finish_turn(aloop, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
-    settle(aloop, lambda: window.turn_task is not None and window.turn_task.done(), "the turn")
+    turns = turn_log(window.conversations)
+    settle(aloop, lambda: turns.finished, "the turn")
+    assert not turns.unexpected, turns.unexpected
 
 
 def type_and_send(qtbot, window: MainWindow, text: str) -> None:  # type: ignore[no-untyped-def]
+    turn_log(window.conversations)
     qtbot.keyClicks(window.composer.editor, text)
     qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
 
@@ -110,7 +115,6 @@ def test_a_sent_message_streams_back_as_markdown_with_usage(  # type: ignore[no-
     settle(aloop, lambda: "Packing list" in thread.rendered_text(), "the first words")
 
     finish_turn(aloop, window)
-    window.turn_task.result()
     # The reply arrived over ~0.4 s and was shown as it came, in several frames.
     assert len(frames) > 2 and "".join(frames) == REPLY
     html = "\n".join(view.text() for view in prose_views(thread))
@@ -137,7 +141,7 @@ def test_shift_enter_inserts_a_newline_instead_of_sending(qtbot, window, model_s
     qtbot.keyClick(editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
     qtbot.keyClicks(editor, "line two")
     assert editor.toPlainText() == "line one\nline two"
-    assert window.turn_task is None
+    assert turn_log(window.conversations).started == 0
     assert model_server.message_requests == []
 
 
@@ -225,7 +229,7 @@ def test_stop_keeps_the_partial_reply_and_the_next_turn_works(  # type: ignore[n
         qtbot.mouseClick(window.composer.send_button, Qt.MouseButton.LeftButton)
     finish_turn(aloop, window)
 
-    assert window.turn_task.cancelled()
+    assert turn_log(window.conversations).last.stopped
     [reply] = [item for item in window.thread.items() if isinstance(item, AssistantMessage)]
     assert reply.body.markdown() == "partial answer"
     assert reply.status == "stopped" and reply.marker.isVisible()
@@ -236,7 +240,6 @@ def test_stop_keeps_the_partial_reply_and_the_next_turn_works(  # type: ignore[n
     editor.clear()
     type_and_send(qtbot, window, "Go on")
     finish_turn(aloop, window)
-    window.turn_task.result()
     assert "Second answer." in window.thread.rendered_text()
     messages = model_server.message_requests[-1]["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
@@ -336,7 +339,6 @@ def test_each_error_shows_its_message_and_retry_answers(  # type: ignore[no-unty
     assert card.retry_button is not None and card.retry_button.isEnabled()
     qtbot.mouseClick(card.retry_button, Qt.MouseButton.LeftButton)
     finish_turn(aloop, window)
-    window.turn_task.result()
     assert "Back on track." in window.thread.rendered_text()
     assert not card.retry_button.isEnabled()
     # Retry answers the stored question; it does not send it a second time.

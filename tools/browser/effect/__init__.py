@@ -1,1 +1,1 @@
-"""What a browser action really affects, how risky that is, and what an approval covered."""
+"""What a browser action really affects, where it lands, how risky that is, and what an approval covered."""

@@ -25,6 +25,7 @@ from playwright.async_api import Locator
 from pydantic import BaseModel
 
 from tools.browser import errors
+from tools.browser.effect.destination import destination, site_of
 from tools.browser.effect.risk import CLICKS, higher, judge
 from tools.browser.effect.target import Effect, Mode, effect_of_locator
 from tools.browser.page import keys
@@ -71,9 +72,16 @@ class Plan(BaseModel):
             return
         if strict and planned is not None:
             raise errors.PageChanged(partly_done=partly_done)
+        if planned is not None and actual is not None and self._lands_elsewhere(planned, actual):
+            raise errors.PageChanged(partly_done=partly_done)
         level, _reason = judge(actual)
         if higher(level, self.risk) or (planned is not None and level == "consequential"):
             raise errors.PageChanged(partly_done=partly_done)
+
+    def _lands_elsewhere(self, planned: Effect, actual: Effect) -> bool:
+        """Whether a foreseen step would now send its effect to another site than approved
+        (a predicted Return that meets a form posting elsewhere)."""
+        return site_of(destination(planned, self.url)) != site_of(destination(actual, self.url))
 
     def check_field(self, step: int, actual: Effect, *, partly_done: bool) -> None:
         """Refuse if the keys of step `step` would now go to another field than the approved

@@ -1,4 +1,4 @@
-"""What acting on an element affects, as data: the `Effect` the gate judges (see `effect`).
+"""What acting on an element affects, as data: the `Effect` the gate judges (see `target.py`).
 
 Plain data, apart from the module that finds elements in a page (which needs Playwright), so
 that what describes elements another way (the person's own browser, through scripting) and

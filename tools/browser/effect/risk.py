@@ -8,7 +8,7 @@ The app's permission gate maps the plain strings to its own `Risk` enum:
   (navigate incl. back/forward/reload: a GET can still trigger things; close_tab: it can
   lose unsaved input).
 - "consequential": javascript_exec and file_upload always; an action whose effect (see
-  `effect.Effect`: the element it will really act on, however it is addressed) buys, pays,
+  `model.Effect`: the element it will really act on, however it is addressed) buys, pays,
   sends, deletes, transfers, subscribes or confirms, by the control's words in several
   languages (`weighty`) or the form it submits; and any action whose effect cannot be
   established.

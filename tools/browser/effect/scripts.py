@@ -115,6 +115,8 @@ function facts(el, mode) {
     return 'generic';
   };
   const form = tag === 'form' ? act : act.form || null;
+  // A field named "action" shadows form.action: read the form's own property instead.
+  const formAction = (f) => Object.getOwnPropertyDescriptor(HTMLFormElement.prototype, 'action').get.call(f);
   const isSubmit = !!form && (implicit || tag === 'form'
     || (tag === 'button' && type === 'submit') || (tag === 'input' && (type === 'submit' || type === 'image')));
   const submitter = isSubmit && tag !== 'form' ? act : null;
@@ -122,7 +124,7 @@ function facts(el, mode) {
     ? String((submitter && submitter.getAttribute('formmethod')) || form.getAttribute('method') || 'get').toLowerCase()
     : null;
   const action = isSubmit
-    ? String(submitter && submitter.hasAttribute('formaction') ? submitter.formAction : form.action)
+    ? String(submitter && submitter.hasAttribute('formaction') ? submitter.formAction : formAction(form))
     : null;
   const forwards = mode === 'click' || mode === 'fill' ? control(labelOf(target)) : null;
   return {

@@ -4,7 +4,7 @@ A click by ref, a click at a point, Return on the focused element, the release o
 button, a `form_input`: each comes down to one element and what acting on it does. This
 module finds that element and describes it as an `Effect` (role, accessible name, tag, the
 form it submits and how, the link it follows, whether it is or forwards to a password field);
-`risk` judges it. Every route runs the same page-side description (`effect_scripts.FACTS`):
+`risk` judges it. Every route runs the same page-side description (`scripts.FACTS`):
 
 - points: Chromium's own hit test (CDP `DOM.getNodeForLocation`), which sees into closed
   shadow roots and same-process frames, and is repeated inside out-of-process frames;

@@ -1,6 +1,6 @@
 """The second network layer: every request a browser context makes is vetted per tab as well.
 
-The egress proxy (`egress`) is the choke point: nothing reaches the network without passing
+The egress proxy (`proxy.py`) is the choke point: nothing reaches the network without passing
 it. This layer sits in front of it inside the browser, where the page is known, so a
 refused navigation can leave the tab where it was instead of showing an error page:
 
@@ -50,6 +50,27 @@ class RequestGuard:
         self._checker = checker
         self._refused = refused
         self._on_refused = on_refused
+        # Where a chat's pages may go (its approved plan's sites, and what the person allowed
+        # beyond them), by chat key; None: anywhere the policy allows. Redirects and page
+        # scripts are held to it too, so data leaves a plan's sites only with a sheet.
+        self.hold: Callable[[str], Callable[[str], bool] | None] = lambda _key: None
+
+    def _held(self, url: str, key: str) -> bool:
+        """Whether a top-level navigation to `url` leaves what chat `key` may reach."""
+        allowed = self.hold(key)
+        if allowed is None or url.split(":", 1)[0].lower() not in _NETWORK_SCHEMES:
+            return False
+        try:
+            host = urlsplit(url).hostname
+        except ValueError:
+            return True
+        return host is None or not allowed(host)
+
+    def _plan_refusal(self, url: str, key: str) -> Refusal | None:
+        if not self._held(url, key):
+            return None
+        self._refused.note(key, _host_of(url), Refusal.NOT_IN_PLAN)
+        return Refusal.NOT_IN_PLAN
 
     async def verdict(self, url: str, *, navigation: bool, key: str) -> Refusal | None:
         """Why the browser must not fetch `url` for the chat `key`, or None to let it through."""
@@ -91,6 +112,8 @@ class RequestGuard:
         request = route.request
         navigation = request.is_navigation_request()
         refusal = await self._safe_verdict(request.url, navigation=navigation, key=key)
+        if refusal is None and navigation and _top_level(request):
+            refusal = self._plan_refusal(request.url, key)
         try:
             if refusal is None:
                 await route.continue_()
@@ -149,6 +172,8 @@ class RequestGuard:
         navigation = event.get("resourceType") == "Document"
         main = navigation and event.get("frameId") == main_frame_id
         refusal = await self._safe_verdict(url, navigation=navigation, key=key)
+        if refusal is None and main:
+            refusal = self._plan_refusal(url, key)
         try:
             if refusal is None:
                 await session.send("Fetch.continueRequest", {"requestId": request_id})
@@ -181,6 +206,12 @@ def _host_of(url: str) -> str:
         return host_text(canonical_host(raw))
     except (ValueError, UrlRefused):
         return ""
+
+
+def _top_level(request: Any) -> bool:
+    """Whether a navigation loads a tab's page (or a popup's), not a frame inside one."""
+    frame = _frame(request)
+    return frame is None or frame.parent_frame is None
 
 
 def _frame(request: Any) -> Any:

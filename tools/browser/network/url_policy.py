@@ -47,6 +47,7 @@ class Refusal(StrEnum):
     BLOCKED = "blocked"
     NOT_ALLOWED = "not_allowed"
     UNRESOLVED = "unresolved"
+    NOT_IN_PLAN = "not_in_plan"  # a page went to a site outside the chat's approved plan
 
 
 PHRASES: dict[Refusal, str] = {
@@ -69,6 +70,10 @@ PHRASES: dict[Refusal, str] = {
     ),
     Refusal.UNRESOLVED: (
         "The address was refused: its name could not be looked up, so it could not be checked."
+    ),
+    Refusal.NOT_IN_PLAN: (
+        "The page tried to go to a site outside the approved plan and was stopped. If the task "
+        "needs that site, propose a wider plan with update_plan."
     ),
 }
 

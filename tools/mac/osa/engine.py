@@ -2,7 +2,8 @@
 
 Data in, never code: an action is a file under `scripts/` named like "macos/calendar_today";
 its input travels as JSON text (an argv argument for one-shot runs, a field of the request line
-for workers) and is never pasted into script source. Calls go through the worker pool when it
+for workers) and is never pasted into script source. A folder's `_prelude.js`, constant too, is
+put before each of its scripts (functions they share); names starting with "_" are no actions. Calls go through the worker pool when it
 can start workers and fall back to one-shot processes otherwise. Every call to a named app also
 updates the Automation log.
 """
@@ -32,7 +33,8 @@ WORKER_SCRIPT = SCRIPTS_DIR / "worker.js"
 DEFAULT_TIMEOUT = 30.0
 OUTPUT_CAP = 1_000_000
 OSASCRIPT_ENV = "DESKHAND_OSASCRIPT"  # another osascript (tests point it at the Node stand-in)
-_SCRIPT_NAME = re.compile(r"[a-z0-9_]+(?:/[a-z0-9_]+)*")
+_SCRIPT_NAME = re.compile(r"[a-z0-9][a-z0-9_]*(?:/[a-z0-9][a-z0-9_]*)*")
+PRELUDE = "_prelude.js"
 
 
 def find_osascript(explicit: str | os.PathLike[str] | None = None) -> str | None:
@@ -95,6 +97,9 @@ class OsaEngine:
         self.scripts_dir = Path(scripts_dir)
         self.automation = automation if automation is not None else AutomationLog()
         self._processes = asyncio.Semaphore(max_processes)  # one-shot processes at once
+        self._sources: dict[
+            Path, str | None
+        ] = {}  # one-shot runs' text, for folders with a prelude
         self.pool: WorkerPool | None = None
         if workers > 0 and self.osascript is not None:
             self.pool = WorkerPool(
@@ -119,6 +124,18 @@ class OsaEngine:
             raise OsaError(problem(ProblemKind.SCRIPT_BUG, detail="no such script"))
         return path
 
+    def script_source(self, path: Path) -> str | None:
+        """The text a one-shot run of `path` runs when its folder has a prelude (the prelude,
+        then the script); None when the file runs as it is. Both are constant files, read once."""
+        if path not in self._sources:
+            prelude = path.with_name(PRELUDE)
+            self._sources[path] = (
+                prelude.read_text(encoding="utf-8") + "\n" + path.read_text(encoding="utf-8")
+                if prelude.is_file()
+                else None
+            )
+        return self._sources[path]
+
     async def start(self) -> None:
         """Start the workers now (optional: they also start on first use)."""
         if self.pool is not None:
@@ -137,32 +154,8 @@ class OsaEngine:
         `app` is the app the script sends Apple Events to (None when it talks to none): it
         names the app in messages and records its Automation state.
         """
-        return await self._call(script, payload, app=app, time_limit=time_limit, pooled=True)
-
-    async def call_once(
-        self,
-        script: str,
-        payload: Mapping[str, Any],
-        *,
-        app: str | None = None,
-        time_limit: float | None = None,
-    ) -> Any:
-        """Like `call`, always in a fresh osascript process."""
-        return await self._call(script, payload, app=app, time_limit=time_limit, pooled=False)
-
-    async def _call(
-        self,
-        script: str,
-        payload: Mapping[str, Any],
-        *,
-        app: str | None,
-        time_limit: float | None,
-        pooled: bool,
-    ) -> Any:
         try:
-            text = await self._run(
-                script, payload_json(payload), app=app, time_limit=time_limit, pooled=pooled
-            )
+            text = await self._run(script, payload_json(payload), app=app, time_limit=time_limit)
             result = decode_output(text, app=app)
         except OsaError as exc:
             log.info("%s failed: %s (%s)", script, exc.problem.kind, exc.problem.number)
@@ -174,19 +167,25 @@ class OsaEngine:
         return result
 
     async def _run(
-        self, script: str, payload: str, *, app: str | None, time_limit: float | None, pooled: bool
+        self, script: str, payload: str, *, app: str | None, time_limit: float | None
     ) -> str:
         path = self.script_path(script)
         if self.osascript is None:
             raise OsaError(problem(ProblemKind.UNAVAILABLE, app=app))
         limit = self.timeout if time_limit is None else time_limit
-        if pooled and self.pool is not None:
+        if self.pool is not None:
             output = await self.pool.run(script, payload, time_limit=limit, app=app)
             if output is not None:
                 return output
         async with self._processes:
             return await run_once(
-                self.osascript, path, payload, time_limit=limit, cap=self.output_cap, app=app
+                self.osascript,
+                path,
+                payload,
+                source=self.script_source(path),
+                time_limit=limit,
+                cap=self.output_cap,
+                app=app,
             )
 
     @property

@@ -1,5 +1,8 @@
 """One-shot runs: `osascript -l JavaScript FILE JSON`, one process per call.
 
+A script whose folder has a prelude runs as `osascript -l JavaScript -e TEXT JSON` instead, TEXT
+being the prelude and the script's file, both constant; the input is still the one argument.
+
 No shell: argv goes straight to exec. The process leads its own process group so a timeout (or a
 cancelled call) kills it and anything it started; stdout is capped, stderr kept, and the exit
 status decides between the output and a classified error.
@@ -22,6 +25,7 @@ async def run_once(
     script: Path,
     payload: str,
     *,
+    source: str | None = None,
     time_limit: float,
     cap: int,
     app: str | None = None,
@@ -30,9 +34,10 @@ async def run_once(
 
     `time_limit` is the per-action limit: past it the process group is killed (TIMEOUT).
     """
+    program: list[str | Path] = [script] if source is None else ["-e", source]
     try:
         proc = await spawn(
-            [osascript, "-l", "JavaScript", script, payload],
+            [osascript, "-l", "JavaScript", *program, payload],
             stdin=asyncio.subprocess.DEVNULL,
             limit=65_536,
         )

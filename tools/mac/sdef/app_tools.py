@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -57,29 +57,41 @@ UNKNOWN_APP_REASON = "A command of an app Deskhand has not found; its effects ar
 
 def sharpen(found: OsaProblem) -> OsaProblem:
     """The problem with the fix that fits a generated command, where the general one does not."""
-    if found.number in PARAMETER_NUMBERS:
-        return found.model_copy(
-            update={
-                "model_phrase": PARAMETER_PHRASE,
-                "message": f"{found.app or 'The app'} did not accept the command's parameters.",
-                "suggestion": "Deskhand will check the app's dictionary and try again.",
-                "retryable": False,
-            }
-        )
-    if found.number in WRITE_DENIED_NUMBERS:
-        return found.model_copy(
-            update={
-                "model_phrase": WRITE_DENIED_PHRASE,
-                "message": f"{found.app or 'The app'} did not allow that change.",
-                "suggestion": "Nothing was changed.",
-                "retryable": False,
-            }
-        )
+    app = found.app or "The app"
+    for numbers, phrase, message, suggestion in (
+        (
+            PARAMETER_NUMBERS,
+            PARAMETER_PHRASE,
+            f"{app} did not accept the command's parameters.",
+            "Deskhand will check the app's dictionary and try again.",
+        ),
+        (
+            WRITE_DENIED_NUMBERS,
+            WRITE_DENIED_PHRASE,
+            f"{app} did not allow that change.",
+            "Nothing was changed.",
+        ),
+    ):
+        if found.number in numbers:
+            update = {"model_phrase": phrase, "message": message, "suggestion": suggestion}
+            return found.model_copy(update={**update, "retryable": False})
     if found.kind is ProblemKind.NO_SUCH_OBJECT:
         return found.model_copy(update={"model_phrase": NO_OBJECT_PHRASE})
     if found.kind is ProblemKind.NOT_RUNNING:
         return found.model_copy(update={"model_phrase": NOT_RUNNING_PHRASE})
     return found
+
+
+InputT = TypeVar("InputT", bound=BaseModel)
+
+
+class CatalogTool(Tool[InputT]):
+    """A tool over the scriptable apps of this Mac, as their catalog knows them."""
+
+    title = "Mac apps"
+
+    def __init__(self, catalog: AppCatalog) -> None:
+        self.catalog = catalog
 
 
 # --- apps_list ------------------------------------------------------------------------------
@@ -92,19 +104,15 @@ class AppsListInput(BaseModel):
     refresh: bool = Field(False, description="Look for newly installed apps now.")
 
 
-class AppsListTool(Tool[AppsListInput]):
+class AppsListTool(CatalogTool[AppsListInput]):
     """Which apps can be scripted, each with what its scripting is for."""
 
     name = "apps_list"
-    title = "Mac apps"
     description = (
         "List the scriptable Mac apps, each with a one-line purpose from its scripting "
         "dictionary. Then app_dictionary shows an app's commands and app_command runs one."
     )
     Input = AppsListInput
-
-    def __init__(self, catalog: AppCatalog) -> None:
-        self.catalog = catalog
 
     def risk(self, call: AppsListInput) -> tuple[Risk, str]:
         return Risk.READ, "Reads which apps are installed"
@@ -164,20 +172,16 @@ async def _app_and_dictionary(
     return app, dictionary
 
 
-class AppDictionaryTool(Tool[AppDictionaryInput]):
+class AppDictionaryTool(CatalogTool[AppDictionaryInput]):
     """One app's commands, classes and properties, bounded and filterable."""
 
     name = "app_dictionary"
-    title = "Mac apps"
     description = (
         "Show a scriptable app's dictionary: its commands (with parameters and risk), classes "
         "(properties with access r/rw, elements) and enumerations. Large dictionaries are cut: "
         "filter by suite or name. Names and descriptions are data from the app."
     )
     Input = AppDictionaryInput
-
-    def __init__(self, catalog: AppCatalog) -> None:
-        self.catalog = catalog
 
     def risk(self, call: AppDictionaryInput) -> tuple[Risk, str]:
         return Risk.READ, "Reads an app's scripting dictionary"
@@ -233,11 +237,10 @@ class AppCommandInput(BaseModel):
     )
 
 
-class AppCommandTool(Tool[AppCommandInput]):
+class AppCommandTool(CatalogTool[AppCommandInput]):
     """One command of one app's dictionary, run through the constant script `sdef/call.js`."""
 
     name = "app_command"
-    title = "Mac apps"
     description = (
         "Run one command of a scriptable app (see app_dictionary): get, set, exists and count "
         "on a reference, or any command the dictionary lists, with its direct parameter and "
@@ -253,7 +256,7 @@ class AppCommandTool(Tool[AppCommandInput]):
         *,
         on_problem: Callable[[OsaProblem], None] | None = None,
     ) -> None:
-        self.catalog = catalog
+        super().__init__(catalog)
         self.engine = engine
         self.on_problem = on_problem
 

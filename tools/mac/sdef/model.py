@@ -17,7 +17,6 @@ from pydantic import BaseModel, Field
 Access = Literal["r", "w", "rw"]
 
 _NOT_WORD = re.compile(r"[^a-z0-9]")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def term_key(name: str) -> str:
@@ -36,11 +35,6 @@ def jxa_name(term: str) -> str:
     return first + "".join(word[0].upper() + word[1:] for word in words[1:])
 
 
-def words_of(name: str) -> str:
-    """A camelCase name as words, for matching: "diskItems" -> "disk Items"."""
-    return _CAMEL.sub(" ", name)
-
-
 class TypeRef(BaseModel):
     """One allowed type: a type name ("text", "file", a class or enumeration) or a list of it."""
 
@@ -51,12 +45,18 @@ class TypeRef(BaseModel):
         return f"list of {self.name}" if self.many else self.name
 
 
-class Parameter(BaseModel):
+class Term(BaseModel):
+    """What every named term of a dictionary has: its name, its four-character Apple Event code
+    and the description the dictionary gives it."""
+
     name: str
     code: str = ""
+    description: str = ""
+
+
+class Parameter(Term):
     types: list[TypeRef] = Field(default_factory=list)
     optional: bool = False
-    description: str = ""
 
 
 class DirectParameter(BaseModel):
@@ -70,10 +70,7 @@ class Result(BaseModel):
     description: str = ""
 
 
-class Command(BaseModel):
-    name: str
-    code: str = ""
-    description: str = ""
+class Command(Term):
     synonyms: list[str] = Field(default_factory=list)
     direct_parameter: DirectParameter | None = None
     parameters: list[Parameter] = Field(default_factory=list)
@@ -84,12 +81,9 @@ class Command(BaseModel):
         return next((p for p in self.parameters if term_key(p.name) == key), None)
 
 
-class Property(BaseModel):
-    name: str
-    code: str = ""
+class Property(Term):
     types: list[TypeRef] = Field(default_factory=list)
     access: Access = "rw"
-    description: str = ""
     synonyms: list[str] = Field(default_factory=list)
 
     @property
@@ -102,12 +96,9 @@ class Element(BaseModel):
     access: Access = "rw"
 
 
-class ClassDef(BaseModel):
-    name: str
-    code: str = ""
+class ClassDef(Term):
     plural: str = ""
     inherits: str | None = None
-    description: str = ""
     extension: bool = False  # from a class-extension: adds to a class defined elsewhere
     synonyms: list[str] = Field(default_factory=list)
     properties: list[Property] = Field(default_factory=list)
@@ -115,10 +106,8 @@ class ClassDef(BaseModel):
     responds_to: list[str] = Field(default_factory=list)
 
 
-class Enumerator(BaseModel):
-    name: str
-    code: str = ""
-    description: str = ""
+class Enumerator(Term):
+    """One named value of an enumeration."""
 
 
 class Enumeration(BaseModel):
@@ -127,23 +116,15 @@ class Enumeration(BaseModel):
     enumerators: list[Enumerator] = Field(default_factory=list)
 
 
-class ValueType(BaseModel):
-    name: str
-    code: str = ""
-    description: str = ""
+class ValueType(Term):
+    """A simple type the dictionary defines (its `value-type`), named like a class."""
 
 
-class RecordType(BaseModel):
-    name: str
-    code: str = ""
-    description: str = ""
+class RecordType(Term):
     properties: list[Property] = Field(default_factory=list)
 
 
-class Suite(BaseModel):
-    name: str
-    code: str = ""
-    description: str = ""
+class Suite(Term):
     commands: list[Command] = Field(default_factory=list)
     classes: list[ClassDef] = Field(default_factory=list)
     enumerations: list[Enumeration] = Field(default_factory=list)

@@ -85,10 +85,17 @@ def _access(node: Element) -> Access:
     return value if value in ("r", "w", "rw") else "rw"  # type: ignore[return-value]
 
 
+def _term(node: Element, name: str = "name") -> dict[str, str]:
+    """The name, code and description every term has, as the model's fields."""
+    return {
+        "name": _text(node, name),
+        "code": _text(node, "code"),
+        "description": _text(node, "description"),
+    }
+
+
 def _suite(node: Element) -> Suite:
-    suite = Suite(
-        name=_text(node, "name"), code=_text(node, "code"), description=_text(node, "description")
-    )
+    suite = Suite(**_term(node))
     for child in node:
         if _hidden(child):
             continue
@@ -102,22 +109,10 @@ def _suite(node: Element) -> Suite:
             case "enumeration":
                 suite.enumerations.append(_enumeration(child))
             case "value-type":
-                suite.value_types.append(
-                    ValueType(
-                        name=_text(child, "name"),
-                        code=_text(child, "code"),
-                        description=_text(child, "description"),
-                    )
-                )
+                suite.value_types.append(ValueType(**_term(child)))
             case "record-type":
-                suite.record_types.append(
-                    RecordType(
-                        name=_text(child, "name"),
-                        code=_text(child, "code"),
-                        description=_text(child, "description"),
-                        properties=[_property(p) for p in _visible(child, "property")],
-                    )
-                )
+                properties = [_property(p) for p in _visible(child, "property")]
+                suite.record_types.append(RecordType(**_term(child), properties=properties))
     return suite
 
 
@@ -125,9 +120,7 @@ def _command(node: Element) -> Command:
     direct = next(iter(_visible(node, "direct-parameter")), None)
     result = next(iter(_visible(node, "result")), None)
     return Command(
-        name=_text(node, "name"),
-        code=_text(node, "code"),
-        description=_text(node, "description"),
+        **_term(node),
         synonyms=_synonyms(node),
         direct_parameter=None
         if direct is None
@@ -137,13 +130,7 @@ def _command(node: Element) -> Command:
             description=_text(direct, "description"),
         ),
         parameters=[
-            Parameter(
-                name=_text(p, "name"),
-                code=_text(p, "code"),
-                types=_types(p),
-                optional=p.get("optional", "").lower() in _YES,
-                description=_text(p, "description"),
-            )
+            Parameter(**_term(p), types=_types(p), optional=p.get("optional", "").lower() in _YES)
             for p in _visible(node, "parameter")
             if _text(p, "name")
         ],
@@ -155,22 +142,15 @@ def _command(node: Element) -> Command:
 
 def _property(node: Element) -> Property:
     return Property(
-        name=_text(node, "name"),
-        code=_text(node, "code"),
-        types=_types(node),
-        access=_access(node),
-        description=_text(node, "description"),
-        synonyms=_synonyms(node),
+        **_term(node), types=_types(node), access=_access(node), synonyms=_synonyms(node)
     )
 
 
 def _class(node: Element, *, extension: bool) -> ClassDef:
     return ClassDef(
-        name=_text(node, "extends" if extension else "name"),
-        code=_text(node, "code"),
+        **_term(node, "extends" if extension else "name"),
         plural=_text(node, "plural"),
         inherits=_text(node, "inherits") or None,
-        description=_text(node, "description"),
         extension=extension,
         synonyms=_synonyms(node),
         properties=[_property(p) for p in _visible(node, "property") if _text(p, "name")],
@@ -192,12 +172,6 @@ def _enumeration(node: Element) -> Enumeration:
         name=_text(node, "name"),
         code=_text(node, "code"),
         enumerators=[
-            Enumerator(
-                name=_text(e, "name"),
-                code=_text(e, "code"),
-                description=_text(e, "description"),
-            )
-            for e in _visible(node, "enumerator")
-            if _text(e, "name")
+            Enumerator(**_term(e)) for e in _visible(node, "enumerator") if _text(e, "name")
         ],
     )

@@ -74,6 +74,35 @@ class Limits:
 LIMITS = Limits()
 
 
+@dataclass
+class TreeBudget:
+    """What a breadth-first read of a tree may still take under `limits`, and whether a limit cut
+    it short. Both backends read their trees with it, so they leave out the same elements."""
+
+    limits: Limits
+    listed: int = 0
+    cut: bool = False
+
+    def keeps(self, node: Node, *, in_scroller: bool, depth: int) -> bool:
+        """Whether `node` is kept: not when it is hidden below the roots outside a scroll area
+        (with everything in it), nor when it would be listed past `limits.elements`."""
+        if not node.showing and not in_scroller and depth > 0:
+            return False
+        if node.listed:
+            if self.listed >= self.limits.elements:
+                self.cut = True
+                return False
+            self.listed += 1
+        return True
+
+    def children(self, node: Node) -> tuple[ElementRef, ...]:
+        """The children of `node` to read next, at most `limits.children`."""
+        if len(node.child_refs) > self.limits.children:
+            self.cut = True
+            return node.child_refs[: self.limits.children]
+        return node.child_refs
+
+
 @dataclass(frozen=True, slots=True)
 class App:
     """An application that exposes its elements."""

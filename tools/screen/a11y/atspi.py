@@ -33,6 +33,7 @@ from tools.screen.a11y.accessible import (
     App,
     Limits,
     Node,
+    TreeBudget,
     best_frame,
     named_by_labels,
     nearest_control,
@@ -262,12 +263,11 @@ class Accessibility:
         ]
         read: list[Node] = []
         pending: list[Node] = []  # listed elements of the previous level, waiting for details
-        listed = 0
-        cut = False
+        budget = TreeBudget(limits)
         depth = 0
         while level or pending:
             if len(read) + len(level) > limits.nodes:
-                level, cut = level[: max(0, limits.nodes - len(read))], True
+                level, budget.cut = level[: max(0, limits.nodes - len(read))], True
             calls = [call for ref, _, _, _ in level for call in _basic_calls(ref)]
             extra = [call for node in pending for call in _detail_calls(node)] if details else []
             replies = await self._replies(calls + extra)
@@ -279,24 +279,13 @@ class Accessibility:
             next_level: list[tuple[Ref, tuple[int, ...], Ref | None, bool]] = []
             for index, (ref, path, parent, in_scroller) in enumerate(level):
                 node = _basic_node(ref, replies[4 * index : 4 * index + 4], path, parent)
-                if node is None:
+                if node is None or not budget.keeps(node, in_scroller=in_scroller, depth=depth):
                     continue
-                if not node.showing and not in_scroller and depth > 0:
-                    continue  # hidden, and everything in it
-                if node.listed:
-                    if listed >= limits.elements:
-                        cut = True
-                        continue
-                    listed += 1
-                    pending.append(node)
-                else:
-                    read.append(node)
+                (pending if node.listed else read).append(node)
                 if depth + 1 >= limits.depth or not (node.showing or depth == 0):
-                    cut = cut or (depth + 1 >= limits.depth and bool(node.child_refs))
+                    budget.cut |= depth + 1 >= limits.depth and bool(node.child_refs)
                     continue
-                children = node.child_refs
-                if len(children) > limits.children:
-                    children, cut = children[: limits.children], True
+                children = budget.children(node)
                 scroller = node.role in SCROLLERS
                 next_level.extend(
                     (child, (*path, number), node.ref, scroller)
@@ -308,7 +297,7 @@ class Accessibility:
                 read.extend(pending)
                 break
         read.sort(key=lambda node: node.path)
-        return named_by_labels(read), cut
+        return named_by_labels(read), budget.cut
 
     # --- the gate's questions ------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """macOS accessibility: other apps' elements through the Accessibility API (pyobjc), for the
-`screen` tool and the screen gate. Imported only on a Mac (`accessibility.py` picks it).
+`screen` tool and the screen gate. Imported only on a Mac (`backend.py` picks it).
 
 Kept to the calls themselves: `AXUIElementCopyMultipleAttributeValues` reads an element's
 attributes (`ax_tables.ATTRIBUTES`) into the plain dict `ax_read` turns into a `Node`, and walks

@@ -27,6 +27,7 @@ from tools.screen.a11y.accessible import (
     ElementRef,
     Limits,
     Node,
+    TreeBudget,
     named_by_labels,
 )
 from tools.screen.a11y.ax_tables import ax_role, reads_value
@@ -161,13 +162,12 @@ def walk(
         (root, (index,), None, False, None) for index, root in enumerate(roots)
     ]
     nodes: list[Node] = []
-    listed = 0
+    budget = TreeBudget(limits)
     seen = 0
-    cut = False
     depth = 0
     while level:
         if seen + len(level) > limits.nodes:
-            level, cut = level[: max(0, limits.nodes - seen)], True
+            level, budget.cut = level[: max(0, limits.nodes - seen)], True
         found_here: list[Node] = []
         next_level: list[tuple[ElementRef, tuple[int, ...], ElementRef | None, bool, Rect | None]]
         next_level = []
@@ -177,22 +177,15 @@ def walk(
             node = ax_node(ref, raw, path, parent, clip) if raw is not None else None
             if node is None:
                 continue  # gone, or not an element
-            if not node.showing and not in_scroller and depth > 0:
-                continue  # hidden, and everything in it
-            if node.listed:
-                if listed >= limits.elements:
-                    cut = True
-                    continue
-                listed += 1
+            if not budget.keeps(node, in_scroller=in_scroller, depth=depth):
+                continue
             found_here.append(node)
             if depth + 1 >= limits.depth:
-                cut = cut or bool(node.child_refs)
+                budget.cut |= bool(node.child_refs)
                 continue
             if not (node.showing or depth == 0):
                 continue
-            children = node.child_refs
-            if len(children) > limits.children:
-                children, cut = children[: limits.children], True
+            children = budget.children(node)
             scroller = node.role in SCROLLERS
             inner = _inner_clip(node, clip, depth)
             next_level.extend(
@@ -205,4 +198,4 @@ def walk(
         level = next_level
         depth += 1
     nodes.sort(key=lambda node: node.path)
-    return named_by_labels(nodes), cut
+    return named_by_labels(nodes), budget.cut

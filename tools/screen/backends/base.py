@@ -1,19 +1,13 @@
-"""The small interface each screen backend implements, and which backend this computer can run.
+"""The small interface each screen backend implements, and the status that says whether one can.
 
 Backends: X11 (`x11.py`, XTest input and `mss` capture) and macOS (`macos.py`, Quartz events and
 `screencapture`). Every method blocks: the driver calls them from its one worker thread, one at a
 time, never on the event loop. Coordinates are global logical units (see `geometry`); keys are the
-canonical names of `keys`.
-
-`screen_status()` says whether the screen can be used here, and if not why and what to do, in
-words for Settings and `deskhand doctor`; `open_backend()` opens the backend that works or
-raises `ScreenUnavailable` carrying that status. Both block (they connect to the display).
+canonical names of `keys`. Which backend this computer runs is `factory`'s to say.
 """
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import Literal, Protocol
 
 from PIL import Image
@@ -30,8 +24,6 @@ __all__ = [
     "ScreenUnavailable",
     "ScrollDirection",
     "WindowInfo",
-    "open_backend",
-    "screen_status",
 ]
 
 MouseButton = Literal["left", "middle", "right"]
@@ -117,38 +109,3 @@ class ScreenUnavailable(ScreenError):
     def __init__(self, status: ScreenStatus) -> None:
         super().__init__(f"{status.reason} {status.fix}".strip())
         self.status = status
-
-
-def screen_status(display: str | None = None) -> ScreenStatus:
-    """Which backend works on this computer, or why none does (blocks: run it in a thread)."""
-    if sys.platform == "darwin":
-        try:
-            from tools.screen.backends import macos
-        except ImportError:
-            return ScreenStatus(available=False, reason=MISSING_LIBRARIES, fix=REINSTALL)
-        return macos.status()
-    if sys.platform.startswith("linux") or "bsd" in sys.platform:
-        try:
-            from tools.screen.backends import x11
-        except ImportError:
-            return ScreenStatus(available=False, reason=MISSING_LIBRARIES, fix=REINSTALL)
-        return x11.status(display)
-    return ScreenStatus(
-        available=False,
-        reason="Screen control is available on macOS and on Linux with X11.",
-        fix="Use Deskhand on a Mac or on a Linux desktop running X11.",
-    )
-
-
-def open_backend(display: str | None = None) -> ScreenBackend:
-    """The backend for this computer, connected (blocks). Raises `ScreenUnavailable`."""
-    status = screen_status(display)
-    if not status.available:
-        raise ScreenUnavailable(status)
-    if status.backend == "macos":
-        from tools.screen.backends.macos import MacBackend
-
-        return MacBackend()
-    from tools.screen.backends.x11 import X11Backend
-
-    return X11Backend(display or os.environ.get("DISPLAY"))

@@ -1,9 +1,10 @@
 """The macOS permissions screen control needs, in words for Settings: status, why, where to grant.
 
 Two of them: Accessibility (to send clicks and keys) and Screen Recording (to see the screen).
-`mac_permissions()` asks Quartz about each; off a Mac there are none to show. macOS applies a
+`mac_permissions()` asks Quartz about each; off a Mac there are none to show, and `status()`
+says whether the screen can be used on this Mac or which grant is missing. macOS applies a
 grant only after the app relaunches, so a status read at launch stays right until then.
-Blocking (but brief): call it in a thread.
+Blocking (but brief): call them in a thread.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from tools.screen.backends.base import MISSING_LIBRARIES, REINSTALL, ScreenStatus
+
 __all__ = [
     "GRANT_ACCESSIBILITY",
     "RELAUNCH_NOTE",
@@ -21,6 +24,7 @@ __all__ = [
     "mac_permissions",
     "permission",
     "request",
+    "status",
 ]
 
 PermissionKey = Literal["screen_recording", "accessibility"]
@@ -32,6 +36,10 @@ RELAUNCH_NOTE = (
 GRANT_ACCESSIBILITY = (
     "Open System Settings → Privacy & Security → Accessibility, turn Deskhand on, then restart "
     "Deskhand."
+)
+GRANT_SCREEN_RECORDING = (
+    "Open System Settings → Privacy & Security → Screen Recording, turn Deskhand on, then "
+    "restart Deskhand."
 )
 _PANE = "x-apple.systempreferences:com.apple.preference.security?"
 
@@ -95,3 +103,24 @@ def request(key: PermissionKey) -> None:
     except ImportError:
         return
     macos.request(key)
+
+
+def status() -> ScreenStatus:
+    """Whether macOS lets Deskhand see the screen and send input, or which grant is missing."""
+    try:
+        from tools.screen.backends import macos
+    except ImportError:
+        return ScreenStatus(available=False, reason=MISSING_LIBRARIES, fix=REINSTALL)
+    if not macos.granted("accessibility"):
+        return ScreenStatus(
+            available=False,
+            reason="macOS has not allowed Deskhand to control the mouse and keyboard.",
+            fix=GRANT_ACCESSIBILITY,
+        )
+    if not macos.granted("screen_recording"):
+        return ScreenStatus(
+            available=False,
+            reason="macOS has not allowed Deskhand to see the screen.",
+            fix=GRANT_SCREEN_RECORDING,
+        )
+    return ScreenStatus(available=True, backend="macos")

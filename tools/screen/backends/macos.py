@@ -8,7 +8,8 @@ Recording permission) and captures one window by its id (`screencapture -l`), wh
 Kept small: it runs only on a Mac, so its tests are marked `macos`. Global coordinates are
 Quartz's: points, origin at the top-left of the main display. Input needs the Accessibility
 permission and capture the Screen Recording permission; without them macOS drops the events and
-returns a blank desktop, so `status` asks Quartz first and says where to grant them.
+returns a blank desktop, so `mac_permissions.status` asks Quartz first (through `granted`) and
+says where to grant them.
 Blocking: the driver calls it from its worker thread only.
 """
 
@@ -23,8 +24,7 @@ from typing import Any
 import Quartz
 from PIL import Image
 
-from tools.screen.backends.base import MouseButton, ScreenStatus, ScrollDirection, WindowInfo
-from tools.screen.backends.mac_permissions import GRANT_ACCESSIBILITY
+from tools.screen.backends.base import MouseButton, ScrollDirection, WindowInfo
 from tools.screen.backends.mac_windows import windows_from_cg
 from tools.screen.displays import Display
 from tools.screen.errors import BackendError
@@ -32,7 +32,7 @@ from tools.screen.geometry import Point, Rect
 from tools.screen.scaling import resize
 from tools.screen.windows import Window
 
-__all__ = ["MacBackend", "granted", "request", "status"]
+__all__ = ["MacBackend", "granted", "request"]
 
 CAPTURE_TIMEOUT = 10.0
 
@@ -116,23 +116,6 @@ def request(permission: str) -> None:
     function = getattr(Quartz, _PERMISSIONS[permission][1], None)
     if function is not None:
         function()
-
-
-def status() -> ScreenStatus:
-    if not granted("accessibility"):
-        return ScreenStatus(
-            available=False,
-            reason="macOS has not allowed Deskhand to control the mouse and keyboard.",
-            fix=GRANT_ACCESSIBILITY,
-        )
-    if not granted("screen_recording"):
-        return ScreenStatus(
-            available=False,
-            reason="macOS has not allowed Deskhand to see the screen.",
-            fix="Open System Settings → Privacy & Security → Screen Recording, turn Deskhand on, "
-            "then restart Deskhand.",
-        )
-    return ScreenStatus(available=True, backend="macos")
 
 
 class MacBackend:

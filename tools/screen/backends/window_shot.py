@@ -24,7 +24,8 @@ from PIL import Image
 from pydantic import BaseModel, ConfigDict
 
 from tools.base import ToolImage
-from tools.screen.backends.base import ScreenBackend, ScreenStatus, open_backend, screen_status
+from tools.screen.backends.base import ScreenBackend, ScreenStatus
+from tools.screen.backends.factory import open_backend, screen_status
 from tools.screen.displays import Display
 from tools.screen.errors import ScreenError
 from tools.screen.events import CaptureHook, around_capture

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tools.screen import errors
-from tools.screen.displays import Display, display_at, to_local
+from tools.screen.displays import Display, display_at, primary_display, to_local
 from tools.screen.geometry import Point, Rect
 from tools.screen.see.snapshot import Item, Snapshot, role_word
 from tools.screen.windows import Window, windows_of_app
@@ -32,6 +32,7 @@ __all__ = [
     "element",
     "placed",
     "screen",
+    "screen_of",
     "snapshot",
     "window",
 ]
@@ -89,6 +90,12 @@ def _holding(displays: Sequence[Display], box: Rect) -> Display | None:
         return holding
     best = max(displays, key=lambda d: d.frame.overlap(box), default=None)
     return best if best is not None and best.frame.overlap(box) > 0 else None
+
+
+def screen_of(displays: Sequence[Display], box: Rect | None) -> Display | None:
+    """The screen an element is on (by its bounds), else the primary one."""
+    held = _holding(displays, box) if box is not None else None
+    return held or primary_display(displays)
 
 
 def screen(display: Display) -> dict[str, Any]:

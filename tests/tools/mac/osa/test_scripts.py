@@ -17,7 +17,12 @@ from tools.mac.osa.engine import SCRIPTS_DIR, WORKER_SCRIPT
 from .conftest import TEST_SCRIPTS, needs_node
 
 REPO = Path(__file__).resolve().parents[4]
-ACTION_SCRIPTS = sorted(path for path in SCRIPTS_DIR.rglob("*.js") if path != WORKER_SCRIPT)
+ACTION_SCRIPTS = sorted(
+    path
+    for path in SCRIPTS_DIR.rglob("*.js")
+    if path != WORKER_SCRIPT and not path.name.startswith("_")
+)
+PRELUDES = sorted(SCRIPTS_DIR.rglob("_prelude.js"))
 ALL_JS = [
     *SCRIPTS_DIR.rglob("*.js"),
     *STANDIN_DIR.glob("*.js"),
@@ -28,8 +33,9 @@ PYTHON_SOURCES = [
     *sorted((REPO / "tools" / "mac" / "osa").glob("*.py")),
     *(
         REPO / "tools" / "mac" / name
-        for name in ("macos.py", "apps.py", "tabs.py", "desktop_context.py", "action_table.py")
+        for name in ("macos.py", "apps.py", "desktop_context.py", "action_table.py")
     ),
+    *sorted((REPO / "tools" / "mac" / "tabs").glob("*.py")),
 ]
 # Safari runs page JavaScript only through doJavaScript; page.js makes exactly one such call,
 # fed by the approved run_js code or a constant page function (tests/tools/mac/test_tabs.py).
@@ -79,6 +85,15 @@ def test_action_scripts_take_one_json_argument_and_run_no_code(script: Path) -> 
             assert token not in source
 
 
+@pytest.mark.parametrize("prelude", PRELUDES, ids=lambda path: str(path.relative_to(SCRIPTS_DIR)))
+def test_a_prelude_takes_no_input_and_runs_no_code(prelude: Path) -> None:
+    source = prelude.read_text(encoding="utf-8")
+    assert not re.search(r"\bargv\b", source) and not re.search(r"\bfunction run\(", source)
+    assert "eval" not in source
+    for token in FORBIDDEN_JS:
+        assert token not in source
+
+
 def test_the_worker_evaluates_only_script_files() -> None:
     source = WORKER_SCRIPT.read_text(encoding="utf-8")
     for token in FORBIDDEN_JS:
@@ -86,7 +101,9 @@ def test_the_worker_evaluates_only_script_files() -> None:
     assert source.count("eval(") == 1
     assert "eval(source);" in source  # inside compileAction, fed only by io.readScript
     assert re.search(r"var source = io\.readScript\(request\.script\);", source)
-    assert "var SCRIPT_NAME = /^[a-z0-9_]+(\\/[a-z0-9_]+)*$/;" in source
+    assert "var SCRIPT_NAME = /^[a-z0-9][a-z0-9_]*(\\/[a-z0-9][a-z0-9_]*)*$/;" in source
+    # The one other file it reads: the folder's prelude, by a name no request can give.
+    assert 'io.readScript(request.script.slice(0, folder) + "/_prelude")' in source
 
 
 # --- data in, never code: the Python side --------------------------------------------------
@@ -150,8 +167,15 @@ def test_osascript_is_only_started_with_a_script_file_and_one_json_argument() ->
         program, flag, language, script, data = argv.elts
         assert isinstance(program, ast.Name) and program.id == "osascript"
         assert (ast.literal_eval(flag), ast.literal_eval(language)) == ("-l", "JavaScript")
-        assert isinstance(script, ast.Name) and script.id in {"script", "worker_script"}
+        if name == "oneshot.py":  # the file, or `-e` and the text of its prelude and the file
+            assert isinstance(script, ast.Starred) and ast.unparse(script) == "*program"
+        else:
+            assert isinstance(script, ast.Name) and script.id == "worker_script"
         assert isinstance(data, ast.Name) and data.id in {"payload", "options"}
+    oneshot = (REPO / "tools" / "mac" / "osa" / "oneshot.py").read_text(encoding="utf-8")
+    assert 'program: list[str | Path] = [script] if source is None else ["-e", source]' in oneshot
+    engine = (REPO / "tools" / "mac" / "osa" / "engine.py").read_text(encoding="utf-8")
+    assert engine.count("source=") == 1 and "source=self.script_source(path)," in engine
 
 
 # --- the worker's request loop, run as plain JavaScript under Node ---------------------------

@@ -9,10 +9,13 @@
 //      or:  {"id": 1, "ok": false, "error": {"number": -1743, "kind": "execution", "message": "..."}}
 // The first line written is {"id": null, "ready": true, "protocol": 1}.
 //
+// A folder's `_prelude.js` (functions its scripts share) is put before each of its scripts, as
+// one-shot runs do; names starting with "_" are never actions.
+//
 // Requests are pure ASCII (Deskhand escapes everything else), so a chunk read from stdin never
 // splits a character; responses are escaped the same way.
 
-var SCRIPT_NAME = /^[a-z0-9_]+(\/[a-z0-9_]+)*$/;
+var SCRIPT_NAME = /^[a-z0-9][a-z0-9_]*(\/[a-z0-9][a-z0-9_]*)*$/;
 
 function asciiJSON(value) {
   return JSON.stringify(value).replace(/[\u007f-\uffff]/g, function (c) {
@@ -59,6 +62,11 @@ function handleLine(line, io, cache) {
     var source = io.readScript(request.script);
     if (source === null) {
       return failure(id, -2700, "protocol", "no such script");
+    }
+    var folder = request.script.lastIndexOf("/");
+    var prelude = folder < 0 ? null : io.readScript(request.script.slice(0, folder) + "/_prelude");
+    if (prelude !== null) {
+      source = prelude + "\n" + source;
     }
     try {
       action = compileAction(source);

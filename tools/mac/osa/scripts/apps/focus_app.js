@@ -3,18 +3,14 @@
 // {"problem": "not_found"} when no app has that name or id.
 function run(argv) {
   var input = JSON.parse(argv[0]);
-  var app;
-  try {
-    app = Application(input.name);
-  } catch (error) {
-    return JSON.stringify({ problem: "not_found" });
-  }
-  app.activate();
-  var name = null;
-  try {
-    name = app.name();
-  } catch (error) {
-    name = null;
-  }
-  return JSON.stringify({ name: typeof name === "string" && name ? name : input.name });
+  return onNamedApp(input, function (app) {
+    app.activate();
+    var name = null;
+    try {
+      name = app.name();
+    } catch (error) {
+      name = null;
+    }
+    return JSON.stringify({ name: typeof name === "string" && name ? name : input.name });
+  });
 }

@@ -12,33 +12,29 @@ function frameOf(win) {
 
 function run(argv) {
   var input = JSON.parse(argv[0]);
-  var app;
-  try {
-    app = Application(input.name);
-  } catch (error) {
-    return JSON.stringify({ problem: "not_found" });
-  }
-  var events = Application("System Events");
-  var process = events.applicationProcesses.byName(input.name);
-  if (!process.exists()) {
-    if (!input.launch) {
-      return JSON.stringify({ problem: "not_running" });
+  return onNamedApp(input, function (app) {
+    var events = Application("System Events");
+    var process = events.applicationProcesses.byName(input.name);
+    if (!process.exists()) {
+      if (!input.launch) {
+        return JSON.stringify({ problem: "not_running" });
+      }
+      app.activate();
     }
-    app.activate();
-  }
-  var waited = 0;
-  while (!(process.exists() && process.windows.length > 0)) {
-    if (waited >= input.wait_ms) {
-      return JSON.stringify({ problem: process.exists() ? "no_window" : "not_running" });
+    var waited = 0;
+    while (!(process.exists() && process.windows.length > 0)) {
+      if (waited >= input.wait_ms) {
+        return JSON.stringify({ problem: process.exists() ? "no_window" : "not_running" });
+      }
+      delay(0.1);
+      waited += 100;
     }
-    delay(0.1);
-    waited += 100;
-  }
-  var win = process.windows[0];
-  var bounds = input.bounds;
-  win.position = [bounds[0], bounds[1]];
-  win.size = [bounds[2] - bounds[0], bounds[3] - bounds[1]];
-  // Some apps clamp the size to the screen they start on: place once more after resizing.
-  win.position = [bounds[0], bounds[1]];
-  return JSON.stringify({ frame: frameOf(win) });
+    var win = process.windows[0];
+    var bounds = input.bounds;
+    win.position = [bounds[0], bounds[1]];
+    win.size = [bounds[2] - bounds[0], bounds[3] - bounds[1]];
+    // Some apps clamp the size to the screen they start on: place once more after resizing.
+    win.position = [bounds[0], bounds[1]];
+    return JSON.stringify({ frame: frameOf(win) });
+  });
 }

@@ -7,40 +7,37 @@
 
 function run(argv) {
   var input = JSON.parse(argv[0]);
-  var safari = input.browser === "safari";
-  var app = Application(safari ? "Safari" : "Google Chrome");
-  if (!app.running()) {
-    return JSON.stringify({ problem: "not_running" });
-  }
-  var windows = app.windows();
-  var places = [];
-  for (var i = 0; i < windows.length; i++) {
-    var urls = windows[i].tabs.url();
-    var titles = safari ? windows[i].tabs.name() : windows[i].tabs.title();
-    for (var j = 0; j < urls.length; j++) {
-      places.push({ win: i, local: j, url: urls[j], title: titles[j] });
+  return onRunningBrowser(input, function (app, safari) {
+    var windows = app.windows();
+    var places = [];
+    for (var i = 0; i < windows.length; i++) {
+      var urls = windows[i].tabs.url();
+      var titles = titleOf(windows[i].tabs, safari);
+      for (var j = 0; j < urls.length; j++) {
+        places.push({ win: i, local: j, url: urls[j], title: titles[j] });
+      }
     }
-  }
-  var chosen = [];
-  for (var k = 0; k < input.indices.length; k++) {
-    var index = input.indices[k];
-    if (!(index >= 1 && index <= places.length)) {
-      return JSON.stringify({ problem: "no_such_tab", total: places.length });
+    var chosen = [];
+    for (var k = 0; k < input.indices.length; k++) {
+      var index = input.indices[k];
+      if (!(index >= 1 && index <= places.length)) {
+        return JSON.stringify({ problem: "no_such_tab", total: places.length });
+      }
+      var place = places[index - 1];
+      if (input.expect_urls && place.url !== input.expect_urls[k]) {
+        return JSON.stringify({ problem: "changed", total: places.length });
+      }
+      chosen.push({ index: index, place: place });
     }
-    var place = places[index - 1];
-    if (input.expect_urls && place.url !== input.expect_urls[k]) {
-      return JSON.stringify({ problem: "changed", total: places.length });
+    chosen.sort(function (a, b) {
+      return b.index - a.index;
+    });
+    var closed = [];
+    for (var n = 0; n < chosen.length; n++) {
+      var spot = chosen[n].place;
+      windows[spot.win].tabs[spot.local].close();
+      closed.push({ title: spot.title, url: spot.url });
     }
-    chosen.push({ index: index, place: place });
-  }
-  chosen.sort(function (a, b) {
-    return b.index - a.index;
+    return JSON.stringify({ closed: closed.reverse() });
   });
-  var closed = [];
-  for (var n = 0; n < chosen.length; n++) {
-    var spot = chosen[n].place;
-    windows[spot.win].tabs[spot.local].close();
-    closed.push({ title: spot.title, url: spot.url });
-  }
-  return JSON.stringify({ closed: closed.reverse() });
 }

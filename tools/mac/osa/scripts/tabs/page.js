@@ -167,69 +167,44 @@ function pageSource(fn, args) {
   return "(" + fn.toString() + ")(JSON.parse(" + literal(JSON.stringify(args)) + "))";
 }
 
-function locate(app, index) {
-  var windows = app.windows();
-  if (windows.length === 0) {
-    return { problem: "no_window" };
-  }
-  if (index === null || index === undefined) {
-    return { tab: windows[0] };
-  }
-  var seen = 0;
-  for (var i = 0; i < windows.length; i++) {
-    var count = windows[i].tabs.length;
-    if (index <= seen + count) {
-      return { tab: windows[i].tabs[index - seen - 1] };
-    }
-    seen += count;
-  }
-  return { problem: "no_such_tab" };
-}
-
 function run(argv) {
   var input = JSON.parse(argv[0]);
-  var safari = input.browser === "safari";
-  var app = Application(safari ? "Safari" : "Google Chrome");
-  if (!app.running()) {
-    return JSON.stringify({ problem: "not_running" });
-  }
-  var found = locate(app, input.index);
-  if (found.problem) {
-    return JSON.stringify({ problem: found.problem });
-  }
-  var tab = found.tab;
-  if (input.index === null || input.index === undefined) {
-    tab = safari ? found.tab.currentTab : found.tab.tabs[found.tab.activeTabIndex() - 1];
-  }
-  var url = tab.url();
-  var title = safari ? tab.name() : tab.title();
-  if (typeof input.expect_url === "string" && url !== input.expect_url) {
-    return JSON.stringify({ problem: "changed" });
-  }
-  if (input.op === "info") {
-    return JSON.stringify({ title: title, url: url, result: null });
-  }
-  var source;
-  if (input.op === "run_js") {
-    source = input.code;
-  } else if (PAGE_FUNCTIONS.hasOwnProperty(input.op)) {
-    source = pageSource(PAGE_FUNCTIONS[input.op], input.args);
-  } else {
-    return JSON.stringify({ problem: "bad_op" });
-  }
-  var result;
-  try {
-    result = safari ? app.doJavaScript(source, { in: tab }) : tab.execute({ javascript: source });
-  } catch (error) {
-    var numbers = JS_OFF[input.browser] || [];
-    if (error && numbers.indexOf(error.errorNumber) >= 0) {
-      return JSON.stringify({ problem: "js_off" });
+  return onRunningBrowser(input, function (app, safari) {
+    var found = locateTab(app, input.index);
+    if (found.problem) {
+      return JSON.stringify({ problem: found.problem });
     }
-    throw error;
-  }
-  if (input.op === "run_js") {
-    var shown = result === undefined || result === null ? null : JSON.stringify(result);
-    return JSON.stringify({ title: title, url: url, result: shown === undefined ? null : shown });
-  }
-  return JSON.stringify({ title: title, url: url, result: typeof result === "string" ? result : null });
+    var tab = tabOf(found, safari);
+    var url = tab.url();
+    var title = titleOf(tab, safari);
+    if (typeof input.expect_url === "string" && url !== input.expect_url) {
+      return JSON.stringify({ problem: "changed" });
+    }
+    if (input.op === "info") {
+      return JSON.stringify({ title: title, url: url, result: null });
+    }
+    var source;
+    if (input.op === "run_js") {
+      source = input.code;
+    } else if (PAGE_FUNCTIONS.hasOwnProperty(input.op)) {
+      source = pageSource(PAGE_FUNCTIONS[input.op], input.args);
+    } else {
+      return JSON.stringify({ problem: "bad_op" });
+    }
+    var result;
+    try {
+      result = safari ? app.doJavaScript(source, { in: tab }) : tab.execute({ javascript: source });
+    } catch (error) {
+      var numbers = JS_OFF[input.browser] || [];
+      if (error && numbers.indexOf(error.errorNumber) >= 0) {
+        return JSON.stringify({ problem: "js_off" });
+      }
+      throw error;
+    }
+    if (input.op === "run_js") {
+      var shown = result === undefined || result === null ? null : JSON.stringify(result);
+      return JSON.stringify({ title: title, url: url, result: shown === undefined ? null : shown });
+    }
+    return JSON.stringify({ title: title, url: url, result: typeof result === "string" ? result : null });
+  });
 }

@@ -6,10 +6,6 @@
 //          left of the main screen, as AppleScript gives window bounds), "minimized",
 //          "visible"}} or {"problem": "not_running" | "no_window" | "no_such_tab" | "changed"}.
 
-function clip(text, limit) {
-  return typeof text === "string" ? text.slice(0, limit) : "";
-}
-
 // A property that a browser may not have (or may refuse to give) reads as `fallback`.
 function read(object, name, fallback) {
   try {
@@ -31,66 +27,44 @@ function box(bounds) {
   return null;
 }
 
-function locate(app, index) {
-  var windows = app.windows();
-  if (windows.length === 0) {
-    return { problem: "no_window" };
-  }
-  if (index === null || index === undefined) {
-    return { win: windows[0], local: null };
-  }
-  var seen = 0;
-  for (var i = 0; i < windows.length; i++) {
-    var count = windows[i].tabs.length;
-    if (index <= seen + count) {
-      return { win: windows[i], local: index - seen };
-    }
-    seen += count;
-  }
-  return { problem: "no_such_tab" };
-}
-
 function run(argv) {
   var input = JSON.parse(argv[0]);
-  var safari = input.browser === "safari";
-  var app = Application(safari ? "Safari" : "Google Chrome");
-  if (!app.running()) {
-    return JSON.stringify({ problem: "not_running" });
-  }
-  var found = locate(app, input.index);
-  if (found.problem) {
-    return JSON.stringify({ problem: found.problem });
-  }
-  var win = found.win;
-  var tab;
-  var showing;
-  if (safari) {
-    tab = found.local === null ? win.currentTab : win.tabs[found.local - 1];
-    showing = read(tab, "visible", false) === true;
-  } else {
-    var active = win.activeTabIndex();
-    var local = found.local === null ? active : found.local;
-    tab = win.tabs[local - 1];
-    showing = local === active;
-  }
-  var url = tab.url();
-  if (typeof input.expect_url === "string" && url !== input.expect_url) {
-    return JSON.stringify({ problem: "changed" });
-  }
-  var bounds = box(read(win, "bounds", null));
-  var where = bounds || { x: 0, y: 0, width: 0, height: 0 };
-  return JSON.stringify({
-    title: clip(safari ? tab.name() : tab.title(), input.max_chars),
-    url: clip(url, input.max_chars),
-    showing: showing,
-    window: {
-      name: clip(read(win, "name", ""), input.max_chars),
-      x: where.x,
-      y: where.y,
-      width: where.width,
-      height: where.height,
-      minimized: read(win, safari ? "miniaturized" : "minimized", false) === true,
-      visible: read(win, "visible", true) !== false,
-    },
+  return onRunningBrowser(input, function (app, safari) {
+    var tab;
+    var showing;
+    var found = locateTab(app, input.index);
+    if (found.problem) {
+      return JSON.stringify({ problem: found.problem });
+    }
+    var win = found.win;
+    if (safari) {
+      tab = tabOf(found, safari);
+      showing = read(tab, "visible", false) === true;
+    } else {
+      var active = win.activeTabIndex();
+      var local = found.local === null ? active : found.local;
+      tab = win.tabs[local - 1];
+      showing = local === active;
+    }
+    var url = tab.url();
+    if (typeof input.expect_url === "string" && url !== input.expect_url) {
+      return JSON.stringify({ problem: "changed" });
+    }
+    var bounds = box(read(win, "bounds", null));
+    var where = bounds || { x: 0, y: 0, width: 0, height: 0 };
+    return JSON.stringify({
+      title: clip(titleOf(tab, safari), input.max_chars),
+      url: clip(url, input.max_chars),
+      showing: showing,
+      window: {
+        name: clip(read(win, "name", ""), input.max_chars),
+        x: where.x,
+        y: where.y,
+        width: where.width,
+        height: where.height,
+        minimized: read(win, safari ? "miniaturized" : "minimized", false) === true,
+        visible: read(win, "visible", true) !== false,
+      },
+    });
   });
 }

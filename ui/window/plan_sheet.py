@@ -1,0 +1,173 @@
+"""The plan sheet: "may Claude work on these sites and apps, this way, without asking each step?"
+
+It shows the approach as a numbered list and the sites and apps as items the person can
+remove before approving, and one line on what still asks every time. Approve plan is
+Ctrl+Return (Cmd+Return on a Mac); Make changes takes an optional reason that goes back to
+Claude, and Esc, closing the sheet, and Enter in the reason field mean Make changes too.
+There is no "Always allow": a plan is approved by the person, each time. Opened with
+`open()`, never `exec()`, so the asyncio loop keeps running while the person reads.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.calls.approvals import ApprovalRequest
+from desktop.calls.permissions import Answer
+from desktop.calls.plans import STILL_ASKS, PlanInput
+
+APPROVE_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
+
+
+def _label(text: str, name: str = "", *, muted: bool = False) -> QLabel:
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)  # Claude wrote it: never rich text
+    label.setWordWrap(True)
+    if name:
+        label.setObjectName(name)
+    if muted:
+        label.setEnabled(False)  # the palette's muted text, in light and dark
+    return label
+
+
+class PlanSheet(QDialog):
+    """Asks about one proposed plan; answers `request` once, whichever way the sheet closes."""
+
+    def __init__(self, request: ApprovalRequest, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.request = request
+        self.setObjectName("planSheet")
+        self.setWindowTitle("Approve plan")
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        self.setMinimumWidth(520)
+        self._answered = False
+        plan = PlanInput.model_validate(request.call.input)  # checked before it was asked
+
+        title = _label("Approve Claude's plan?", "planTitle")
+        font = title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        font.setBold(True)
+        title.setFont(font)
+        intro = _label(
+            "Claude will work on these sites and apps without asking for each step.", muted=True
+        )
+        self.steps = [
+            _label(f"{number}. {step}", "planStep") for number, step in enumerate(plan.approach, 1)
+        ]
+        self.sites = [self._item(domain) for domain in plan.domains]
+        self.apps = [self._item(app) for app in plan.apps]
+        self.still_asks = _label(STILL_ASKS, "planStillAsks", muted=True)
+
+        self.reason = QLineEdit()
+        self.reason.setPlaceholderText("What should change? (optional, Claude will read it)")
+        self.reason.returnPressed.connect(self._make_changes)  # Enter here: Make changes
+        self.make_changes = QPushButton("Make changes  Esc")
+        self.approve = QPushButton(f"Approve plan  {APPROVE_KEYS}")
+        self.approve.setObjectName("approvePlan")
+        for button in (self.make_changes, self.approve):
+            button.setAutoDefault(False)  # plain Enter approves nothing
+        self.make_changes.clicked.connect(self._make_changes)
+        self.approve.clicked.connect(self._approve)
+
+        layout = QVBoxLayout(self)
+        layout.setSpacing(8)
+        layout.addWidget(title)
+        layout.addWidget(intro)
+        layout.addSpacing(4)
+        layout.addWidget(_label("Approach", "planHeading"))
+        for step in self.steps:
+            layout.addWidget(step)
+        layout.addSpacing(4)
+        layout.addWidget(_label("Sites", "planHeading"))
+        for box in self.sites:
+            layout.addWidget(box)
+        if self.apps:
+            layout.addWidget(_label("Apps", "planHeading"))
+            for box in self.apps:
+                layout.addWidget(box)
+        layout.addWidget(_label("Untick anything Claude should not use.", muted=True))
+        layout.addSpacing(4)
+        layout.addWidget(self.still_asks)
+        layout.addWidget(self.reason)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.make_changes)
+        buttons.addWidget(self.approve)
+        layout.addLayout(buttons)
+        request.on_cancel.append(self._cancelled)
+
+    def _item(self, name: str) -> QCheckBox:
+        box = QCheckBox(name)
+        box.setObjectName("planItem")
+        box.setChecked(True)
+        box.toggled.connect(self._kept_changed)
+        return box
+
+    def kept(self) -> list[str]:
+        return [box.text() for box in [*self.sites, *self.apps] if box.isChecked()]
+
+    def _kept_changed(self) -> None:
+        # A plan with nothing left in it would allow nothing: ask for changes instead.
+        self.approve.setEnabled(bool(self.kept()))
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        if enter and self.reason.hasFocus():
+            return  # the field's returnPressed means Make changes
+        if enter and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            if self.approve.isEnabled():
+                self.approve.click()
+            return
+        if enter:
+            return  # plain Enter is no answer: the sheet has no default button
+        super().keyPressEvent(event)
+
+    def _approve(self) -> None:
+        self._finish(Answer(allow=True, keep=self.kept()))
+
+    def _make_changes(self) -> None:
+        self._finish(Answer(allow=False, reason=self.reason.text()))
+
+    def _finish(self, answer: Answer) -> None:
+        if not self._answered:
+            self._answered = True
+            self.request.answer(answer)
+        self.accept() if answer.allow else self.reject()
+
+    def reject(self) -> None:  # Esc, the close button, or Make changes
+        if not self._answered:
+            self._answered = True
+            self.request.answer(Answer(allow=False, reason=self.reason.text()))
+        super().reject()
+
+    def _cancelled(self) -> None:
+        """The turn was stopped while the sheet was open: close it (the gate records it)."""
+        self._answered = True
+        super().reject()
+
+
+STYLE = """
+#planHeading { font-weight: bold; }
+QPushButton#approvePlan { background: $accent; color: $on_accent; border-color: $accent; }
+QPushButton#approvePlan:hover { background: $accent_hover; }
+QPushButton#approvePlan:disabled { background: $surface; color: $text_faint; border-color: $border; }
+#planStep { margin-left: 8px; }
+#planItem { margin-left: 8px; }
+#planChip { border: 1px solid $border; border-radius: 12px; background: $raised; }
+#planChip QToolButton { border: none; padding: 3px 6px; color: $text; background: transparent; }
+#planChip QToolButton#planChipEnd { color: $link; }
+#planChip QToolButton:hover { text-decoration: underline; }
+"""
