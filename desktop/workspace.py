@@ -224,6 +224,7 @@ class Workspace:
         return replay(
             self.store.messages(session_id, replaced=True),
             self.calls.card_for,
+            self.store.turn_ends(session_id),
         )
 
     async def list_models(self) -> list[str]:

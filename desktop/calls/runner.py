@@ -106,7 +106,9 @@ class ToolCalls:
         finally:
             for use in uses:
                 if use.id not in results:
-                    card = CallCard(label=cards.get(use.id, self.card_for(use)).label)
+                    if use.id not in cards:  # never started: its card starts, as it reopens
+                        cards[use.id] = self._start(session_id, use, self.card_for(use), emit)
+                    card = cards[use.id]  # its target stays, as the card showed it
                     stopped = CallResult.failure(STOPPED_TOOL)
                     results[use.id] = self._finish(
                         session_id, use, card, stopped, None, [], emit, outcome="stopped"

@@ -22,7 +22,13 @@ from pydantic import BaseModel
 from desktop.chat import attachments, user_content, versions
 from desktop.chat.agent import Agent
 from desktop.chat.attachments import Attachment
-from desktop.chat.events import AgentEvent, MessageCommitted, ReplyContinued, TurnFailed
+from desktop.chat.events import (
+    AgentEvent,
+    MessageCommitted,
+    ReplyContinued,
+    TurnFailed,
+    TurnStopped,
+)
 from desktop.chat.transcript import prompt_event
 from desktop.system.store import Store, StoredMessage
 
@@ -81,6 +87,9 @@ class Conversations:
         return lambda: self._listeners.remove(listener)
 
     def _emit(self, event: ConversationEvent) -> None:
+        if isinstance(event, TurnFailed | TurnStopped):
+            # Kept before it is shown, so a reopened chat shows it again.
+            self.store.add_turn_end(event)
         for listener in list(self._listeners):
             listener(event)
 
@@ -278,6 +287,8 @@ class Conversations:
                     session_id=session_id, error_kind="unexpected", title=title, detail=detail
                 )
             )
+        if stopped:
+            self._emit(TurnStopped(session_id=session_id))
         self._emit(TurnRunning(session_id=session_id, running=False, stopped=stopped))
 
     async def shutdown(self) -> None:

@@ -158,6 +158,13 @@ class TurnFailed(BaseModel):
     open_settings: bool = False
 
 
+class TurnStopped(BaseModel):
+    """The person stopped the turn; what arrived before stays."""
+
+    kind: Literal["turn_stopped"] = "turn_stopped"
+    session_id: int
+
+
 AgentEvent = Annotated[
     TurnStarted
     | PromptAdded
@@ -170,6 +177,7 @@ AgentEvent = Annotated[
     | ToolFinished
     | MessageCommitted
     | TurnFinished
-    | TurnFailed,
+    | TurnFailed
+    | TurnStopped,
     Field(discriminator="kind"),
 ]

@@ -2,7 +2,7 @@
 
 It writes what the thread shows, from the same replayed events (desktop/chat/transcript.py):
 the person's messages and attachments, Claude's replies, each tool call as a quoted
-line with its outcome and screenshots. The versions Edit or Regenerate replaced are
+line with its outcome and screenshots, and where a turn failed or was stopped. The versions Edit or Regenerate replaced are
 quoted where they were replaced, just above the message that replaced them, each marked
 as an earlier version with its number. `notes.md` gets `notes_files/` next to it, and
 links to it are relative, so the pair can be moved or zipped together.
@@ -24,7 +24,9 @@ from desktop.chat.events import (
     TextDelta,
     ToolFinished,
     ToolStarted,
+    TurnFailed,
     TurnFinished,
+    TurnStopped,
 )
 
 OUTCOME_WORDS = {
@@ -123,6 +125,10 @@ class _Writer:
                 self.lines.extend(["*(continued)*", ""])
             elif isinstance(event, TurnFinished) and event.notice:
                 self.lines.extend([f"*{event.notice}*", ""])
+            elif isinstance(event, TurnFailed):
+                self.lines.extend([f"*({event.title}: {event.detail})*", ""])
+            elif isinstance(event, TurnStopped) and self.lines[-2:] != ["*(stopped)*", ""]:
+                self.lines.extend(["*(stopped)*", ""])
         self.flush()
 
     def prompt(self, event: PromptAdded) -> None:

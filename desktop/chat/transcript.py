@@ -1,15 +1,20 @@
-"""A stored chat replayed as the events its live turns emitted, so it renders the same way.
+"""A stored chat replayed as the events its live turns emitted, in the order they emitted them,
+so the thread renders it through the same code as live output.
 
-Each tool card comes from what was stored beside its `tool_result` (label, summary,
-outcome); calls stored before cards were kept are described again by their source, the
-same way a live call is. A sent message is shown live through `prompt_event` too, so
-its attachments look the same live and reopened. Versions that Edit or Regenerate
-replaced come back folded above the message that replaced them.
+Live, a reply's text streams first, then the reply is committed, then each of its tool calls
+starts and finishes in turn; a failed turn ends on its error card, a stopped one on
+"Stopped" (both kept in the store's `turn_ends`, after the message that was newest then).
+Replay emits the same. What only a running turn shows (the thinking line, progress lines)
+leaves nothing to replay. Each tool card comes from what was stored beside its
+`tool_result` (label, summary, outcome); calls stored before cards were kept are described
+again by their source, the same way a live call is. A sent message is shown live through
+`prompt_event` too, so its attachments look the same live and reopened. Versions that Edit
+or Regenerate replaced come back folded above the message that replaced them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from desktop.calls.contract import CARD_KEY, RESULT_PREVIEW, CallCard, ToolUse
@@ -28,7 +33,7 @@ from desktop.chat.events import (
 )
 from desktop.model_stream import errors
 from desktop.model_stream.client import OUTCOME_KEY
-from desktop.system.store import StoredMessage
+from desktop.system.store import StoredMessage, StoredTurnEnd
 
 CardFor = Callable[[ToolUse], CallCard]
 Turn = list[AgentEvent]
@@ -51,17 +56,29 @@ def notice_for(stop_reason: str, max_tokens: int | None = None) -> str | None:
     return None
 
 
-def replay(messages: list[StoredMessage], card_for: CardFor) -> list[Turn]:
+def replay(
+    messages: list[StoredMessage], card_for: CardFor, ends: Sequence[StoredTurnEnd] = ()
+) -> list[Turn]:
     """The events of each turn (a prompt and everything that answered it), oldest first.
 
     `messages` may include replaced ones (`Store.messages(..., replaced=True)`): they
-    show as the earlier versions of the message that replaced them.
+    show as the earlier versions of the message that replaced them. `ends` say how turns
+    ended (`Store.turn_ends`); those after a replaced message went with it.
     """
     current = [m for m in messages if m.superseded_by is None]
     replaced = versions.replaced_groups(messages)
     cards = _stored_cards(current)
+    ended: dict[int, list[AgentEvent]] = {}
+    for end in ends:
+        if end.after_message is not None:
+            ended.setdefault(end.after_message, []).append(end.event)
     turns: list[Turn] = []
+    calls: list[ToolUse] = []  # the newest reply's calls: live, they ran after it was committed
     for message in current:
+        results = _results(message) if message.role == "user" else {}
+        if calls and turns:
+            turns[-1].extend(_calls(message.session_id, calls, results, cards, card_for))
+        calls = []
         if not turns or (message.role == "user" and user_content.is_prompt(message.content)):
             turns.append([])
         if message.role == "user":
@@ -74,9 +91,13 @@ def replay(messages: list[StoredMessage], card_for: CardFor) -> list[Turn]:
                         current_id=message.id,
                     )
                 )
-            turns[-1].extend(_user_events(message))
+            turns[-1].extend(_user_events(message, results))
         else:
-            turns[-1].extend(_assistant_events(message, cards, card_for))
+            turns[-1].extend(_assistant_events(message))
+            calls = [ToolUse.of(b) for b in message.content if b.get("type") == "tool_use"]
+        turns[-1].extend(ended.get(message.id, []))
+    if calls and turns:  # the app quit while they ran: their cards as they were left
+        turns[-1].extend(_calls(current[-1].session_id, calls, {}, cards, card_for))
     last = current[-1] if current else None
     if last is not None and last.role == "assistant" and last.stop_reason == "pause_turn":
         # Live, a paused step went on by itself; only a pause that ended the turn was said.
@@ -135,11 +156,36 @@ def _stored_cards(messages: list[StoredMessage]) -> dict[str, dict[str, Any]]:
     }
 
 
-def _user_events(message: StoredMessage) -> list[AgentEvent]:
+def _results(message: StoredMessage) -> dict[str, dict[str, Any]]:
+    return {
+        str(block.get("tool_use_id")): block
+        for block in message.content
+        if block.get("type") == "tool_result"
+    }
+
+
+def _calls(
+    sid: int,
+    calls: list[ToolUse],
+    results: dict[str, dict[str, Any]],
+    cards: dict[str, dict[str, Any]],
+    card_for: CardFor,
+) -> list[AgentEvent]:
+    """Each call of a reply started, then finished by its result (if one was kept), in turn."""
     events: list[AgentEvent] = []
-    for block in message.content:
-        if block.get("type") == "tool_result":
-            events.append(_finished(message.session_id, block))
+    for use in calls:
+        events.append(_start(sid, use, cards, card_for))
+        if (result := results.pop(use.id, None)) is not None:
+            events.append(_finished(sid, result))
+    return events
+
+
+def _user_events(message: StoredMessage, unmatched: dict[str, dict[str, Any]]) -> list[AgentEvent]:
+    """Results whose call is not in the reply before (never shown as started), then the
+    person's own message as it was sent."""
+    events: list[AgentEvent] = [
+        _finished(message.session_id, block) for block in unmatched.values()
+    ]
     if user_content.is_continue(message.content):
         events.append(ReplyContinued(session_id=message.session_id))
     elif user_content.is_prompt(message.content):
@@ -147,28 +193,29 @@ def _user_events(message: StoredMessage) -> list[AgentEvent]:
     return events
 
 
-def _assistant_events(
-    message: StoredMessage, cards: dict[str, dict[str, Any]], card_for: CardFor
-) -> list[AgentEvent]:
+def _start(
+    sid: int, use: ToolUse, cards: dict[str, dict[str, Any]], card_for: CardFor
+) -> ToolStarted:
+    stored = cards.get(use.id)
+    card = CallCard.model_validate(stored) if stored else card_for(use)
+    return ToolStarted(
+        session_id=sid,
+        tool_use_id=use.id,
+        name=use.name,
+        label=card.label,
+        summary=card.summary,
+        input=use.arguments,
+    )
+
+
+def _assistant_events(message: StoredMessage) -> list[AgentEvent]:
+    """Live, the reply's text streams whole (its calls start only once it is committed)."""
     sid = message.session_id
-    events: list[AgentEvent] = []
-    for block in message.content:
-        if block.get("type") == "text" and str(block.get("text", "")):
-            events.append(TextDelta(session_id=sid, text=str(block["text"])))
-        elif block.get("type") == "tool_use":
-            use = ToolUse.of(block)
-            stored = cards.get(use.id)
-            card = CallCard.model_validate(stored) if stored else card_for(use)
-            events.append(
-                ToolStarted(
-                    session_id=sid,
-                    tool_use_id=use.id,
-                    name=use.name,
-                    label=card.label,
-                    summary=card.summary,
-                    input=use.arguments,
-                )
-            )
+    events: list[AgentEvent] = [
+        TextDelta(session_id=sid, text=str(block["text"]))
+        for block in message.content
+        if block.get("type") == "text" and str(block.get("text", ""))
+    ]
     events.append(
         MessageCommitted(
             session_id=sid, message_id=message.id, role="assistant", status=message.status

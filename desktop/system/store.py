@@ -1,4 +1,5 @@
-"""SQLite store (WAL): sessions, messages (API content blocks as JSON), attachments, audit log.
+"""SQLite store (WAL): sessions, messages (API content blocks as JSON), how turns ended
+(failed, stopped), attachments, audit log.
 
 Every `add_message` commits at once, so a crash loses at most the reply being streamed.
 A database that cannot be read, or that a newer Deskhand wrote, is moved aside with a
@@ -14,12 +15,12 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from desktop.chat import user_content
-from desktop.chat.events import Usage
+from desktop.chat.events import TurnFailed, TurnStopped, Usage
 
 SCHEMA_VERSION = 2
 DEFAULT_TITLE = "New chat"
@@ -69,6 +70,17 @@ CREATE TABLE IF NOT EXISTS audit (
     duration_ms INTEGER,
     reason TEXT NOT NULL DEFAULT ''
 );
+-- How a turn ended when the thread said so beyond its messages (an error card, "Stopped"):
+-- the event as JSON, after the message that was newest then. A table of its own, so an
+-- older Deskhand still opens the file, and a kind it does not know is skipped.
+CREATE TABLE IF NOT EXISTS turn_ends (
+    id INTEGER PRIMARY KEY,
+    session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    after_message INTEGER REFERENCES messages(id) ON DELETE CASCADE,
+    event TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS turn_ends_by_session ON turn_ends(session_id, id);
 """
 # Columns added since a table was first created: (table, column, definition).
 
@@ -98,6 +110,18 @@ class StoredMessage(BaseModel):
     def text(self) -> str:
         """What the person typed (or the model wrote): no attached file's text."""
         return user_content.typed_text(self.content)
+
+
+TurnEnd = Annotated[TurnFailed | TurnStopped, Field(discriminator="kind")]
+_TURN_END: TypeAdapter[TurnFailed | TurnStopped] = TypeAdapter(TurnEnd)
+
+
+class StoredTurnEnd(BaseModel):
+    """How a turn ended (its error card, or that the person stopped it), after message
+    `after_message` of its chat."""
+
+    after_message: int | None
+    event: TurnEnd
 
 
 def _plain_text(content: list[dict[str, Any]]) -> str:
@@ -350,6 +374,32 @@ class Store:
     def message(self, message_id: int) -> StoredMessage | None:
         row = self._db.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()
         return _stored(row) if row else None
+
+    def add_turn_end(self, event: TurnFailed | TurnStopped) -> int:
+        """Keep how a turn ended, after the chat's newest message, so a reopened chat shows
+        it where it was shown live."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO turn_ends (session_id, after_message, event, created_at) VALUES"
+                " (?, (SELECT MAX(id) FROM messages WHERE session_id = ?), ?, ?)",
+                (event.session_id, event.session_id, event.model_dump_json(), time.time()),
+            )
+            return cursor.lastrowid or 0
+
+    def turn_ends(self, session_id: int) -> list[StoredTurnEnd]:
+        """How the chat's turns ended, where the thread said so, oldest first."""
+        rows = self._db.execute(
+            "SELECT after_message, event FROM turn_ends WHERE session_id = ? ORDER BY id",
+            (session_id,),
+        ).fetchall()
+        found: list[StoredTurnEnd] = []
+        for row in rows:
+            try:
+                event = _TURN_END.validate_json(row["event"])
+            except ValidationError:
+                continue  # written by a newer Deskhand: nothing this one can show
+            found.append(StoredTurnEnd(after_message=row["after_message"], event=event))
+        return found
 
     def last_usage(self, session_id: int) -> tuple[str | None, Usage | None]:
         row = self._db.execute(

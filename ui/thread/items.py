@@ -410,6 +410,19 @@ class ErrorCard(StableHints, QFrame):
     def resolved(self) -> bool:
         return bool(self.property("resolved"))
 
+    @property
+    def retired(self) -> bool:
+        return bool(self.property("retired"))
+
+    def retire(self) -> None:
+        """The chat went on after this error (a retry, a new message): it is history now, so
+        its buttons go (Retry answers the chat as it ends, not as it was here); its words
+        stay, the same live and reopened."""
+        self.setProperty("retired", True)
+        for button in (self.retry_button, self.settings_button):
+            if button is not None:
+                button.hide()
+
     def resolve(self, note: str) -> None:
         """What caused this error was fixed (a key saved, another model chosen): it no longer
         reads as the current state; Retry stays to send the message again."""

@@ -280,6 +280,10 @@ class ToolCard(_Expandable):
         `notices` are for the person, `offers` hosts they may let through."""
         ending = card_outcome(outcome or ("error" if is_error else "ok"), summary)
         self.ending = ending
+        # Progress says what a running call is doing; once it ended, how it ended does. Kept,
+        # it would show live only: a reopened chat has no progress to show.
+        self._lines = []
+        self.progress.clear()
         self.state.setText(ending.status)
         self.note.setText(ending.detail)
         self.outcome.setText(summary.strip() if ending.show_result else "")

@@ -1,4 +1,4 @@
-"""The Markdown export of a chat whose messages were edited and regenerated."""
+"""The Markdown export of a chat: edited and regenerated messages, failed and stopped turns."""
 
 from __future__ import annotations
 
@@ -6,9 +6,12 @@ import asyncio
 from pathlib import Path
 
 from desktop.chat import export
+from desktop.chat.conversations import TurnRunning
+from desktop.chat.events import TurnFailed, TurnStopped
 from desktop.workspace import Workspace
-from tests.support.model_server import ScriptedModelServer, text_reply
+from tests.support.model_server import Hang, HttpError, ScriptedModelServer, text_reply
 from tests.support.turns import settled
+from tests.support.waiting import wait_until
 
 
 def test_earlier_versions_are_quoted_where_they_were_replaced(
@@ -76,4 +79,48 @@ def test_earlier_versions_are_quoted_where_they_were_replaced(
         "### Claude\n"
         "\n"
         "Yes, in summer.\n"
+    )
+
+
+def test_a_failed_and_a_stopped_turn_are_said_where_they_happened(
+    workspace: Workspace, model_server: ScriptedModelServer, tmp_path: Path
+) -> None:
+    model_server.enqueue(HttpError(status=401, type="authentication_error"), Hang())
+    conversations = workspace.conversations
+    sid = conversations.create_session()
+    ended: list[TurnRunning] = []
+    conversations.subscribe(
+        lambda event: (
+            ended.append(event) if isinstance(event, TurnRunning) and not event.running else None
+        )
+    )
+
+    async def steps() -> None:
+        conversations.send(sid, "Hello?")
+        await wait_until(lambda: len(ended) == 1, what="the failed turn")
+        conversations.send(sid, "Slowly")
+        await wait_until(lambda: len(model_server.message_requests) == 2, what="the request")
+        conversations.stop(sid)
+        await wait_until(lambda: len(ended) == 2, what="the stopped turn")
+        await conversations.shutdown()
+        await workspace.agent.close()
+
+    asyncio.run(steps())
+    target = tmp_path / "chat.md"
+    export.to_markdown("Chat", workspace.transcript(sid), target)
+    failed, stopped = workspace.store.turn_ends(sid)
+    assert isinstance(failed.event, TurnFailed) and isinstance(stopped.event, TurnStopped)
+    body = target.read_text().split("*\n\n", 1)[1]
+    assert body == (
+        "### You\n"
+        "\n"
+        "Hello?\n"
+        "\n"
+        f"*(The API key was not accepted: {failed.event.detail})*\n"
+        "\n"
+        "### You\n"
+        "\n"
+        "Slowly\n"
+        "\n"
+        "*(stopped)*\n"
     )

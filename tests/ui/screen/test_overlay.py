@@ -19,6 +19,7 @@ from desktop.workspace import Workspace
 from tests.support.model_server import Hang, ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool
 from tests.support.turns import turn_log
+from tests.ui.thread import seen
 from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
 from tools.base import Risk
 from tools.screen import Point, Rect
@@ -167,7 +168,7 @@ def test_stop_on_the_pill_stops_the_turn_that_controls_the_screen(
 ) -> None:  # type: ignore[no-untyped-def]
     model_server.enqueue(Hang(text="Looking at your screen"))
     type_and_send(qtbot, window, "Use the screen")
-    settle(aloop, lambda: "Looking" in window.thread.rendered_text(), "the reply")
+    settle(aloop, lambda: "Looking" in seen.text(window.thread), "the reply")
     session_id = window.current_session_id
     assert session_id is not None and window.is_running(session_id)
     report(workspace, session_id, ScreenEvent(kind="screenshot", region=Rect(0, 0, 800, 800)))
@@ -176,7 +177,7 @@ def test_stop_on_the_pill_stops_the_turn_that_controls_the_screen(
     qtbot.mouseClick(pill.stop_button, Qt.MouseButton.LeftButton)
     finish_turn(aloop, window)
     assert turn_log(window.conversations).last.stopped
-    assert "Stopped" in window.thread.rendered_text()
+    assert "Stopped" in seen.text(window.thread)
     assert not window.visualizer.visible()  # the turn is over: the visualizer goes
 
 

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QApplication
 
 from tests.support.model_server import Hang, Reply, Text, text_reply
 from tests.support.turns import turn_log
+from tests.ui.thread import seen
 from tests.ui.window import test_main_window as main_window_tests
 from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
 from ui.thread.earlier_versions import EarlierVersionsView
@@ -263,13 +264,13 @@ def test_the_arrows_bring_back_an_earlier_version_for_the_thread_the_model_and_r
 
     # While the next reply is written, versions cannot be switched.
     type_and_send(qtbot, window, "And shoes?")
-    settle(aloop, lambda: "Boots, and" in window.thread.rendered_text(), "the reply")
+    settle(aloop, lambda: "Boots, and" in seen.text(window.thread), "the reply")
     assert not fold.next_button.isEnabled()
     [use_lisbon] = fold.use_buttons().values()
     assert not use_lisbon.isEnabled()
     qtbot.mouseClick(fold.next_button, Qt.MouseButton.LeftButton)
     window.use_version(window.current_session_id, fold.order[1])  # refused as well
-    assert "Boots, and" in window.thread.rendered_text()
+    assert "Boots, and" in seen.text(window.thread)
     sent = model_server.message_requests[-1]["messages"]
     assert [m["content"][-1]["text"] for m in sent] == [
         "Weather in Oslo?",
@@ -313,7 +314,7 @@ def test_edit_is_not_offered_while_a_reply_runs_and_escape_cancels_it(  # type: 
     qtbot.keyClick(bubble.editor, Qt.Key.Key_Escape)
     assert bubble.editor is None and bubble.label.isVisible()
     type_and_send(qtbot, window, "Two")
-    settle(aloop, lambda: "Working" in window.thread.rendered_text(), "the reply")
+    settle(aloop, lambda: "Working" in seen.text(window.thread), "the reply")
     assert bubble.edit_button.isHidden()
     bubble.start_edit()
     assert bubble.editor is None
@@ -330,14 +331,14 @@ def test_continue_after_stop_goes_on_below_the_partial_reply(  # type: ignore[no
 ):
     model_server.enqueue(Hang(text="Once upon a time"), text_reply("there was a fox."))
     type_and_send(qtbot, window, "A story please")
-    settle(aloop, lambda: "Once upon a time" in window.thread.rendered_text(), "the start")
+    settle(aloop, lambda: "Once upon a time" in seen.text(window.thread), "the start")
     window.stop()
     finish_turn(aloop, window)
     actions = window.thread.turn_actions
     assert actions is not None and actions.continue_button.isVisible()
     qtbot.mouseClick(actions.continue_button, Qt.MouseButton.LeftButton)
     finish_turn(aloop, window)
-    text = window.thread.rendered_text()
+    text = seen.text(window.thread)
     assert text.index("Once upon a time") < text.index("Continued") < text.index("there was a fox")
     assert not window.thread.turn_actions.continue_button.isVisible()
     assert window.thread.last_reply_text() == "Once upon a time\n\nthere was a fox."
@@ -358,12 +359,12 @@ def test_continue_after_the_token_limit(qtbot, window, model_server, aloop):  # 
         text_reply("The first half", stop_reason="max_tokens"), text_reply(" and the rest.")
     )
     ask(qtbot, aloop, window, "Long please")
-    assert "cut off" in window.thread.rendered_text()
+    assert "cut off" in seen.text(window.thread)
     actions = window.thread.turn_actions
     assert actions is not None and actions.continue_button.isVisible()
     qtbot.mouseClick(actions.continue_button, Qt.MouseButton.LeftButton)
     finish_turn(aloop, window)
-    assert "and the rest." in window.thread.rendered_text()
+    assert "and the rest." in seen.text(window.thread)
     assert model_server.message_requests[-1]["messages"][1]["content"][0]["text"] == (
         "The first half"
     )

@@ -10,16 +10,19 @@ from PIL import Image
 
 from desktop.calls.contract import CARD_KEY
 from desktop.chat.images import stored_image
+from tests.ui.thread import seen
 from tests.ui.thread.test_replay import cards_in_order
 from tests.ui.window import test_main_window as main_window_tests
 from ui.thread.image_viewer import ImageThumbnail
+from ui.thread.tool_card import ToolRun
 
 window = main_window_tests.window
 STEPS = 120
 
 
-def add_browsing_chat(workspace, folder: Path) -> int:  # type: ignore[no-untyped-def]
-    """One prompt answered by STEPS screenshot steps, stored as the app stores them."""
+def add_browsing_chat(workspace, folder: Path, *, words: bool = True) -> int:  # type: ignore[no-untyped-def]
+    """One prompt answered by STEPS screenshot steps, stored as the app stores them; with
+    `words`, each step says a few words before its call."""
     store = workspace.store
     sid = store.create_session("Browsing").id
     folder.mkdir(parents=True)
@@ -34,7 +37,7 @@ def add_browsing_chat(workspace, folder: Path) -> int:  # type: ignore[no-untype
             sid,
             "assistant",
             [
-                {"type": "text", "text": f"Page {step}."},
+                *([{"type": "text", "text": f"Page {step}."}] if words else []),
                 {"type": "tool_use", "id": use, "name": "screenshot", "input": {}},
             ],
         )
@@ -64,7 +67,7 @@ def test_a_chat_of_many_screenshot_steps_opens_at_its_end_and_fills_in(  # type:
     opened = time.monotonic() - started
     thread = window.thread
     # The newest steps are there at once, not all of the one long turn.
-    assert "All pages seen." in thread.rendered_text()
+    assert "All pages seen." in seen.text(thread)
     assert thread.loading_history
     shown_at_once = cards_in_order(window)
     assert 0 < len(shown_at_once) < STEPS / 2
@@ -83,3 +86,21 @@ def test_a_chat_of_many_screenshot_steps_opens_at_its_end_and_fills_in(  # type:
     qtbot.waitUntil(lambda: any(t.decoded for t in thread.findChildren(ImageThumbnail)))
     decoded = [t for t in thread.findChildren(ImageThumbnail) if t.decoded]
     assert len(decoded) < 10
+
+
+def test_a_long_run_of_steps_without_words_opens_at_its_end_as_one_run(  # type: ignore[no-untyped-def]
+    qtbot, window, workspace, tmp_path
+):
+    sid = add_browsing_chat(workspace, tmp_path / "shots", words=False)
+    started = time.monotonic()
+    window.open_session(sid)
+    opened = time.monotonic() - started
+    thread = window.thread
+    assert 0 < len(cards_in_order(window)) < STEPS / 2  # the newest steps, not all at once
+    assert opened < 1.0, f"opening took {opened:.2f} s"
+    with qtbot.waitSignal(thread.history_loaded, timeout=30_000):
+        pass
+    # Filled in above, the older steps join the run in front, in order, as live.
+    [run] = [item for item in thread.items() if isinstance(item, ToolRun)]
+    assert [c.title.text() for c in run.cards()] == [f"Step {n}" for n in range(STEPS)]
+    assert (run.title.text(), run.state.text()) == (f"{STEPS} steps", "Done")

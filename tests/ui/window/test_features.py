@@ -18,6 +18,7 @@ from desktop.workspace import Workspace
 from tests.support.model_server import Hang, Reply, Text, text_reply
 from tests.support.notification_server import NotificationService
 from tests.support.turns import turn_log
+from tests.ui.thread import seen
 from tests.ui.window import test_main_window as main_window_tests
 from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
 from ui.window import tray as tray_module
@@ -126,7 +127,7 @@ def test_the_sidebar_folds_away_and_the_window_works_at_its_smallest(  # type: i
     assert window.composer.editor.width() > 150
     model_server.enqueue(text_reply("Fits."))
     ask(qtbot, aloop, window, "Small window")
-    assert "Fits." in window.thread.rendered_text()
+    assert "Fits." in seen.text(window.thread)
 
 
 def test_a_folded_sidebar_stays_folded_after_a_restart(  # type: ignore[no-untyped-def]
@@ -188,7 +189,7 @@ def test_keyboard_shortcuts(qtbot, window, workspace, model_server, aloop):  # t
     # Esc stops a running reply wherever the focus is.
     model_server.enqueue(Hang(text="A slow start"))
     type_and_send(qtbot, window, "Slowly")
-    settle(aloop, lambda: "A slow start" in window.thread.rendered_text(), "the reply")
+    settle(aloop, lambda: "A slow start" in seen.text(window.thread), "the reply")
     window.sessions.list.setFocus()
     qtbot.keyClick(window.sessions.list, Qt.Key.Key_Escape)
     finish_turn(aloop, window)
@@ -269,7 +270,7 @@ def test_clicking_the_notification_opens_its_chat_in_front(  # type: ignore[no-u
     assert not window.isMinimized()
     assert window.current_session_id == report
     assert window.windowTitle() == "Write the report — Deskhand"
-    assert "The report is ready." in window.thread.rendered_text()
+    assert "The report is ready." in seen.text(window.thread)
     current = window.sessions.list.currentItem()
     assert current is not None and current.text() == "Write the report"
 
@@ -338,7 +339,7 @@ def test_clicking_a_linux_notification_opens_its_chat_in_front(  # type: ignore[
         service.click(posted.id)
         settle(aloop, window.isActiveWindow, "the window in front")
         assert window.current_session_id == report
-        assert "The report is ready." in window.thread.rendered_text()
+        assert "The report is ready." in seen.text(window.thread)
     finally:
         aloop.run_until_complete(window.long_turns.notifier.close())
         service.close()

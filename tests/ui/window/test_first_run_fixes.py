@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from desktop.calls.permissions import Mode
 from desktop.workspace import Workspace
 from tests.support.model_server import HttpError, ScriptedModelServer, text_reply
+from tests.ui.thread import seen
 from tests.ui.window.test_main_window import finish_turn, type_and_send
 from ui.window.main_window import MainWindow
 
@@ -62,7 +63,9 @@ def test_the_no_key_card_reads_as_fixed_once_a_key_is_saved(  # type: ignore[no-
     assert card.retry_button is not None
     qtbot.mouseClick(card.retry_button, Qt.MouseButton.LeftButton)
     finish_turn(aloop, window)
-    assert "Hello!" in window.thread.rendered_text()
+    assert "Hello!" in seen.text(window.thread)
+    # Answered now: the card is history, its words stay and its buttons go.
+    assert card.retired and not card.retry_button.isVisible()
 
 
 def test_a_refused_key_reads_as_fixed_only_when_a_new_key_is_saved(  # type: ignore[no-untyped-def]

@@ -23,6 +23,7 @@ from tests.support.model_server import (
 )
 from tests.support.turns import turn_log
 from tests.support.waiting import wait_until
+from tests.ui.thread import seen
 from ui.thread.items import AssistantMessage, NoticeLine, TurnActions, UserBubble
 from ui.thread.markdown_view import CodeBlockView, MarkdownView, ProseBlockView
 from ui.thread.tool_card import ToolCard
@@ -112,7 +113,7 @@ def test_a_sent_message_streams_back_as_markdown_with_usage(  # type: ignore[no-
     first = thread.items()[0]
     assert isinstance(first, UserBubble) and first.plain_text() == "What should I pack?"
     assert window.composer.send_button.text() == "Stop"
-    settle(aloop, lambda: "Packing list" in thread.rendered_text(), "the first words")
+    settle(aloop, lambda: "Packing list" in seen.text(thread), "the first words")
 
     finish_turn(aloop, window)
     # The reply arrived over ~0.4 s and was shown as it came, in several frames.
@@ -124,7 +125,7 @@ def test_a_sent_message_streams_back_as_markdown_with_usage(  # type: ignore[no-
     assert table.isVisible() and table.height() > 3 * table.fontMetrics().height()
     [code] = thread.findChildren(CodeBlockView)
     assert code.block.code == "echo ready"
-    assert "Have a good trip." in thread.rendered_text()
+    assert "Have a good trip." in seen.text(thread)
 
     status = window.usage_label.text()
     assert "1,234 tokens in" in status and "567 out" in status and "890 cache read" in status
@@ -177,7 +178,7 @@ def test_the_end_of_a_message_shows_all_waiting_text_at_once(qtbot) -> None:  # 
     for _ in range(300):
         thread.handle(TextDelta(session_id=1, text="more "))
     thread.handle(MessageCommitted(session_id=1, message_id=1, role="assistant", status="complete"))
-    assert thread.rendered_text() == "First. " + "more " * 300
+    assert seen.text(thread) == "First. " + "more " * 299 + "more"
 
 
 def test_new_text_is_followed_only_from_the_bottom(qtbot, window, model_server, aloop):  # type: ignore[no-untyped-def]
@@ -216,7 +217,7 @@ def test_stop_keeps_the_partial_reply_and_the_next_turn_works(  # type: ignore[n
     model_server.enqueue(Hang(text="partial answer"), text_reply("Second answer."))
     editor = window.composer.editor
     type_and_send(qtbot, window, "Tell me a long story")
-    settle(aloop, lambda: "partial answer" in window.thread.rendered_text(), "the partial text")
+    settle(aloop, lambda: "partial answer" in seen.text(window.thread), "the partial text")
 
     # While it runs, Enter does not send a second message in this session.
     qtbot.keyClicks(editor, "Another")
@@ -233,14 +234,14 @@ def test_stop_keeps_the_partial_reply_and_the_next_turn_works(  # type: ignore[n
     [reply] = [item for item in window.thread.items() if isinstance(item, AssistantMessage)]
     assert reply.body.markdown() == "partial answer"
     assert reply.status == "stopped" and reply.marker.isVisible()
-    assert "Stopped" in window.thread.rendered_text()
+    assert "Stopped" in seen.text(window.thread)
     assert window.composer.send_button.text() == "Send"
     assert len(model_server.message_requests) == 1
 
     editor.clear()
     type_and_send(qtbot, window, "Go on")
     finish_turn(aloop, window)
-    assert "Second answer." in window.thread.rendered_text()
+    assert "Second answer." in seen.text(window.thread)
     messages = model_server.message_requests[-1]["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
     assert messages[0]["content"][-1]["text"] == "Tell me a long story"
@@ -251,23 +252,23 @@ def test_stop_keeps_the_partial_reply_and_the_next_turn_works(  # type: ignore[n
 def test_switching_sessions_while_a_reply_runs(qtbot, window, model_server, aloop):  # type: ignore[no-untyped-def]
     model_server.enqueue(Hang(text="slow partial"), text_reply("Quick answer."))
     type_and_send(qtbot, window, "Slow question")
-    settle(aloop, lambda: "slow partial" in window.thread.rendered_text(), "the slow reply")
+    settle(aloop, lambda: "slow partial" in seen.text(window.thread), "the slow reply")
     slow_session = window.current_session_id
 
     qtbot.mouseClick(window.sessions.new_chat_button, Qt.MouseButton.LeftButton)
     assert window.composer.send_button.text() == "Send"
     type_and_send(qtbot, window, "Quick question")
     finish_turn(aloop, window)
-    assert "Quick answer." in window.thread.rendered_text()
-    assert "slow partial" not in window.thread.rendered_text()
+    assert "Quick answer." in seen.text(window.thread)
+    assert "slow partial" not in seen.text(window.thread)
 
     click_session(qtbot, window, window.sessions.session_ids().index(slow_session))
     assert window.current_session_id == slow_session
-    assert "slow partial" in window.thread.rendered_text()
+    assert "slow partial" in seen.text(window.thread)
     assert window.composer.send_button.text() == "Stop"
     qtbot.keyClick(window.composer.editor, Qt.Key.Key_Escape)
     settle(aloop, lambda: not window.is_running(slow_session), "the slow reply to stop")
-    assert "Stopped" in window.thread.rendered_text()
+    assert "Stopped" in seen.text(window.thread)
 
 
 # -- errors ------------------------------------------------------------------------------
@@ -339,7 +340,7 @@ def test_each_error_shows_its_message_and_retry_answers(  # type: ignore[no-unty
     assert card.retry_button is not None and card.retry_button.isEnabled()
     qtbot.mouseClick(card.retry_button, Qt.MouseButton.LeftButton)
     finish_turn(aloop, window)
-    assert "Back on track." in window.thread.rendered_text()
+    assert "Back on track." in seen.text(window.thread)
     assert not card.retry_button.isEnabled()
     # Retry answers the stored question; it does not send it a second time.
     messages = model_server.message_requests[-1]["messages"]
@@ -377,7 +378,7 @@ def test_tool_calls_show_as_cards_between_the_replies(qtbot, window, model_serve
     assert isinstance(card, ToolCard)
     assert card.title.text() == "open_app" and card.state.text() == "No such tool"
     assert "not available here" in card.note.text()  # the registry's answer, for a person
-    assert "Notes cannot be opened here." in window.thread.rendered_text()
+    assert "Notes cannot be opened here." in seen.text(window.thread)
 
 
 # -- sessions ----------------------------------------------------------------------------
@@ -398,7 +399,7 @@ def test_restart_with_the_same_data_dir_shows_the_session(  # type: ignore[no-un
         second.show()
         assert second.sessions.titles() == ["Capital of France?"]
         click_session(qtbot, second, 0)
-        text = second.thread.rendered_text()
+        text = seen.text(second.thread)
         assert "Capital of France?" in text and "Paris is the capital of France." in text
         # The status line shows the last turn's numbers from the store (scripted defaults).
         assert "10 tokens in  /  5 out" in second.usage_label.text()
@@ -471,7 +472,7 @@ def test_a_long_session_opens_at_once_and_fills_in_above(qtbot, window, workspac
     thread = window.thread
     # The newest turns are there at once; the older ones follow between frames.
     assert thread.loading_history
-    assert "Answer 59." in thread.rendered_text() and "Question 0" not in thread.rendered_text()
+    assert "Answer 59." in seen.text(thread) and "Question 0" not in seen.text(thread)
     # The person scrolls up to read while the rest arrives: what they read stays put.
     bar = thread.verticalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() > 0)
@@ -481,7 +482,7 @@ def test_a_long_session_opens_at_once_and_fills_in_above(qtbot, window, workspac
         pass
     thread.flush()
     assert bar.maximum() - bar.value() == from_bottom
-    text = thread.rendered_text()
+    text = seen.text(thread)
     positions = [text.index(f"Question {n}\n") for n in range(60)]
     assert positions == sorted(positions)  # in order, oldest at the top
     [card] = thread.findChildren(ToolCard)
@@ -610,13 +611,13 @@ def test_streamed_text_repaints_itself_not_the_thread(qtbot, monkeypatch) -> Non
     thread.handle(MessageStarted(session_id=1))
     thread.handle(TextDelta(session_id=1, text="".join(f"Paragraph {n}.\n\n" for n in range(30))))
     thread.handle(TextDelta(session_id=1, text="```python\n"))
-    qtbot.waitUntil(lambda: "Paragraph 29." in thread.rendered_text())
+    qtbot.waitUntil(lambda: "Paragraph 29." in seen.text(thread))
     qtbot.wait(100)  # the last frame paints
     painted.clear()
     for line in range(60):  # a code block grows at the bottom, a line every 15 ms
         thread.handle(TextDelta(session_id=1, text=f"value_{line} = compute({line})\n"))
         qtbot.wait(15)
-    qtbot.waitUntil(lambda: "value_59 = compute(59)" in thread.rendered_text())
+    qtbot.waitUntil(lambda: "value_59 = compute(59)" in seen.text(thread))
     bar = thread.verticalScrollBar()
     qtbot.waitUntil(lambda: bar.value() == bar.maximum())
     # The prose above only scrolled: its pixels moved, nothing of it was drawn again.

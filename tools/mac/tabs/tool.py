@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from tools.base import Risk, RunContext, ToolResult
+from tools.browser.effect.destination import destination
 from tools.browser.effect.model import Effect, effect_from_facts
 from tools.browser.effect.risk import judge
 from tools.mac.action_table import Action, ActionTable, TableTool
@@ -204,7 +205,7 @@ ACTIONS = ActionTable(
             label="Open a page in a new tab", summary="Open {url} in a new {where} tab",
             hint="in a new tab; http and https only; 'example.com' and bare names like "
             "'chatgpt' work",
-            script="tabs/open_url", target="{browser_app}", drives="{browser_app}",
+            script="tabs/open_url", target="{url}", drives="{browser_app}",
             result="Opened {url} in a new {browser_app} tab.",
         ),
         Action(
@@ -359,6 +360,14 @@ class TabsTool(TableTool[TabsInput]):
             risk, reason = judge(call.affects)
             return Risk(risk), reason
         return super().risk(call)
+
+    def lands(self, call: TabsInput) -> list[str]:
+        """Where the clicked element leads (a link, a form's action); a page it opens is its
+        target already."""
+        if isinstance(call, Click) and call.affects is not None and call.approved:
+            place = destination(call.affects, call.approved[0].url)
+            return [place] if place is not None and place != call.approved[0].url else []
+        return []
 
     async def _describe(self, call: Click) -> Effect | None:
         """The element `call.selector` names in the page, described by a constant page function."""
