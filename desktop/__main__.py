@@ -13,20 +13,35 @@ import os
 import shutil
 import sys
 import textwrap
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from desktop import __version__
 from desktop.command import apps as apps_cli
 from desktop.command.cli import add_ui_parser, run_ui
 from desktop.command.options import Parser, add_global_options, shared_options
 
+# Each command imports what it uses when it runs: `deskhand --version` loads no more than this.
 if TYPE_CHECKING:
     from desktop.system.doctor import Check
 
 
+class _Version(argparse.Action):
+    """`--version`, as argparse's own prints it, with the version looked up only when asked for
+    (reading the package's metadata costs more than building the whole parser)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        kwargs.update(nargs=0, default=argparse.SUPPRESS)
+        super().__init__(option_strings, argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: object, **_kwargs: object) -> None:
+        from desktop import __version__
+
+        print(f"Deskhand {__version__}")
+        parser.exit()
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = Parser(prog="deskhand", description="Deskhand: a desktop assistant that acts.")
-    parser.add_argument("--version", action="version", version=f"Deskhand {__version__}")
+    parser.add_argument("--version", action=_Version, help="show program's version number and exit")
     add_global_options(parser, top=True)
     parser.add_argument(
         "--permission-mode",
@@ -224,6 +239,10 @@ def main(argv: list[str] | None = None) -> int:
         from ui.window.self_test import run_self_test
 
         return run_self_test(args.data_dir)
+    # PySide6 reads the source of every module imported after it (looking for its `__feature__`
+    # switches): the app's Qt-free core loads first, which shortens the way to the window.
+    import desktop.workspace  # noqa: F401
+    import ui.thread.markdown_blocks  # noqa: F401  (the thread's Markdown parser: no Qt either)
     from desktop.app import run
 
     return run(args)

@@ -17,11 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 # The parser is built on every start of `deskhand`; what the commands need (asyncio too) loads
-# when one runs.
+# when one runs: reading a dictionary needs the parser and the data dir's cache, never the tools
+# or the gate.
 if TYPE_CHECKING:
     from desktop.workspace import Workspace
     from tools.mac.sdef.catalog import AppCatalog
@@ -67,33 +69,39 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from desktop.workspace import Workspace
-
     if args.apps_command == "dictionary":
         path = Path(args.app).expanduser()
         args.sdef = path if path.suffix == ".sdef" and path.is_file() else None
+    if args.apps_command != "call":
+        return asyncio.run(_bounded(args, _read(args)))
+    from desktop.workspace import Workspace
+
     workspace = Workspace.open(args.data_dir)
     try:
-        return asyncio.run(_bounded(args, workspace))
+        return asyncio.run(_bounded(args, _call(args, workspace)))
     finally:
         workspace.store.close()
 
 
-async def _bounded(args: argparse.Namespace, workspace: Workspace) -> int:
+async def _bounded(args: argparse.Namespace, command: Coroutine[Any, Any, int]) -> int:
     """The command within `--timeout` seconds, when one is given."""
     import asyncio
 
     try:
-        return await asyncio.wait_for(_run(args, workspace), args.timeout)
+        return await asyncio.wait_for(command, args.timeout)
     except TimeoutError:
         message = f"`deskhand apps {args.apps_command}` did not finish in time (--timeout)."
         return _refuse(args, message, "timeout")
 
 
-async def _run(args: argparse.Namespace, workspace: Workspace) -> int:
+async def _read(args: argparse.Namespace) -> int:
+    """`apps list` and `apps dictionary`: dictionaries, read or from the data dir's cache."""
+    if args.apps_command == "dictionary" and args.sdef is not None:
+        return await _dictionary(args, None)
+    from desktop.system.paths import DataPaths
     from tools.mac.sdef.catalog import AppCatalog
 
-    catalog = AppCatalog(workspace.paths.cache / "dictionaries")
+    catalog = AppCatalog(DataPaths.for_data_dir(args.data_dir).cache / "dictionaries")
     if args.apps_command == "list":
         apps = await catalog.apps()
         if args.json:
@@ -117,12 +125,11 @@ async def _run(args: argparse.Namespace, workspace: Workspace) -> int:
         for app in apps:
             print(f"{app.name}  ({app.bundle_id or app.path})  {app.purpose}".rstrip())
         return 0
-    if args.apps_command == "dictionary":
-        return await _dictionary(args, catalog)
-    return await _call(args, workspace)
+    return await _dictionary(args, catalog)
 
 
-async def _dictionary(args: argparse.Namespace, catalog: AppCatalog) -> int:
+async def _dictionary(args: argparse.Namespace, catalog: AppCatalog | None) -> int:
+    """A dictionary, from the `.sdef` file given (`catalog` unused) or the named app's."""
     import asyncio
 
     from tools.mac.sdef.errors import SdefError
@@ -137,16 +144,25 @@ async def _dictionary(args: argparse.Namespace, catalog: AppCatalog) -> int:
         try:
             parsed = await asyncio.to_thread(parse_sdef_file, path)
         except SdefError as exc:
-            print(f"{path} is not a dictionary Deskhand can read: {exc}", file=sys.stderr)
+            unreadable = f"{path} is not a dictionary Deskhand can read: {exc}"
+            if args.json:
+                return _refuse(args, unreadable, "bad_input")
+            print(unreadable, file=sys.stderr)
             return 1
         name = path.stem
     else:
+        assert catalog is not None
         app = await catalog.find(name)
         if app is None:
-            print(f"No scriptable app named {name!r}. `deskhand apps list` shows them.")
+            unknown = f"No scriptable app named {name!r}. `deskhand apps list` shows them."
+            if args.json:
+                return _refuse(args, unknown, "not_found")
+            print(unknown)
             return 1
         parsed, name, bundle_id = await catalog.dictionary(app), app.name, app.bundle_id
         if parsed is None:
+            if args.json:
+                return _refuse(args, f"{name}'s dictionary could not be read.", "failed")
             print(f"{name}'s dictionary could not be read.", file=sys.stderr)
             return 1
     model = dictionary_json(name, parsed, bundle_id=bundle_id)

@@ -34,6 +34,8 @@ from ui.thread.rich_text import HINT_WIDTH, MIN_WIDTH
 MAX_PROGRESS_LINES = 6
 ICON_SIZE = 16
 RUNNING = "Running…"
+TAKE_OVER = "Take over"
+HAND_BACK = "Hand back"
 # Worst first: a run's line takes the colour of the worst way one of its calls ended.
 SEVERITY = ("failed", "blocked", "denied", "stopped", "skipped", "running", "done")
 STATE_COLOURS = {
@@ -125,6 +127,12 @@ class _Line(QWidget):
         self.state = QLabel(RUNNING)
         self.state.setObjectName("toolState")
         self.state.setTextFormat(Qt.TextFormat.PlainText)
+        # The browser's Take over / Hand back, on the line of its newest call (ui/thread/view.py).
+        self.hand = QToolButton()
+        self.hand.setObjectName("toolHand")
+        self.hand.setText(TAKE_OVER)
+        self.hand.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.hand.hide()
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(7)
@@ -135,6 +143,7 @@ class _Line(QWidget):
         row.addWidget(self.images)
         row.addWidget(self.state_icon)
         row.addWidget(self.state)
+        row.addWidget(self.hand)
 
     def paint_icons(self, state: str) -> None:
         colours = theme.current().tokens()
@@ -412,6 +421,10 @@ class ToolRun(_Expandable):
 
 
 STYLE = """
+#toolHand {
+    border: 1px solid $border; border-radius: 10px; padding: 1px 10px; color: $text;
+}
+#toolHand:hover { background: $hover; }
 #toolCard, #toolRun {
     background: $raised; border: 1px solid $border_soft; border-radius: 8px;
 }

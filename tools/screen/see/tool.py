@@ -66,7 +66,14 @@ from tools.screen.risk import quote, screen_risk
 from tools.screen.scaling import ImageFrame
 from tools.screen.see import report
 from tools.screen.see.access import Looks, ScreenAccess
-from tools.screen.see.acting import POLL, Acting, ElementActions, named, refusal
+from tools.screen.see.acting import (
+    POLL,
+    Acting,
+    ElementActions,
+    PersonHadControls,
+    named,
+    refusal,
+)
 from tools.screen.see.annotate import annotate
 from tools.screen.see.snapshot import (
     Item,
@@ -315,6 +322,8 @@ class ScreenTool(ElementActions, FunctionTool[ScreenCall]):
             result = await self._run(action, call, worker, ctx)
         except TargetError as exc:
             return await self._missed(exc, worker)
+        except PersonHadControls as exc:  # the person's own hand took over: not sent
+            return ToolResult.failure(str(exc), {"code": "refused"})
         except AccessibilityDenied:
             return _coded(ToolResult.failure(errors.ACCESSIBILITY_DENIED))
         except ScreenError:
@@ -369,7 +378,8 @@ class ScreenTool(ElementActions, FunctionTool[ScreenCall]):
             return ToolResult.failure(errors.STALE)
         if (refused := refusal(action, fresh, self._access.own_pids)) is not None:
             return refused
-        acting = Acting(call.session_id, worker, ctx, await worker.displays())
+        hand = self._access.hand_for(call.session_id)
+        acting = Acting(call.session_id, worker, ctx, await worker.displays(), hand)
         if action == "click":
             done = await self._click(fresh, accessibility, acting)
         elif action == "set_value":
