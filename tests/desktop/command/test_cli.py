@@ -646,3 +646,40 @@ def test_without_a_display_or_with_the_screen_off_it_says_why(desk: Desk, tmp_pa
         "deskhand ui see: Refused: Screen control is off in Deskhand → Settings → Screen, so "
         "nothing on the screen is read or used. Turn it on there to use `deskhand ui`.\n"
     )
+
+
+# Run a command in a fresh interpreter, then list what it loaded (on stderr's last line).
+LOADED_BY = """
+import json, sys
+from desktop.__main__ import main
+code = main(sys.argv[1:])
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def test_asking_the_running_app_loads_only_the_client(app: App) -> None:
+    """`deskhand ui windows` answers fast because it loads no pydantic, asyncio or screen code:
+    the app does the work."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            LOADED_BY,
+            "ui",
+            "windows",
+            "--json",
+            "--data-dir",
+            str(app.data_dir),
+        ],
+        cwd=ROOT,
+        env={**app.desk.env(), "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    checked(done.stdout, "deskhand.ui.windows/1")
+    loaded = json.loads(done.stderr.strip().splitlines()[-1])
+    heavy = ("pydantic", "asyncio", "tools", "desktop.calls", "desktop.system", "PySide6")
+    assert [name for name in loaded if name.startswith(heavy)] == []
