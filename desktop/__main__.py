@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "ui":
         return run_ui(args)
     if args.self_test:
-        from ui.window.self_test import run_self_test
+        from ui.self_test import run_self_test
 
         return run_self_test(args.data_dir)
     # PySide6 reads the source of every module imported after it (looking for its `__feature__`

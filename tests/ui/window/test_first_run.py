@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QPushButton
 from desktop.workspace import Workspace
 from tests.support.waiting import wait_until
 from ui.settings import SettingsDialog
-from ui.window.browser_download import BrowserDownloadDialog
+from ui.sheets.browser_download import BrowserDownloadDialog
 from ui.window.main_window import MainWindow
 
 
