@@ -18,6 +18,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -50,31 +51,23 @@ class _StoppedOnItsOwn(Exception):
     """A server that was running went away without being asked to stop."""
 
 
+@dataclass(eq=False)
 class ServerConnection:
     """One server: `start()`, `call(...)`, `stop()`; `status` and `tools` say where it stands."""
 
-    def __init__(
-        self,
-        name: str,
-        spec: ServerSpec,
-        *,
-        stderr_log: Path | None = None,
-        on_change: Callable[[], None] = lambda: None,
-        client_info: mcp_types.Implementation | None = None,
-        start_timeout: float = START_TIMEOUT,
-    ) -> None:
-        self.name = name
-        self.spec = spec
-        self.stderr_log = stderr_log
-        self.on_change = on_change
-        self.client_info = client_info
-        self.start_timeout = start_timeout
-        self.status = ServerStatus()
-        self.tools: list[mcp_types.Tool] = []
-        self._client: Client | None = None
-        self._owner: asyncio.Task[None] | None = None
-        self._stop = asyncio.Event()
-        self._settled = asyncio.Event()
+    name: str
+    spec: ServerSpec
+    _: KW_ONLY
+    stderr_log: Path | None = None
+    on_change: Callable[[], None] = lambda: None
+    client_info: mcp_types.Implementation | None = None
+    start_timeout: float = START_TIMEOUT
+    status: ServerStatus = field(default_factory=ServerStatus, init=False)
+    tools: list[mcp_types.Tool] = field(default_factory=list, init=False)
+    _client: Client | None = field(default=None, init=False)
+    _owner: asyncio.Task[None] | None = field(default=None, init=False)
+    _stop: asyncio.Event = field(default_factory=asyncio.Event, init=False)
+    _settled: asyncio.Event = field(default_factory=asyncio.Event, init=False)
 
     @property
     def running(self) -> bool:
