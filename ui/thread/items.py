@@ -52,7 +52,8 @@ def copy_text(text: str) -> None:
         clipboard.setText(text)
 
 
-def _action_button(text: str, tip: str, object_name: str = "messageAction") -> QToolButton:
+def action_button(text: str, tip: str, object_name: str = "messageAction") -> QToolButton:
+    """A flat text button of the thread (hover actions, version arrows, Continue)."""
     button = QToolButton()
     button.setObjectName(object_name)
     button.setText(text)
@@ -133,7 +134,7 @@ class UserBubble(StableHints, QWidget):
         self.hover = HoverActions()
         self.copy_button = CopyButton("Copy this message")
         self.hover.add(self.copy_button).clicked.connect(self.copy)
-        self.edit_button = self.hover.add(_action_button("Edit", "Edit and send again"))
+        self.edit_button = self.hover.add(action_button("Edit", "Edit and send again"))
         self.edit_button.clicked.connect(self.start_edit)
         self.edit_button.setVisible(message_id is not None)
         self._editable = message_id is not None
@@ -320,11 +321,11 @@ class TurnActions(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("turnActions")
-        self.regenerate_button = _action_button(
+        self.regenerate_button = action_button(
             "↻ Regenerate", "Answer the last message again; this answer is kept as a version"
         )
         self.regenerate_button.clicked.connect(self.regenerate_clicked)
-        self.continue_button = _action_button(
+        self.continue_button = action_button(
             "→ Continue", "Let Claude go on from where the reply stopped"
         )
         self.continue_button.clicked.connect(self.continue_clicked)

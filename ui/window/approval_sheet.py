@@ -40,18 +40,49 @@ from desktop.calls.permissions import (
 ALLOW_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
 
 
-class ApprovalSheet(QDialog):
-    """Asks about one tool call; answers `request` once, whichever way the sheet closes."""
+class RequestSheet(QDialog):
+    """A sheet that answers its `request` once, whichever way it closes: closing it any other
+    way than by an answer declines, with what the person wrote in `reason`."""
 
-    def __init__(self, request: ApprovalRequest, label: str, parent: QWidget | None = None) -> None:
+    reason: QLineEdit
+
+    def __init__(self, request: ApprovalRequest, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.request = request
-        call = request.call
-        self.setObjectName("approvalSheet")
-        self.setWindowTitle("Approve action")
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.setMinimumWidth(520)
         self._answered = False
+        request.on_cancel.append(self._cancelled)
+
+    def _decline(self) -> None:
+        self._finish(Answer(allow=False, reason=self.reason.text()))
+
+    def _finish(self, answer: Answer) -> None:
+        if not self._answered:
+            self._answered = True
+            self.request.answer(answer)
+        self.accept() if answer.allow else self.reject()
+
+    def reject(self) -> None:  # Esc, the close button, or the declining button
+        if not self._answered:
+            self._answered = True
+            self.request.answer(Answer(allow=False, reason=self.reason.text()))
+        super().reject()
+
+    def _cancelled(self) -> None:
+        """The turn was stopped while the sheet was open: close it (the gate records it)."""
+        self._answered = True
+        super().reject()
+
+
+class ApprovalSheet(RequestSheet):
+    """Asks about one tool call; answers `request` once, whichever way the sheet closes."""
+
+    def __init__(self, request: ApprovalRequest, label: str, parent: QWidget | None = None) -> None:
+        super().__init__(request, parent)
+        call = request.call
+        self.setObjectName("approvalSheet")
+        self.setWindowTitle("Approve action")
         self._confirm: QMessageBox | None = None
 
         # Who asks, when it is not Claude in this window's chats (an MCP client over the socket).
@@ -104,7 +135,7 @@ class ApprovalSheet(QDialog):
         self.reason = QLineEdit()
         reader = "the client" if request.asker else "Claude"  # who gets the reason back
         self.reason.setPlaceholderText(f"Reason for denying (optional, {reader} will read it)")
-        self.reason.returnPressed.connect(self._deny)  # Enter here means "no, because…"
+        self.reason.returnPressed.connect(self._decline)  # Enter here means "no, because…"
 
         self.scope = RuleScope.of(call)
         self.allow_once = QPushButton(f"Allow once  {ALLOW_KEYS}")
@@ -126,7 +157,7 @@ class ApprovalSheet(QDialog):
         (self.deny if safe_first else self.allow_once).setDefault(True)
         self.allow_once.clicked.connect(lambda: self._finish(Answer(allow=True)))
         self.allow_always.clicked.connect(self._allow_always)
-        self.deny.clicked.connect(self._deny)
+        self.deny.clicked.connect(self._decline)
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.allow_always)
@@ -157,8 +188,6 @@ class ApprovalSheet(QDialog):
         summary_font = QFont(self.summary.font())
         summary_font.setPointSizeF(summary_font.pointSizeF() * 1.05)
         self.summary.setFont(summary_font)
-
-        request.on_cancel.append(self._cancelled)
 
     def _allow_always(self) -> None:
         if self.request.call.risk is not Risk.CONSEQUENTIAL:
@@ -195,27 +224,10 @@ class ApprovalSheet(QDialog):
             return
         super().keyPressEvent(event)
 
-    def _deny(self) -> None:
-        self._finish(Answer(allow=False, reason=self.reason.text()))
-
-    def _finish(self, answer: Answer) -> None:
-        if not self._answered:
-            self._answered = True
-            self.request.answer(answer)
-        self.accept() if answer.allow else self.reject()
-
-    def reject(self) -> None:  # Esc, the close button, or Deny
-        if not self._answered:
-            self._answered = True
-            self.request.answer(Answer(allow=False, reason=self.reason.text()))
-        super().reject()
-
     def _cancelled(self) -> None:
-        """The turn was stopped while the sheet was open: close it (the gate records the denial)."""
-        self._answered = True
         if self._confirm is not None:
             self._confirm.close()
-        super().reject()
+        super()._cancelled()
 
 
 STYLE = """

@@ -16,7 +16,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QCheckBox,
-    QDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Answer
 from desktop.calls.plans import STILL_ASKS, PlanInput
+from ui.window.approval_sheet import RequestSheet
 
 APPROVE_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
 
@@ -43,17 +43,13 @@ def _label(text: str, name: str = "", *, muted: bool = False) -> QLabel:
     return label
 
 
-class PlanSheet(QDialog):
+class PlanSheet(RequestSheet):
     """Asks about one proposed plan; answers `request` once, whichever way the sheet closes."""
 
     def __init__(self, request: ApprovalRequest, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.request = request
+        super().__init__(request, parent)
         self.setObjectName("planSheet")
         self.setWindowTitle("Approve plan")
-        self.setWindowModality(Qt.WindowModality.WindowModal)
-        self.setMinimumWidth(520)
-        self._answered = False
         plan = PlanInput.model_validate(request.call.input)  # checked before it was asked
 
         title = _label("Approve Claude's plan?", "planTitle")
@@ -73,13 +69,13 @@ class PlanSheet(QDialog):
 
         self.reason = QLineEdit()
         self.reason.setPlaceholderText("What should change? (optional, Claude will read it)")
-        self.reason.returnPressed.connect(self._make_changes)  # Enter here: Make changes
+        self.reason.returnPressed.connect(self._decline)  # Enter here: Make changes
         self.make_changes = QPushButton("Make changes  Esc")
         self.approve = QPushButton(f"Approve plan  {APPROVE_KEYS}")
         self.approve.setObjectName("approvePlan")
         for button in (self.make_changes, self.approve):
             button.setAutoDefault(False)  # plain Enter approves nothing
-        self.make_changes.clicked.connect(self._make_changes)
+        self.make_changes.clicked.connect(self._decline)
         self.approve.clicked.connect(self._approve)
 
         layout = QVBoxLayout(self)
@@ -107,7 +103,6 @@ class PlanSheet(QDialog):
         buttons.addWidget(self.make_changes)
         buttons.addWidget(self.approve)
         layout.addLayout(buttons)
-        request.on_cancel.append(self._cancelled)
 
     def _item(self, name: str) -> QCheckBox:
         box = QCheckBox(name)
@@ -137,26 +132,6 @@ class PlanSheet(QDialog):
 
     def _approve(self) -> None:
         self._finish(Answer(allow=True, keep=self.kept()))
-
-    def _make_changes(self) -> None:
-        self._finish(Answer(allow=False, reason=self.reason.text()))
-
-    def _finish(self, answer: Answer) -> None:
-        if not self._answered:
-            self._answered = True
-            self.request.answer(answer)
-        self.accept() if answer.allow else self.reject()
-
-    def reject(self) -> None:  # Esc, the close button, or Make changes
-        if not self._answered:
-            self._answered = True
-            self.request.answer(Answer(allow=False, reason=self.reason.text()))
-        super().reject()
-
-    def _cancelled(self) -> None:
-        """The turn was stopped while the sheet was open: close it (the gate records it)."""
-        self._answered = True
-        super().reject()
 
 
 STYLE = """
