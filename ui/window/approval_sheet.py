@@ -40,6 +40,19 @@ from desktop.calls.permissions import (
 ALLOW_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
 
 
+def plain_label(text: str, name: str = "", *, muted: bool = False, wrap: bool = True) -> QLabel:
+    """A label of a sheet: its text is shown as written, never as rich text (the model, a page
+    or an app may have written it)."""
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(wrap)
+    if name:
+        label.setObjectName(name)
+    if muted:
+        label.setEnabled(False)  # the palette's muted text, in light and dark
+    return label
+
+
 class RequestSheet(QDialog):
     """A sheet that answers its `request` once, whichever way it closes: closing it any other
     way than by an answer declines, with what the person wrote in `reason`."""
@@ -86,40 +99,30 @@ class ApprovalSheet(RequestSheet):
         self._confirm: QMessageBox | None = None
 
         # Who asks, when it is not Claude in this window's chats (an MCP client over the socket).
-        self.asker = QLabel(f"{request.asker} asks:" if request.asker else "")
-        self.asker.setObjectName("approvalAsker")
-        self.asker.setTextFormat(Qt.TextFormat.PlainText)
-        self.asker.setWordWrap(True)
+        self.asker = plain_label(f"{request.asker} asks:" if request.asker else "", "approvalAsker")
         self.asker.setVisible(bool(request.asker))
-        title = QLabel(f"Allow {label}?")
-        title.setObjectName("approvalTitle")
+        title = plain_label(f"Allow {label}?", "approvalTitle", wrap=False)
         font = title.font()
         font.setPointSizeF(font.pointSizeF() * 1.25)
         font.setBold(True)
         title.setFont(font)
-        title.setTextFormat(Qt.TextFormat.PlainText)
 
-        self.badge = QLabel(f"{RISK_TITLES[call.risk]} · {call.reason}")
-        self.badge.setObjectName("riskBadge")
+        self.badge = plain_label(
+            f"{RISK_TITLES[call.risk]} · {call.reason}", "riskBadge", wrap=False
+        )
         self.badge.setProperty("risk", call.risk.value)  # coloured by STYLE, in the theme
-        self.badge.setTextFormat(Qt.TextFormat.PlainText)
-        self.summary = QLabel(call.summary)
-        self.summary.setObjectName("approvalSummary")
-        self.summary.setTextFormat(Qt.TextFormat.PlainText)
-        self.summary.setWordWrap(True)
-        self.target = QLabel(f"Target: {call.target}" if call.target else "")
-        self.target.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary = plain_label(call.summary, "approvalSummary")
+        self.target = plain_label(f"Target: {call.target}" if call.target else "", wrap=False)
         self.target.setVisible(bool(call.target))
         # Why an approved plan does not cover it: "Not in the plan: elsewhere.example".
-        self.plan_note = QLabel(request.note)
-        self.plan_note.setObjectName("approvalPlanNote")
-        self.plan_note.setTextFormat(Qt.TextFormat.PlainText)
-        self.plan_note.setWordWrap(True)
+        self.plan_note = plain_label(request.note, "approvalPlanNote")
         self.plan_note.setVisible(bool(request.note))
-        tool_line = QLabel(f"Exact input · tool {call.tool} · action {call.action}")
-        tool_line.setObjectName("approvalInputTitle")
-        tool_line.setTextFormat(Qt.TextFormat.PlainText)
-        tool_line.setEnabled(False)  # secondary: the palette's muted text, in light and dark
+        tool_line = plain_label(
+            f"Exact input · tool {call.tool} · action {call.action}",
+            "approvalInputTitle",
+            muted=True,
+            wrap=False,
+        )
 
         self.input_view = QPlainTextEdit(input_for_approver(call))
         self.input_view.setObjectName("approvalInput")

@@ -17,7 +17,6 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPushButton,
     QVBoxLayout,
@@ -27,20 +26,9 @@ from PySide6.QtWidgets import (
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Answer
 from desktop.calls.plans import STILL_ASKS, PlanInput
-from ui.window.approval_sheet import RequestSheet
+from ui.window.approval_sheet import RequestSheet, plain_label
 
 APPROVE_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
-
-
-def _label(text: str, name: str = "", *, muted: bool = False) -> QLabel:
-    label = QLabel(text)
-    label.setTextFormat(Qt.TextFormat.PlainText)  # Claude wrote it: never rich text
-    label.setWordWrap(True)
-    if name:
-        label.setObjectName(name)
-    if muted:
-        label.setEnabled(False)  # the palette's muted text, in light and dark
-    return label
 
 
 class PlanSheet(RequestSheet):
@@ -52,20 +40,21 @@ class PlanSheet(RequestSheet):
         self.setWindowTitle("Approve plan")
         plan = PlanInput.model_validate(request.call.input)  # checked before it was asked
 
-        title = _label("Approve Claude's plan?", "planTitle")
+        title = plain_label("Approve Claude's plan?", "planTitle")
         font = title.font()
         font.setPointSizeF(font.pointSizeF() * 1.25)
         font.setBold(True)
         title.setFont(font)
-        intro = _label(
+        intro = plain_label(
             "Claude will work on these sites and apps without asking for each step.", muted=True
         )
         self.steps = [
-            _label(f"{number}. {step}", "planStep") for number, step in enumerate(plan.approach, 1)
+            plain_label(f"{number}. {step}", "planStep")
+            for number, step in enumerate(plan.approach, 1)
         ]
         self.sites = [self._item(domain) for domain in plan.domains]
         self.apps = [self._item(app) for app in plan.apps]
-        self.still_asks = _label(STILL_ASKS, "planStillAsks", muted=True)
+        self.still_asks = plain_label(STILL_ASKS, "planStillAsks", muted=True)
 
         self.reason = QLineEdit()
         self.reason.setPlaceholderText("What should change? (optional, Claude will read it)")
@@ -83,18 +72,18 @@ class PlanSheet(RequestSheet):
         layout.addWidget(title)
         layout.addWidget(intro)
         layout.addSpacing(4)
-        layout.addWidget(_label("Approach", "planHeading"))
+        layout.addWidget(plain_label("Approach", "planHeading"))
         for step in self.steps:
             layout.addWidget(step)
         layout.addSpacing(4)
-        layout.addWidget(_label("Sites", "planHeading"))
+        layout.addWidget(plain_label("Sites", "planHeading"))
         for box in self.sites:
             layout.addWidget(box)
         if self.apps:
-            layout.addWidget(_label("Apps", "planHeading"))
+            layout.addWidget(plain_label("Apps", "planHeading"))
             for box in self.apps:
                 layout.addWidget(box)
-        layout.addWidget(_label("Untick anything Claude should not use.", muted=True))
+        layout.addWidget(plain_label("Untick anything Claude should not use.", muted=True))
         layout.addSpacing(4)
         layout.addWidget(self.still_asks)
         layout.addWidget(self.reason)
