@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from desktop.chat.attachments import Attachment
 from desktop.chat.events import TurnFailed
+from ui.boxes import STRETCH, hbox, vbox
 from ui.thread.attachment_views import AttachmentStrip
 from ui.thread.labels import StableHints, WrappingLabel
 from ui.thread.markdown_view import MarkdownView
@@ -267,16 +268,8 @@ class AssistantMessage(StableHints, QWidget):
         self.hover = HoverActions()
         self.copy_button = CopyButton("Copy this reply as Markdown")
         self.hover.add(self.copy_button).clicked.connect(self.copy)
-        footer = QHBoxLayout()
-        footer.setContentsMargins(0, 0, 0, 0)
-        footer.addWidget(self.hover)
-        footer.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(6)
-        layout.addWidget(self.body)
-        layout.addWidget(self.marker)
-        layout.addLayout(footer)
+        footer = hbox(None, self.hover, STRETCH, margins=(0, 0, 0, 0))
+        vbox(self, self.body, self.marker, footer, margins=(0, 0, 0, 0), spacing=6)
 
     def enterEvent(self, event: QEnterEvent) -> None:
         self.hover.show()
@@ -329,12 +322,14 @@ class TurnActions(QWidget):
             "→ Continue", "Let Claude go on from where the reply stopped"
         )
         self.continue_button.clicked.connect(self.continue_clicked)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(4)
-        row.addWidget(self.continue_button)
-        row.addWidget(self.regenerate_button)
-        row.addStretch(1)
+        hbox(
+            self,
+            self.continue_button,
+            self.regenerate_button,
+            STRETCH,
+            margins=(0, 0, 0, 0),
+            spacing=4,
+        )
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
 
     def set_actions(self, *, regenerate: bool, continue_: bool) -> None:
@@ -394,11 +389,7 @@ class ErrorCard(StableHints, QFrame):
             self.settings_button.clicked.connect(self.settings_clicked)
             buttons.addWidget(self.settings_button)
         buttons.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 10, 14, 10)
-        layout.setSpacing(4)
-        layout.addWidget(self.title)
-        layout.addWidget(self.detail)
+        layout = vbox(self, self.title, self.detail, margins=(14, 10, 14, 10), spacing=4)
         if self.retry_button or self.settings_button:
             layout.addLayout(buttons)
         self.retried = False

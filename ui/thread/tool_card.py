@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from desktop.calls.card_text import CardOutcome, card_outcome, card_target
 from ui import icons, theme
+from ui.boxes import hbox
 from ui.thread.image_viewer import ImageThumbnail, ImageViewer
 from ui.thread.labels import StableHints, WrappingLabel
 from ui.thread.rich_text import HINT_WIDTH, MIN_WIDTH
@@ -125,16 +126,18 @@ class _Line(QWidget):
         self.state = QLabel(RUNNING)
         self.state.setObjectName("toolState")
         self.state.setTextFormat(Qt.TextFormat.PlainText)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(7)
-        row.addWidget(self.toggle)
-        row.addWidget(self.icon)
-        row.addWidget(self.title)
-        row.addWidget(self.detail, 1)
-        row.addWidget(self.images)
-        row.addWidget(self.state_icon)
-        row.addWidget(self.state)
+        hbox(
+            self,
+            self.toggle,
+            self.icon,
+            self.title,
+            (self.detail, 1),
+            self.images,
+            self.state_icon,
+            self.state,
+            margins=(0, 0, 0, 0),
+            spacing=7,
+        )
 
     def paint_icons(self, state: str) -> None:
         colours = theme.current().tokens()

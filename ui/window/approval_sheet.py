@@ -17,7 +17,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontDatabase, QKeyEvent
 from PySide6.QtWidgets import (
     QDialog,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QMessageBox,
@@ -36,6 +35,7 @@ from desktop.calls.permissions import (
     input_for_approver,
     scope_sentence,
 )
+from ui.boxes import STRETCH, hbox
 
 ALLOW_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
 
@@ -162,20 +162,13 @@ class ApprovalSheet(RequestSheet):
         self.allow_always.clicked.connect(self._allow_always)
         self.deny.clicked.connect(self._decline)
 
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.allow_always)
-        buttons.addStretch(1)
-        buttons.addWidget(self.deny)
-        buttons.addWidget(self.allow_once)
+        buttons = hbox(None, self.allow_always, STRETCH, self.deny, self.allow_once)
 
         layout = QVBoxLayout(self)
         layout.setSpacing(8)
         layout.addWidget(self.asker)
         layout.addWidget(title)
-        badge_row = QHBoxLayout()
-        badge_row.addWidget(self.badge)
-        badge_row.addStretch(1)
-        layout.addLayout(badge_row)
+        layout.addLayout(hbox(None, self.badge, STRETCH))
         layout.addWidget(self.summary)
         layout.addWidget(self.target)
         layout.addWidget(self.plan_note)

@@ -16,7 +16,6 @@ from collections.abc import AsyncGenerator, Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
-    QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QProgressBar,
@@ -31,6 +30,7 @@ from desktop.system.playwright_env import (
     default_browsers_path,
     download_chromium,
 )
+from ui.boxes import STRETCH, hbox
 
 Download = Callable[[], AsyncGenerator[DownloadProgress, None]]
 
@@ -76,11 +76,7 @@ class BrowserDownloadDialog(QDialog):
         self.cancel_button = QPushButton("Not now")
         self.cancel_button.clicked.connect(self.reject)
 
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.details_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.download_button)
+        buttons = hbox(None, self.details_button, STRETCH, self.cancel_button, self.download_button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.message)
         layout.addWidget(self.item)

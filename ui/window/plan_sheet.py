@@ -16,7 +16,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QCheckBox,
-    QHBoxLayout,
     QLineEdit,
     QPushButton,
     QVBoxLayout,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Answer
 from desktop.calls.plans import STILL_ASKS, PlanInput
+from ui.boxes import STRETCH, hbox
 from ui.window.approval_sheet import RequestSheet, plain_label
 
 APPROVE_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
@@ -87,11 +87,7 @@ class PlanSheet(RequestSheet):
         layout.addSpacing(4)
         layout.addWidget(self.still_asks)
         layout.addWidget(self.reason)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.make_changes)
-        buttons.addWidget(self.approve)
-        layout.addLayout(buttons)
+        layout.addLayout(hbox(None, STRETCH, self.make_changes, self.approve))
 
     def _item(self, name: str) -> QCheckBox:
         box = QCheckBox(name)
