@@ -1,4 +1,4 @@
-"""Rows and columns built in one call: a box layout's margins, spacing and contents in order.
+"""Rows and columns filled in one call: a box layout's margins, spacing and contents in order.
 
 A content item is a widget, a nested layout, a `(widget, stretch factor)` pair, or `STRETCH`
 (empty space that takes what is left).
@@ -8,41 +8,22 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QLayout, QWidget
 
 Box = TypeVar("Box", bound=QBoxLayout)
 
 STRETCH = None  # an item: empty space that grows
 
 Item = QWidget | QLayout | tuple[QWidget, int] | None
-Margins = tuple[int, int, int, int]
 
 
-def hbox(
-    parent: QWidget | None,
+def boxed(
+    box: Box,
     *items: Item,
-    margins: Margins | None = None,
+    margins: tuple[int, int, int, int] | None = None,
     spacing: int | None = None,
-) -> QHBoxLayout:
-    """A row on `parent` (none: to nest in another box); `margins` None keeps Qt's."""
-    return _filled(
-        QHBoxLayout(parent) if parent is not None else QHBoxLayout(), items, margins, spacing
-    )
-
-
-def vbox(
-    parent: QWidget | None,
-    *items: Item,
-    margins: Margins | None = None,
-    spacing: int | None = None,
-) -> QVBoxLayout:
-    """A column on `parent` (none: to nest in another box); `margins` None keeps Qt's."""
-    return _filled(
-        QVBoxLayout(parent) if parent is not None else QVBoxLayout(), items, margins, spacing
-    )
-
-
-def _filled(box: Box, items: tuple[Item, ...], margins: Margins | None, spacing: int | None) -> Box:
+) -> Box:
+    """`box` (a QHBoxLayout or QVBoxLayout) holding `items`; None keeps Qt's margins or spacing."""
     if margins is not None:
         box.setContentsMargins(*margins)
     if spacing is not None:

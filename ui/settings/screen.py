@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QFont
-from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop.calls.sources.screen import (
     RELAUNCH_NOTE,
@@ -20,7 +20,7 @@ from desktop.calls.sources.screen import (
     status_line,
 )
 from desktop.workspace import Workspace
-from ui.boxes import vbox
+from ui.boxes import boxed
 from ui.settings.form import FormPage, SettingsForm, hint_label
 
 __all__ = ["PermissionCard", "ScreenPage"]
@@ -49,7 +49,14 @@ class PermissionCard(QFrame):
         self.open_button = QPushButton(f"Open System Settings → {permission.title}")
         self.open_button.setObjectName("openPermissionPane")
         self.open_button.clicked.connect(self.open_pane)
-        layout = vbox(self, self.title, self.status, self.why, margins=(12, 10, 12, 10), spacing=4)
+        layout = boxed(
+            QVBoxLayout(self),
+            self.title,
+            self.status,
+            self.why,
+            margins=(12, 10, 12, 10),
+            spacing=4,
+        )
         layout.addWidget(self.open_button, 0, Qt.AlignmentFlag.AlignLeft)
 
     def open_pane(self) -> None:

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from desktop.chat.events import EarlierVersions
-from ui.boxes import vbox
+from ui.boxes import boxed
 from ui.thread.items import action_button
 from ui.thread.labels import WrappingLabel
 from ui.thread.markdown_view import MarkdownView
@@ -86,7 +86,7 @@ class EarlierVersionsView(QFrame):
         row.addWidget(self.next_button)
         row.addSpacing(8)
         row.addWidget(self.toggle)
-        vbox(self, row, self.body, margins=(0, 0, 0, 0), spacing=2)
+        boxed(QVBoxLayout(self), row, self.body, margins=(0, 0, 0, 0), spacing=2)
         self._update_buttons()
 
     def _step(self, by: int) -> None:

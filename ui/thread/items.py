@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from desktop.chat.attachments import Attachment
 from desktop.chat.events import TurnFailed
-from ui.boxes import STRETCH, hbox, vbox
+from ui.boxes import STRETCH, boxed
 from ui.thread.attachment_views import AttachmentStrip
 from ui.thread.labels import StableHints, WrappingLabel
 from ui.thread.markdown_view import MarkdownView
@@ -268,8 +268,8 @@ class AssistantMessage(StableHints, QWidget):
         self.hover = HoverActions()
         self.copy_button = CopyButton("Copy this reply as Markdown")
         self.hover.add(self.copy_button).clicked.connect(self.copy)
-        footer = hbox(None, self.hover, STRETCH, margins=(0, 0, 0, 0))
-        vbox(self, self.body, self.marker, footer, margins=(0, 0, 0, 0), spacing=6)
+        footer = boxed(QHBoxLayout(), self.hover, STRETCH, margins=(0, 0, 0, 0))
+        boxed(QVBoxLayout(self), self.body, self.marker, footer, margins=(0, 0, 0, 0), spacing=6)
 
     def enterEvent(self, event: QEnterEvent) -> None:
         self.hover.show()
@@ -322,8 +322,8 @@ class TurnActions(QWidget):
             "→ Continue", "Let Claude go on from where the reply stopped"
         )
         self.continue_button.clicked.connect(self.continue_clicked)
-        hbox(
-            self,
+        boxed(
+            QHBoxLayout(self),
             self.continue_button,
             self.regenerate_button,
             STRETCH,
@@ -389,7 +389,9 @@ class ErrorCard(StableHints, QFrame):
             self.settings_button.clicked.connect(self.settings_clicked)
             buttons.addWidget(self.settings_button)
         buttons.addStretch(1)
-        layout = vbox(self, self.title, self.detail, margins=(14, 10, 14, 10), spacing=4)
+        layout = boxed(
+            QVBoxLayout(self), self.title, self.detail, margins=(14, 10, 14, 10), spacing=4
+        )
         if self.retry_button or self.settings_button:
             layout.addLayout(buttons)
         self.retried = False

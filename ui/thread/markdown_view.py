@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QFont, QFontDatabase, QGuiApplication, QTextDocument
 from PySide6.QtWidgets import (
     QFrame,
+    QHBoxLayout,
     QLabel,
     QToolButton,
     QVBoxLayout,
@@ -22,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui import theme
-from ui.boxes import STRETCH, hbox, vbox
+from ui.boxes import STRETCH, boxed
 from ui.thread import highlight
 from ui.thread.labels import DEFAULT_POINT_SIZE, StableHints, reserve_space_while_hidden
 from ui.thread.markdown_blocks import (
@@ -143,8 +144,10 @@ class CodeBlockView(StableHints, QFrame):
         self.spans: list[highlight.Span] = []
         self._coloured_in = ""  # the Pygments style the spans are drawn in
 
-        header = hbox(None, self.language, STRETCH, self.copy_button, margins=(0, 0, 0, 0))
-        vbox(self, header, self.code, margins=(12, 4, 6, 10), spacing=2)
+        header = boxed(
+            QHBoxLayout(), self.language, STRETCH, self.copy_button, margins=(0, 0, 0, 0)
+        )
+        boxed(QVBoxLayout(self), header, self.code, margins=(12, 4, 6, 10), spacing=2)
         reserve_space_while_hidden(self)
 
     def set_block(self, block: Block) -> None:

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from desktop.calls.card_text import CardOutcome, card_outcome, card_target
 from ui import icons, theme
-from ui.boxes import hbox
+from ui.boxes import boxed
 from ui.thread.image_viewer import ImageThumbnail, ImageViewer
 from ui.thread.labels import StableHints, WrappingLabel
 from ui.thread.rich_text import HINT_WIDTH, MIN_WIDTH
@@ -126,8 +126,8 @@ class _Line(QWidget):
         self.state = QLabel(RUNNING)
         self.state.setObjectName("toolState")
         self.state.setTextFormat(Qt.TextFormat.PlainText)
-        hbox(
-            self,
+        boxed(
+            QHBoxLayout(self),
             self.toggle,
             self.icon,
             self.title,

@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontDatabase, QKeyEvent
 from PySide6.QtWidgets import (
     QDialog,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QMessageBox,
@@ -35,7 +36,7 @@ from desktop.calls.permissions import (
     input_for_approver,
     scope_sentence,
 )
-from ui.boxes import STRETCH, hbox
+from ui.boxes import STRETCH, boxed
 
 ALLOW_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
 
@@ -162,13 +163,13 @@ class ApprovalSheet(RequestSheet):
         self.allow_always.clicked.connect(self._allow_always)
         self.deny.clicked.connect(self._decline)
 
-        buttons = hbox(None, self.allow_always, STRETCH, self.deny, self.allow_once)
+        buttons = boxed(QHBoxLayout(), self.allow_always, STRETCH, self.deny, self.allow_once)
 
         layout = QVBoxLayout(self)
         layout.setSpacing(8)
         layout.addWidget(self.asker)
         layout.addWidget(title)
-        layout.addLayout(hbox(None, self.badge, STRETCH))
+        layout.addLayout(boxed(QHBoxLayout(), self.badge, STRETCH))
         layout.addWidget(self.summary)
         layout.addWidget(self.target)
         layout.addWidget(self.plan_note)

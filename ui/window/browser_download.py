@@ -16,6 +16,7 @@ from collections.abc import AsyncGenerator, Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
+    QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QProgressBar,
@@ -30,7 +31,7 @@ from desktop.system.playwright_env import (
     default_browsers_path,
     download_chromium,
 )
-from ui.boxes import STRETCH, hbox
+from ui.boxes import STRETCH, boxed
 
 Download = Callable[[], AsyncGenerator[DownloadProgress, None]]
 
@@ -76,7 +77,9 @@ class BrowserDownloadDialog(QDialog):
         self.cancel_button = QPushButton("Not now")
         self.cancel_button.clicked.connect(self.reject)
 
-        buttons = hbox(None, self.details_button, STRETCH, self.cancel_button, self.download_button)
+        buttons = boxed(
+            QHBoxLayout(), self.details_button, STRETCH, self.cancel_button, self.download_button
+        )
         layout = QVBoxLayout(self)
         layout.addWidget(self.message)
         layout.addWidget(self.item)

@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QCheckBox,
+    QHBoxLayout,
     QLineEdit,
     QPushButton,
     QVBoxLayout,
@@ -25,7 +26,7 @@ from PySide6.QtWidgets import (
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Answer
 from desktop.calls.plans import STILL_ASKS, PlanInput
-from ui.boxes import STRETCH, hbox
+from ui.boxes import STRETCH, boxed
 from ui.window.approval_sheet import RequestSheet, plain_label
 
 APPROVE_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
@@ -87,7 +88,7 @@ class PlanSheet(RequestSheet):
         layout.addSpacing(4)
         layout.addWidget(self.still_asks)
         layout.addWidget(self.reason)
-        layout.addLayout(hbox(None, STRETCH, self.make_changes, self.approve))
+        layout.addLayout(boxed(QHBoxLayout(), STRETCH, self.make_changes, self.approve))
 
     def _item(self, name: str) -> QCheckBox:
         box = QCheckBox(name)

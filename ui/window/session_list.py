@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.system.store import Store, format_time
-from ui.boxes import vbox
+from ui.boxes import boxed
 
 SEARCH_DELAY_MS = 150
 SESSION_ID_ROLE = Qt.ItemDataRole.UserRole
@@ -110,8 +110,8 @@ class SessionList(QWidget):
         self._populating = False
         self._selected: int | None = None
 
-        vbox(
-            self,
+        boxed(
+            QVBoxLayout(self),
             self.new_chat_button,
             self.search,
             self.no_match,
