@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
@@ -34,6 +34,7 @@ from pydantic import ValidationError
 
 from tools.mcp.errors import CallRefused, ServerGone, ServerUnavailable
 from tools.mcp.spec import ServerSpec, ServerState, ServerStatus, StdioSpec
+from tools.race import first_done
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +157,7 @@ class ServerConnection:
                 self._client = client
                 self._set(state=ServerState.READY, tools=len(self.tools), problem="")
                 self._settled.set()
-                await _first(self._stop.wait(), ended.wait())
+                await first_done(self._stop.wait(), ended.wait())
                 self._client = None
                 if not self._stop.is_set():
                     # Said once the process is gone, so its last words are in the status too.
@@ -278,17 +279,6 @@ async def _watched(
                 yield receive, write
             finally:
                 group.cancel_scope.cancel()
-
-
-async def _first(*waits: Awaitable[Any]) -> None:
-    """Wait until the first of `waits` finishes; the others are cancelled."""
-    tasks = [asyncio.ensure_future(wait) for wait in waits]
-    try:
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _leaf(exc: BaseException) -> BaseException:
