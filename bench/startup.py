@@ -1,19 +1,27 @@
-"""Benchmark: from launch to the window on screen, and opening a chat with 300 screenshots.
+"""Benchmark: from launch to the window on screen, the first turn, and a chat with 300 screenshots.
 
     python bench/startup.py [--runs 5] [--screenshots 300]
 
 Launch: starts `python -m desktop` with a fresh data dir, as a person's launcher would,
 and watches the X display until a Deskhand window is mapped (`xdotool search
---onlyvisible`), polling every few milliseconds; then closes the app. Median of `runs`.
-It needs an X display: it uses $DISPLAY, or starts its own Xvfb when there is none
-(Debian: xvfb, xdotool).
+--onlyvisible`), polling every few milliseconds; then closes the app. In turn with each
+launch, the same for a bare PySide6 window (a QApplication and an empty QMainWindow, nothing
+else): the yardstick for what this machine can do right now. Median of `runs` each, and the
+median of the per-pair ratios. It needs an X display: it uses $DISPLAY, or starts its own
+Xvfb when there is none (Debian: xvfb, xdotool).
+
+First turn: in this process, an offscreen window is shown and, the moment it is painted, a
+message is sent, as the app does at start (`stalls.py`): the longest event-loop stall from
+the first paint until the reply is in, with the SDK and the tools loading behind it. The
+scripted model server answers from a process of its own.
 
 Long chat: a chat of `screenshots` browser steps, each with a 1280×800 screenshot on
 disk, is opened in an offscreen window in this process: the time until its newest
 turns are on screen, until all of it is shown, and the process's peak memory (maxrss).
 
-Targets: launch under 1.5 s, the chat on screen under 1 s, under 500 MB. Prints a table
-with PASS/MISS per target. Always exits 0.
+Targets: launch under 1.5 s and within 3 times the bare window, the first turn's longest
+stall under 50 ms, the chat on screen under 1 s, under 500 MB. Prints a table with
+PASS/MISS per target. Always exits 0.
 """
 
 from __future__ import annotations
@@ -31,10 +39,12 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCH_TARGET_S = 1.5
+RATIO_TARGET = 3.0  # launch to window, over a bare PySide6 window's
 OPEN_TARGET_S = 1.0
 MEMORY_TARGET_MB = 500.0
 POLL_S = 0.005
@@ -89,8 +99,21 @@ def window_shown(display: str, pid: int) -> bool:
     return found.returncode == 0 and bool(found.stdout.strip())
 
 
-def launch_once(display: str, data_dir: Path) -> float:
-    """Seconds from starting the process to its window being mapped on the display."""
+BARE_WINDOW = """
+import sys
+from PySide6.QtWidgets import QApplication, QMainWindow
+app = QApplication(sys.argv)
+window = QMainWindow()
+window.setWindowTitle("Deskhand (bare)")
+window.resize(1100, 760)
+window.show()
+sys.exit(app.exec())
+"""
+
+
+def launch_once(display: str, data_dir: Path, bare: bool = False) -> float:
+    """Seconds from starting the process (the app, or with `bare` the bare window) to its
+    window being mapped on the display."""
     env = {
         # As on a person's machine, compiled modules are kept: a setting that forbids it
         # would compile every module of the source tree again at each launch.
@@ -103,8 +126,9 @@ def launch_once(display: str, data_dir: Path) -> float:
     }
     errors = tempfile.TemporaryFile()
     started = time.monotonic()
+    command = ["-c", BARE_WINDOW] if bare else ["-m", "desktop", "--data-dir", str(data_dir)]
     app = subprocess.Popen(
-        [sys.executable, "-m", "desktop", "--data-dir", str(data_dir)],
+        [sys.executable, *command],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -133,27 +157,80 @@ class LaunchFailed(Exception):
     pass
 
 
-def launch(display: str, data_dir: Path, attempts: int = 3) -> float:
+def launch(display: str, data_dir: Path, attempts: int = 3, bare: bool = False) -> float:
     """`launch_once`, tried again when Qt could not reach the display (a shared machine's
     X servers come and go); any other failure ends the benchmark."""
     for attempt in range(attempts):
         try:
-            return launch_once(display, data_dir / str(attempt))
+            return launch_once(display, data_dir / str(attempt), bare)
         except LaunchFailed as failed:
             if "platform plugin" not in str(failed) or attempt == attempts - 1:
                 raise SystemExit(str(failed)) from None
     raise AssertionError("unreachable")
 
 
-def bench_launch(runs: int) -> list[float]:
+def bench_launch(runs: int) -> tuple[list[float], list[float]]:
+    """(the app's launch times, the bare window's), taken in turn so both see the same machine."""
     if not shutil.which("xdotool"):
         raise SystemExit("xdotool is needed to see the window appear (Debian: xdotool).")
-    times = []
+    times, bare_times = [], []
     with x_display() as display, tempfile.TemporaryDirectory() as tmp:
         launch(display, Path(tmp) / "warm")  # fills the OS file cache, like a second launch
+        launch(display, Path(tmp) / "warm-bare", bare=True)
         for run in range(runs):
+            bare_times.append(launch(display, Path(tmp) / f"bare{run}", bare=True))
             times.append(launch(display, Path(tmp) / f"run{run}"))
-    return times
+    return times, bare_times
+
+
+def _serve(connection: Connection) -> None:
+    """Child process: the scripted model server, with the first turn's reply queued."""
+    from tests.support.model_server import ScriptedModelServer, text_reply
+
+    with ScriptedModelServer() as server:
+        server.enqueue(text_reply("Hello! What shall we do?"))
+        connection.send(server.base_url)
+        connection.recv()  # until the parent is done
+
+
+def bench_first_turn() -> tuple[float, float]:
+    """(longest stall in ms, seconds to the reply) for a message sent at the first paint."""
+    import asyncio
+    import multiprocessing
+
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    from bench.stalls import first_turn
+    from desktop.model_stream.worker import shared_worker
+    from desktop.workspace import Workspace
+    from ui.window.main_window import MainWindow
+
+    spawn = multiprocessing.get_context("spawn")
+    parent_end, child_end = spawn.Pipe()
+    server = spawn.Process(target=_serve, args=(child_end,), daemon=True)
+    server.start()
+    os.environ["ANTHROPIC_API_KEY"] = "sk-bench"
+    os.environ["ANTHROPIC_BASE_URL"] = parent_end.recv()
+    app = QApplication.instance() or QApplication([])
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            workspace = Workspace.open(Path(tmp))
+            window = MainWindow(workspace)
+            window.resize(1100, 760)
+            probes, reply_s = loop.run_until_complete(first_turn(window, "Hello"))
+            window.close()
+            loop.run_until_complete(window.shutdown())
+            loop.run_until_complete(workspace.close())
+            loop.run_until_complete(shared_worker().close())
+    finally:
+        parent_end.send("done")
+        server.join(timeout=5)
+    loop.close()
+    asyncio.set_event_loop(None)
+    return probes.stall_ms(), reply_s
 
 
 def make_long_chat(data_dir: Path, screenshots: int) -> int:
@@ -212,9 +289,6 @@ def make_long_chat(data_dir: Path, screenshots: int) -> int:
 
 def bench_long_chat(screenshots: int) -> tuple[float, float, float]:
     """(seconds to the newest turns on screen, seconds to all of it, peak MB)."""
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
-    sys.path.insert(0, str(ROOT))
     from PySide6.QtWidgets import QApplication
 
     from desktop.workspace import Workspace
@@ -251,8 +325,17 @@ def main() -> None:
     parser.add_argument("--screenshots", type=int, default=300)
     args = parser.parse_args()
 
-    launches = bench_launch(args.runs)
+    launches, bare = bench_launch(args.runs)
     median = statistics.median(launches)
+    ratio = statistics.median(
+        app / yardstick for app, yardstick in zip(launches, bare, strict=True)
+    )
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    sys.path.insert(0, str(ROOT))
+    from bench.stalls import STALL_TARGET_MS
+
+    stall, reply_s = bench_first_turn()  # first: the SDK and the tools not loaded yet
     shown, everything, peak = bench_long_chat(args.screenshots)
 
     def verdict(ok: bool) -> str:
@@ -264,6 +347,19 @@ def main() -> None:
         f"{median:>9.2f}s  {'< ' + str(LAUNCH_TARGET_S) + 's':>9}  {verdict(median < LAUNCH_TARGET_S)}"
     )
     print("  runs: " + ", ".join(f"{t:.2f}s" for t in launches))
+    print(
+        f"{'  bare PySide6 window (median)':<44} {statistics.median(bare):>9.2f}s"
+        "  (runs: " + ", ".join(f"{t:.2f}s" for t in bare) + ")"
+    )
+    print(
+        f"{'launch over bare window (median of pairs)':<44} {ratio:>9.2f}x  "
+        f"{'<= ' + str(RATIO_TARGET) + 'x':>9}  {verdict(ratio <= RATIO_TARGET)}"
+    )
+    print(
+        f"{'first turn, sent at first paint: stall':<44} {stall:>8.1f}ms  "
+        f"{'< ' + str(int(STALL_TARGET_MS)) + 'ms':>9}  {verdict(stall < STALL_TARGET_MS)}"
+    )
+    print(f"{'  its reply in after (SDK, tools loading)':<44} {reply_s:>9.2f}s")
     print(
         f"{f'{args.screenshots} screenshots: newest turns on screen':<44} "
         f"{shown:>9.2f}s  {'< ' + str(OPEN_TARGET_S) + 's':>9}  {verdict(shown < OPEN_TARGET_S)}"

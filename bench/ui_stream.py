@@ -7,14 +7,18 @@ thread does not compete with the window for the GIL); the reply streams through 
 AsyncAnthropic client, in Deskhand's model stream process, into a shown, offscreen
 `MainWindow`. Measured while it streams:
 
-- event-loop stalls, two ways: a thread that schedules a callback every 1 ms with
-  `call_soon_threadsafe` (latency until it runs; independent of any QTimer), and an
+- event-loop stalls, two ways (`stalls.py`): a thread that schedules a callback every 1 ms
+  with `call_soon_threadsafe` (latency until it runs; independent of any QTimer), and an
   asyncio task sleeping 5 ms in a loop (how late it wakes);
 - the gaps between frames: paints of the reply's text, grouped into frames;
 - peak memory: the app's process (maxrss) and its model stream process.
 
-Prints a table with the targets (longest stall < 50 ms, p99 frame gap < 20 ms) and
-PASS/MISS per target. Always exits 0.
+Before it, the first turn: a short message sent the moment the window is painted, as the app
+starts (the stream process, the SDK and the tools still loading behind the window); the
+longest stall from the first paint until its reply is in.
+
+Prints a table with the targets (longest stall < 50 ms, the first turn's too; p99 frame gap
+< 20 ms) and PASS/MISS per target. Always exits 0.
 """
 
 from __future__ import annotations
@@ -28,7 +32,6 @@ import random
 import resource
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,8 +47,7 @@ import qasync
 from PySide6.QtGui import QPaintEvent
 from PySide6.QtWidgets import QApplication
 
-from desktop.app import freeze_startup_objects
-from desktop.chat.conversations import ConversationEvent, TurnRunning
+from bench.stalls import STALL_TARGET_MS, Probes, first_turn, replied, watching
 from desktop.model_stream.worker import shared_worker
 from desktop.workspace import Workspace
 from tests.support.model_server import Reply, ScriptedModelServer, Text, Usage
@@ -54,7 +56,6 @@ from ui.thread.rich_text import RichTextView
 from ui.window.main_window import MainWindow
 
 CHARS_PER_TOKEN = 4
-STALL_TARGET_MS = 50.0
 FRAME_P99_TARGET_MS = 20.0
 FRAME_CLUSTER_MS = 2.0  # paint events closer than this belong to one frame
 # The server's sleep per delta overshoots a little; this keeps the rate near the target.
@@ -132,17 +133,14 @@ def _serve(connection: Connection, text: str, chunk_delay: float) -> None:
 
 
 @dataclass
-class Probes:
-    """Everything measured while the reply streams."""
+class Frames:
+    """When the reply's text was painted, one entry per frame."""
 
-    callback_latency: list[float] = field(default_factory=list)
-    sleep_lateness: list[float] = field(default_factory=list)
-    frames: list[float] = field(default_factory=list)
-    stop: threading.Event = field(default_factory=threading.Event)
+    times: list[float] = field(default_factory=list)
 
 
 @contextmanager
-def frames_of_text(probes: Probes) -> Iterator[None]:
+def frames_of_text(frames: Frames) -> Iterator[None]:
     """Records when the reply's text is painted; paints close together form one frame.
 
     All text of a reply (prose and code) is drawn by `RichTextView`, so wrapping its
@@ -157,7 +155,7 @@ def frames_of_text(probes: Probes) -> Iterator[None]:
         nonlocal last_paint
         now = time.perf_counter()
         if (now - last_paint) * 1000 > FRAME_CLUSTER_MS:
-            probes.frames.append(now)
+            frames.times.append(now)
         last_paint = now
         original(view, event)
 
@@ -166,22 +164,6 @@ def frames_of_text(probes: Probes) -> Iterator[None]:
         yield
     finally:
         RichTextView.paintEvent = original  # type: ignore[method-assign]
-
-
-def _tick_thread(loop: asyncio.AbstractEventLoop, probes: Probes) -> None:
-    def arrived(sent: float) -> None:
-        probes.callback_latency.append(time.perf_counter() - sent)
-
-    while not probes.stop.is_set():
-        loop.call_soon_threadsafe(arrived, time.perf_counter())
-        time.sleep(0.001)
-
-
-async def _sleep_probe(probes: Probes) -> None:
-    while not probes.stop.is_set():
-        start = time.perf_counter()
-        await asyncio.sleep(0.005)
-        probes.sleep_lateness.append(time.perf_counter() - start - 0.005)
 
 
 def _percentile(values: list[float], fraction: float) -> float:
@@ -195,31 +177,11 @@ def _maxrss_mb() -> float:
 
 async def _turn(window: MainWindow, text: str, probes: Probes) -> tuple[float, float]:
     """Send `text` and await the reply while the probes run; (start time, duration)."""
-    loop = asyncio.get_running_loop()
-    ticker = threading.Thread(target=_tick_thread, args=(loop, probes), daemon=True)
-    ticker.start()
-    sleeper = asyncio.ensure_future(_sleep_probe(probes))
-    ended: asyncio.Future[None] = loop.create_future()
-
-    def on_event(event: ConversationEvent) -> None:
-        if isinstance(event, TurnRunning) and not event.running and not ended.done():
-            ended.set_result(None)
-
-    stop_listening = window.conversations.subscribe(on_event)
-    started = time.perf_counter()
-    assert window.send(text)
-    await ended
-    stop_listening()
-    elapsed = time.perf_counter() - started
-    probes.stop.set()
-    await sleeper
-    ticker.join()
+    async with watching(probes):
+        started = time.perf_counter()
+        await replied(window, text)
+        elapsed = time.perf_counter() - started
     return started, elapsed
-
-
-def _stall_ms(probes: Probes) -> float:
-    late = [*probes.callback_latency, *probes.sleep_lateness]
-    return max(late, default=0.0) * 1000
 
 
 def _stream_process_peak_mb() -> float | None:
@@ -255,21 +217,18 @@ def main() -> None:
     app = QApplication(sys.argv[:1])
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    warm_up = Probes()
     probes = Probes()
+    frames_seen = Frames()
     with tempfile.TemporaryDirectory() as data_dir:
         workspace = Workspace.open(Path(data_dir))
         window = MainWindow(workspace)
         window.resize(1200, 900)
-        window.show()
-        app.processEvents()
-        freeze_startup_objects()  # as the app does once its window is up
         rss_before = _maxrss_mb()
         try:
-            # The first turn creates the API client; measured apart from the stream.
-            loop.run_until_complete(_turn(window, "Warm up.", warm_up))
+            # The first turn, sent the moment the window is painted; measured apart.
+            first, first_reply_s = loop.run_until_complete(first_turn(window, "Warm up."))
             window.new_chat()
-            with frames_of_text(probes):
+            with frames_of_text(frames_seen):
                 started, elapsed = loop.run_until_complete(
                     _turn(window, "Write me a long answer with code, lists and tables.", probes)
                 )
@@ -286,11 +245,12 @@ def main() -> None:
         loop.run_until_complete(shared_worker().close())
     loop.close()
 
-    frames = [t for t in probes.frames if t >= started]
+    frames = [t for t in frames_seen.times if t >= started]
     frame_gaps = [(b - a) * 1000 for a, b in itertools.pairwise(frames)]
     latency_ms = [v * 1000 for v in probes.callback_latency]
     lateness_ms = [v * 1000 for v in probes.sleep_lateness]
-    stall = _stall_ms(probes)
+    stall = probes.stall_ms()
+    first_stall = first.stall_ms()
     p99 = _percentile(frame_gaps, 0.99) if frame_gaps else float("inf")
     tokens = len(text) // CHARS_PER_TOKEN
 
@@ -314,13 +274,15 @@ def main() -> None:
         f"{'  median / max gap between frames':<44}{_percentile(frame_gaps, 0.5):>6.1f} / {max(frame_gaps, default=0):.1f} ms"
     )
     print(
-        f"{'peak memory (maxrss)':<44}{_maxrss_mb():>9.0f} MB   (window open: {rss_before:.0f} MB)"
+        f"{'peak memory (maxrss)':<44}{_maxrss_mb():>9.0f} MB   (window built: {rss_before:.0f} MB)"
     )
     if stream_peak is not None:
         print(f"{'  model stream process (VmHWM)':<44}{stream_peak:>9.0f} MB")
     print(
-        f"{'first turn (client created): longest stall':<44}{_stall_ms(warm_up):>9.1f} ms   (not a target)"
+        f"{'first turn, sent at first paint: longest stall':<44}{first_stall:>9.1f} ms"
+        f"{'< 50 ms':>12}  {verdict(first_stall < STALL_TARGET_MS)}"
     )
+    print(f"{'  its reply in after':<44}{first_reply_s * 1000:>9.0f} ms   (SDK and tools loading)")
     print(
         f"{'load average during the run':<44}{os.getloadavg()[0]:>9.2f}      (2 cores; others' jobs inflate figures)"
     )

@@ -5,28 +5,42 @@ sends one screen action to the running app."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import shutil
 import sys
 import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from desktop import __version__
 from desktop.command import apps as apps_cli
 from desktop.command.cli import add_ui_parser, run_ui
 
+# Each command imports what it uses when it runs: `deskhand --version` loads no more than this.
 if TYPE_CHECKING:
     from desktop.system.doctor import Check
+
+
+class _Version(argparse.Action):
+    """`--version`, as argparse's own prints it, with the version looked up only when asked for
+    (reading the package's metadata costs more than building the whole parser)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        kwargs.update(nargs=0, default=argparse.SUPPRESS)
+        super().__init__(option_strings, argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: object, **_kwargs: object) -> None:
+        from desktop import __version__
+
+        print(f"Deskhand {__version__}")
+        parser.exit()
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="deskhand", description="Deskhand: a desktop assistant that acts."
     )
-    parser.add_argument("--version", action="version", version=f"Deskhand {__version__}")
+    parser.add_argument("--version", action=_Version, help="show program's version number and exit")
     parser.add_argument(
         "--data-dir",
         type=Path,
@@ -124,6 +138,8 @@ def qt_checks() -> list[Check]:
 
 
 def doctor(args: argparse.Namespace) -> int:
+    import asyncio
+
     from desktop.system import doctor as checks
     from desktop.workspace import Workspace
 
@@ -147,6 +163,7 @@ def doctor(args: argparse.Namespace) -> int:
 
 def serve_mcp(args: argparse.Namespace) -> int:
     """`deskhand mcp`: no window; stdout carries MCP messages, so logs go to a file only."""
+    import asyncio
     import logging
     import logging.handlers
 
@@ -216,6 +233,10 @@ def main(argv: list[str] | None = None) -> int:
         from ui.window.self_test import run_self_test
 
         return run_self_test(args.data_dir)
+    # PySide6 reads the source of every module imported after it (looking for its `__feature__`
+    # switches): the app's Qt-free core loads first, which shortens the way to the window.
+    import desktop.workspace  # noqa: F401
+    import ui.thread.markdown_blocks  # noqa: F401  (the thread's Markdown parser: no Qt either)
     from desktop.app import run
 
     return run(args)

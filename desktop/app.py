@@ -1,8 +1,9 @@
 """Composition root: the QApplication and its qasync loop, the workspace, and the main window.
 
-The window shows first. What it does not need to show (the SDK, Playwright: more than a
-second to import) loads after its first paint, on a thread, so the first reply does not
-wait for it either.
+The window shows first. What it does not need to show (the SDK, Playwright, the browser and
+screen tools: more than a second to import) loads after its first paint, in the background
+(`desktop/system/heavy.py`, the one place those modules are imported); a message sent before
+they are in waits for them there, without holding up the window.
 
 Quitting, however it is asked for (the window closed, Quit in the menu or the Dock, logout,
 SIGTERM, Ctrl+C in a terminal), starts one shutdown that runs on the live loop: the window
@@ -14,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import importlib
 import logging
 import logging.handlers
 import signal
@@ -35,8 +35,8 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from desktop.calls.permissions import Mode
-from desktop.command.listener import UiServer
-from desktop.model_stream.worker import shared_worker
+from desktop.model_stream.worker import StreamWorker, shared_worker
+from desktop.system import heavy
 from desktop.system.login_path import adopt_login_path
 from desktop.system.paths import DataPaths
 from desktop.system.playwright_env import configure_playwright
@@ -115,11 +115,7 @@ def _app_icon() -> QIcon:
     return icon if not icon.isNull() else QIcon.fromTheme("dialog-information")
 
 
-# Loaded after the first paint: the model's SDK and the browser tool (Playwright).
-AFTER_FIRST_PAINT = ("anthropic", "tools.browser.driver", "tools.browser.pool")
 FIRST_PAINT_WAIT_S = 3.0
-
-log = logging.getLogger(__name__)
 
 
 class _FirstPaint(QObject):
@@ -136,35 +132,33 @@ class _FirstPaint(QObject):
         return False
 
 
-async def after_first_paint(widget: QWidget, then: Callable[[], None] | None = None) -> None:
-    """Once `widget` is on screen: call `then`, and load what the first reply needs, off
-    the event loop."""
+async def first_paint(widget: QWidget) -> None:
+    """Once `widget` is on screen (or has had a few seconds to get there)."""
     watcher = _FirstPaint(widget)
     try:
         await asyncio.wait_for(watcher.painted, FIRST_PAINT_WAIT_S)
     except TimeoutError:
-        pass  # never painted (minimised, offscreen): load anyway
+        pass  # never painted (minimised, offscreen): go on anyway
     widget.removeEventFilter(watcher)
-    if then is not None:
-        then()
 
-    def load() -> None:
-        for name in AFTER_FIRST_PAINT:
-            try:
-                importlib.import_module(name)
-            except ImportError:  # the tool that needs it reports that when used
-                log.warning("could not load %s", name, exc_info=True)
 
-    await asyncio.to_thread(load)
+def start_behind_the_window(workspace: Workspace, streams: StreamWorker) -> asyncio.Future[None]:
+    """What starts once the window is on screen, while the person reads it: the stream process
+    loads the SDK on its own core, the tools load on a thread here (`heavy`), and the tool
+    sources start (an MCP server may take seconds to answer). None of it holds up the loop.
+    Returns the sources' start."""
+    streams.start()
+    heavy.start(heavy.TOOLS + heavy.COMMANDS)
+    return asyncio.ensure_future(_close("tool sources", workspace.toolbox.start))
 
 
 def freeze_startup_objects() -> None:
     """Take what startup built (modules, classes, the window) out of the collector's sight.
 
     They live as long as the app; left in, every full collection walks them all (about
-    100 ms with Qt and the SDK loaded), and one can fall in the middle of a reply.
+    100 ms with Qt and the SDK loaded), and one can fall in the middle of a reply. No
+    collection first: that would be such a stall itself.
     """
-    gc.collect()
     gc.freeze()
 
 
@@ -193,6 +187,7 @@ def _setup_logging(paths: DataPaths) -> None:
 
 async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     from ui.window.main_window import MainWindow
+    from ui.window.quick_entry import QuickEntryController
 
     quitting = asyncio.Event()
     app.quit_requested.connect(quitting.set)  # first: a quit while starting up is not lost
@@ -212,18 +207,23 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     workspace = Workspace(paths, mode=mode)
     window = MainWindow(workspace)
     window.show()
-    # Once it is on screen: the stream process loads the SDK on its own core while the person
-    # reads the window, so the first reply is quick (a send before that starts it anyway).
-    await after_first_paint(window, then=streams.start)
-    # Tool sources start behind the window (an MCP server may take seconds to answer).
-    starting = asyncio.ensure_future(_close("tool sources", workspace.toolbox.start))
+    await first_paint(window)
+    starting = start_behind_the_window(workspace, streams)
+    if args.send:
+        window.send(args.send)  # at once: the turn waits for what it needs, not the window
+    await heavy.ready(heavy.COMMANDS)
+    from desktop.command.listener import UiServer
+
     commands = UiServer(workspace)  # `deskhand ui …` from the person's terminal
     await _close("command-line socket", commands.start)
-    if args.send:
-        window.send(args.send)
+    await _close("background loading", heavy.ready)
+    # The system-wide shortcut: only the Deskhand that owns the socket takes it.
+    quick_entry = QuickEntryController(window)
+    await _close("quick entry shortcut", lambda: quick_entry.start(owner=commands.serving))
     freeze_startup_objects()
     await quitting.wait()
     starting.cancel()
+    quick_entry.close()
     await _close("command-line socket", commands.close)
     window.close()  # gone from the screen at once; stopping its replies saves what they wrote
     await _close("window", window.shutdown)

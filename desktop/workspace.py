@@ -22,6 +22,7 @@ from desktop.chat.agent import Agent
 from desktop.chat.conversations import Conversations
 from desktop.chat.events import AgentEvent
 from desktop.chat.transcript import replay
+from desktop.hotkey.owner import QuickEntryShortcut
 from desktop.model_stream import client as model
 from desktop.system.keystore import KeyStore
 from desktop.system.paths import DataPaths
@@ -88,6 +89,7 @@ class Workspace:
             attachments_dir=paths.attachments,
         )
         self.listeners: list[Callable[[Settings], None]] = []
+        self.quick_entry_shortcut = QuickEntryShortcut()  # held once the app owns its socket
         self._background: set[asyncio.Future[None]] = set()
 
     @classmethod

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import importlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,8 +14,8 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
 
-from desktop.app import AFTER_FIRST_PAINT
 from desktop.model_stream.worker import shared_worker
+from desktop.system import heavy
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer
 from tests.support.page_server import PageServer
@@ -29,10 +28,9 @@ def stream_process() -> Iterator[None]:
     loading the SDK takes seconds, which no test's wait should have to cover."""
     worker = shared_worker()
     worker.start()
-    # The app loads these after its first paint (desktop/app.py): tests load them up front, so
-    # that no test's wait has to cover the seconds they take on a busy machine.
-    for name in AFTER_FIRST_PAINT:
-        importlib.import_module(name)
+    # The app loads these after its first paint (desktop/system/heavy.py): tests load them up
+    # front, so that no test's wait has to cover the seconds they take on a busy machine.
+    heavy.wait()
     yield
     asyncio.run(worker.close())
 

@@ -5,7 +5,9 @@ where osascript exists), `update_plan`, then the browser toolset when it is on, 
 computer allows it, then the MCP servers' tools (last, so that when they are many the tool
 search entry ends the list). The browser's and the screen's sources are built when first
 needed: they bring in Playwright and the SDK, which take more than a second to load, and
-the window shows before that (the app loads them after its first paint, off the event loop).
+the window shows before that. Those modules are imported in one place
+(`desktop/system/heavy.py`, after the window's first paint); the toolbox waits for it before it
+builds either source, and never imports them itself meanwhile.
 """
 
 from __future__ import annotations
@@ -17,20 +19,17 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.calls.contract import ActionGroup, ToolSource
 from desktop.calls.sources.browser import BrowserSource, browser_config
+from desktop.calls.sources.browser_hand import BrowserHand
 from desktop.calls.sources.function_tools import FunctionTools
 from desktop.calls.sources.screen_hooks import ScreenHooks
 from desktop.calls.sources.toolsets import ToolsetSource
 from desktop.mcp.source import McpSource
+from desktop.system import heavy
 from desktop.system.paths import DataPaths
 from desktop.system.settings import Settings
 from tools.base import FunctionTool, ToolRegistry
-from tools.mac.apps import AppsTool
-from tools.mac.desktop_context import desktop_snapshot
 from tools.mac.macos import AutomationLog, MacosTool, macos_available
 from tools.mac.osa.engine import OsaEngine
-from tools.mac.osa.errors import OsaProblem
-from tools.mac.sdef import AppCatalog, AppCommandTool, AppDictionaryTool, AppsListTool
-from tools.mac.tabs import TabsTool
 
 # How long a message sent at launch waits for the tool sources still starting.
 START_WAIT = 15.0
@@ -38,6 +37,7 @@ START_WAIT = 15.0
 if TYPE_CHECKING:
     from desktop.calls.sources.screen import ScreenControl
     from tools.browser.pool import BrowserPool
+    from tools.mac.osa.errors import OsaProblem
     from tools.screen.backends.window_shot import WindowShooter
 
 
@@ -74,11 +74,17 @@ class Toolbox:
         self._browser_pool: BrowserPool | None = None
         self._browser: ToolsetSource | None = None
         self._browser_built = False
+        self.browser_hand = BrowserHand()  # Take over / Hand back; the window wires itself here
         self._screen: ScreenControl | None = None
         self.screen_hooks = ScreenHooks()  # the window wires itself here before the screen loads
         self._screen_source: ToolsetSource | None = None
         self._window_shooter: WindowShooter | None = None
         if settings.apps.macos_enabled and macos_available():
+            # The Mac's own tools: loaded only where they can run.
+            from tools.mac.apps import AppsTool
+            from tools.mac.sdef import AppCatalog, AppCommandTool, AppDictionaryTool, AppsListTool
+            from tools.mac.tabs import TabsTool
+
             self.osa = OsaEngine(automation=self.automation)
             self.registry.add(MacosTool(self.osa, on_problem=on_problem))
             self.registry.add(
@@ -113,6 +119,7 @@ class Toolbox:
         (it loads the screen's libraries): it follows Settings → Screen and hides the
         visualizer while it reads pixels, like the screen's own captures."""
         if self._window_shooter is None:
+            heavy.wait()  # the screen's modules come from the one place that imports them
             from tools.screen.backends.window_shot import WindowShooter
 
             hooks = self.screen_hooks
@@ -130,12 +137,13 @@ class Toolbox:
         self._browser_built = True
         settings = self._settings()
         if settings.browser.enabled:
+            heavy.wait()  # at once once loaded; `settled` and `start` await it off the loop
             from tools.browser.pool import BrowserPool
 
             self._browser_pool = BrowserPool(browser_config(settings.browser, self._downloads))
             if self._navigation_hold is not None:
                 self._browser_pool.hold_navigations(self._navigation_hold)
-            self._browser = BrowserSource(self._browser_pool)
+            self._browser = BrowserSource(self._browser_pool, self.browser_hand)
 
     @property
     def browser_pool(self) -> BrowserPool | None:
@@ -157,6 +165,7 @@ class Toolbox:
         """The screen's toolsets and status; offered once `start` found a usable display (and
         while Settings → Screen allows it)."""
         if self._screen is None:
+            heavy.wait()  # at once once loaded; `settled` and `start` await it off the loop
             from desktop.calls.sources.screen import ScreenControl
 
             self._screen = ScreenControl(
@@ -178,6 +187,8 @@ class Toolbox:
         settings = self._settings()
         parts = [await self.screen.displays_text()]
         if self.osa is not None and settings.apps.desktop_context:
+            from tools.mac.desktop_context import desktop_snapshot
+
             presets = [p.model_dump() for p in settings.apps.presets]
             parts.append(await desktop_snapshot(self.osa, presets))
         return "\n\n".join(part for part in parts if part) or None
@@ -209,6 +220,7 @@ class Toolbox:
         """Start every source (behind the window: MCP servers may take seconds to answer)."""
         self._starting = True
         try:
+            await heavy.ready()  # the browser's and the screen's modules, loaded off the loop
             for source in self.sources():
                 await source.start()
         finally:
@@ -217,7 +229,10 @@ class Toolbox:
 
     async def settled(self, limit: float = START_WAIT) -> None:
         """While the sources are starting, wait for them (at most `limit` seconds), so that a
-        message sent at launch already sees every tool; at once otherwise."""
+        message sent at launch already sees every tool; at once otherwise. Either way the
+        tools' modules are loaded first (off the loop: a message sent the moment the window
+        shows waits here, and the window stays responsive)."""
+        await heavy.ready()
         if self._starting:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._started.wait(), limit)

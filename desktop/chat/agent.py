@@ -28,6 +28,7 @@ from desktop.chat.transcript import notice_for
 from desktop.model_stream import errors
 from desktop.model_stream.client import ClientConfig, build_request, client_from
 from desktop.model_stream.worker import shared_worker
+from desktop.system import heavy
 from desktop.system.settings import Settings
 from desktop.system.store import MessageStatus, Store
 
@@ -78,7 +79,9 @@ class Agent:
         if self._client is None or config != self._client_config:
             if self._client is not None:
                 await self._client.close()
-            # Building the client loads the TLS certificates: seconds on a cold disk, so off the loop.
+            # Building the client loads the TLS certificates: seconds on a cold disk, so off the
+            # loop; the SDK itself comes from the one place that imports it, never a second thread.
+            await heavy.ready()
             self._client = await asyncio.to_thread(client_from, config)
             self._client_config = config
         return self._client

@@ -11,13 +11,13 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-# The parser is built on every start of `deskhand`; what the commands need loads when one runs.
+# The parser is built on every start of `deskhand`; what the commands need loads when one runs:
+# reading a dictionary needs the parser and the data dir's cache, never the tools or the gate.
 if TYPE_CHECKING:
     from desktop.workspace import Workspace
     from tools.mac.sdef.catalog import AppCatalog
@@ -57,22 +57,30 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from desktop.workspace import Workspace
+    import asyncio
 
     if args.apps_command == "dictionary":
         path = Path(args.app).expanduser()
         args.sdef = path if path.suffix == ".sdef" and path.is_file() else None
+    if args.apps_command != "call":
+        return asyncio.run(_read(args))
+    from desktop.workspace import Workspace
+
     workspace = Workspace.open(args.data_dir)
     try:
-        return asyncio.run(_run(args, workspace))
+        return asyncio.run(_call(args, workspace))
     finally:
         workspace.store.close()
 
 
-async def _run(args: argparse.Namespace, workspace: Workspace) -> int:
+async def _read(args: argparse.Namespace) -> int:
+    """`apps list` and `apps dictionary`: dictionaries, read or from the data dir's cache."""
+    if args.apps_command == "dictionary" and args.sdef is not None:
+        return await _dictionary(args, None)
+    from desktop.system.paths import DataPaths
     from tools.mac.sdef.catalog import AppCatalog
 
-    catalog = AppCatalog(workspace.paths.cache / "dictionaries")
+    catalog = AppCatalog(DataPaths.for_data_dir(args.data_dir).cache / "dictionaries")
     if args.apps_command == "list":
         apps = await catalog.apps()
         if not apps:
@@ -80,12 +88,13 @@ async def _run(args: argparse.Namespace, workspace: Workspace) -> int:
         for app in apps:
             print(f"{app.name}  ({app.bundle_id or app.path})  {app.purpose}".rstrip())
         return 0
-    if args.apps_command == "dictionary":
-        return await _dictionary(args, catalog)
-    return await _call(args, workspace)
+    return await _dictionary(args, catalog)
 
 
-async def _dictionary(args: argparse.Namespace, catalog: AppCatalog) -> int:
+async def _dictionary(args: argparse.Namespace, catalog: AppCatalog | None) -> int:
+    """A dictionary, from the `.sdef` file given (`catalog` unused) or the named app's."""
+    import asyncio
+
     from tools.mac.sdef.errors import SdefError
     from tools.mac.sdef.export import dictionary_json
     from tools.mac.sdef.model import Dictionary
@@ -102,6 +111,7 @@ async def _dictionary(args: argparse.Namespace, catalog: AppCatalog) -> int:
             return 1
         name = path.stem
     else:
+        assert catalog is not None
         app = await catalog.find(name)
         if app is None:
             print(f"No scriptable app named {name!r}. `deskhand apps list` shows them.")

@@ -36,10 +36,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from desktop.command.protocol import Reply, Request, Result, ServerInfo, read_info
-from desktop.system.paths import DataPaths
+# The parser is built on every start of `deskhand`; what talking to the app needs loads when a
+# `deskhand ui` command runs.
+if TYPE_CHECKING:
+    from desktop.command.protocol import Result, ServerInfo
 
 __all__ = ["add_ui_parser", "run_ui"]
 
@@ -141,6 +143,9 @@ class Failure(Exception):
 
 
 def _server(data_dir: Path | None) -> ServerInfo:
+    from desktop.command.protocol import read_info
+    from desktop.system.paths import DataPaths
+
     info = read_info(DataPaths.for_data_dir(data_dir).root)
     if info is None:
         raise Failure(NOT_RUNNING, EXIT_NOT_RUNNING)
@@ -149,6 +154,8 @@ def _server(data_dir: Path | None) -> ServerInfo:
 
 def send(data_dir: Path | None, action: dict[str, Any], timeout: float) -> Result:
     """One action to the running app; its result. Raises `Failure`."""
+    from desktop.command.protocol import Request
+
     info = _server(data_dir)
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
@@ -181,6 +188,8 @@ def alone(data_dir: Path | None, action: dict[str, Any], timeout: float) -> Resu
 
 
 def _read_result(connection: socket.socket, timeout: float) -> Result:
+    from desktop.command.protocol import Reply
+
     buffer = b""
     deadline = time.monotonic() + timeout
     while True:

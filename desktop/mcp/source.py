@@ -33,6 +33,7 @@ from desktop.calls.contract import (
 from desktop.calls.gate import denial_text
 from desktop.calls.permissions import ToolCall
 from desktop.mcp.config import ConfigRead, McpConfig, ServerEntry, read_config, write_config
+from desktop.system import heavy
 from tools.base import ActionInfo, InvalidInput, Risk
 from tools.mcp.errors import CallRefused, ServerGone, ServerUnavailable
 from tools.mcp.names import api_name, rules_action, rules_tool, server_key
@@ -195,6 +196,8 @@ class McpSource(ToolSource):
 
     async def _reconcile_now(self) -> None:
         wanted = self.config.servers
+        if wanted:
+            await heavy.ready(heavy.MCP)  # the MCP client, imported off the loop in one place
         stops = []
         for server, connection in list(self.connections.items()):
             entry = wanted.get(server)

@@ -64,11 +64,6 @@ def _retry_after(exc: anthropic.APIStatusError) -> str:
 
 def describe(exc: BaseException, *, model: str = "") -> ProblemReport:
     """A person-facing description of a model-call failure."""
-    # Loaded here, not at import: the SDK takes more than a second, which the window's first
-    # paint must not wait for; a failure to describe means a model call ran, so it is loaded.
-    import anthropic
-    import httpx2
-
     if isinstance(exc, ModelCallFailed):
         return exc.report
     if isinstance(exc, MissingKeyError):
@@ -79,6 +74,12 @@ def describe(exc: BaseException, *, model: str = "") -> ProblemReport:
             "(or set ANTHROPIC_API_KEY).",
             retryable=False,
         )
+    # Loaded here, not at import: the SDK takes more than a second, which the window's first
+    # paint must not wait for. Any other failure comes from a model call that ran, so the SDK
+    # is in already (a message sent with no key is answered above, before it has loaded).
+    import anthropic
+    import httpx2
+
     if isinstance(exc, anthropic.AuthenticationError):
         return _fixed_in_settings(
             "auth",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from desktop.system import heavy
 from tools.browser.locate import find_browser, install_hint
 from tools.browser.network.url_policy import UrlPolicy
 
@@ -21,6 +22,7 @@ __all__ = ["BrowserPool", "UrlPolicy", "find_browser", "install_hint"]
 
 def __getattr__(name: str) -> Any:
     if name == "BrowserPool":
+        heavy.wait()  # Playwright and the SDK come from the one place that imports them
         from tools.browser.pool import BrowserPool
 
         return BrowserPool

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
 from desktop.calls.permissions import PermissionSettings
+from desktop.hotkey.shortcut import DEFAULT_SHORTCUT, Shortcut
 from tools.mac.apps import Preset
 
 log = logging.getLogger(__name__)
@@ -209,6 +210,34 @@ class ScreenSettings(BaseModel):
     )
 
 
+QuickEntryTarget = Literal["new", "latest"]
+
+
+class GeneralSettings(BaseModel):
+    """Settings → General: the quick entry shortcut, and where what it sends goes."""
+
+    quick_entry_shortcut: str = Field(
+        DEFAULT_SHORTCUT,
+        title="Quick entry shortcut",
+        description="Opens a small composer over any app, on the screen the pointer is on. "
+        "Click the shortcut, then press the keys you want; or turn it off.",
+    )
+    quick_entry_target: QuickEntryTarget = Field(
+        "new",
+        title="Quick entry sends to",
+        description="A new chat each time, or the chat you used last.",
+    )
+
+    @field_validator("quick_entry_shortcut")
+    @classmethod
+    def _shortcut(cls, value: str) -> str:
+        try:
+            shortcut = Shortcut.parse(value)
+        except ValueError as exc:
+            raise PydanticCustomError("shortcut", "{problem}", {"problem": str(exc)}) from exc
+        return shortcut.stored() if shortcut is not None else ""
+
+
 class WindowSettings(BaseModel):
     """How the person left the window, kept across restarts (no Settings page shows it)."""
 
@@ -220,6 +249,7 @@ class WindowSettings(BaseModel):
 class Settings(BaseModel):
     """All of Deskhand's settings."""
 
+    general: GeneralSettings = Field(default_factory=GeneralSettings, title="General")
     model: ModelSettings = Field(default_factory=ModelSettings, title="Model")
     permissions: PermissionSettings = Field(default_factory=PermissionSettings, title="Permissions")
     apps: AppsSettings = Field(default_factory=AppsSettings, title="Apps")

@@ -17,6 +17,8 @@ Public pieces:
   set_value / scroll_to by id), with `see/targets.py` (which window) and `see/snapshot.py` (ids).
 - `backends/`: X11 and macOS behind `base.ScreenBackend`; `factory.py` says which one runs here.
 - `screen_risk` / `screen_summary`: the gate's risk level and the approval sheet's line (pure).
+- `hand.Hand`: who has the controls; the person's own input (`watch/`: XRecord and XInput2 on
+  X11, a Quartz tap on macOS) pauses the driver before its next input event.
 """
 
 from typing import TYPE_CHECKING, Any

@@ -88,6 +88,7 @@ from tools.screen.displays import Display, describe_displays, display_at
 from tools.screen.errors import BackendError, NoKeycode, refusal
 from tools.screen.events import CaptureHook, ScreenEvent, ScreenEventSink
 from tools.screen.geometry import Point
+from tools.screen.hand import Hand
 from tools.screen.keys import (
     UnknownKey,
     is_text_entry,
@@ -152,6 +153,7 @@ class ScreenComputer(ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset
         display: int | None = None,
         configs: BetaComputerToolsetConfigsParam | None = None,
         tool_configs: BetaToolConfigs | None = None,
+        hand: Hand | None = None,
     ) -> None:
         """A toolset on the screen. Nothing connects to the display until the first call.
 
@@ -171,6 +173,7 @@ class ScreenComputer(ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset
           however the capture ends.
         - `progress`: called with one line ("Screen: click at (640, 360)") as each call starts.
         - `display`: the index of the display screenshots show (the primary one by default).
+        - `hand`: who has the controls; every input event waits while the person has them.
         """
         self._app_confirm = confirm
         self._open_backend: BackendFactory = backend or open_backend
@@ -188,6 +191,7 @@ class ScreenComputer(ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset
         self._frames: dict[int, ImageFrame] = {}
         self._pointer: Point | None = None  # where our last action left the pointer
         self._held: set[MouseButton] = set()  # buttons left_mouse_down pressed
+        self._hand = hand
         self._asked = False  # the app asked the person about the call being confirmed
         super().__init__(
             configs=configs,
@@ -424,6 +428,7 @@ class ScreenComputer(ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset
         kind = "press" if down else "release"
         self._emit(ScreenEvent(kind=kind, display=index, points=(point,), button="left"))
         if down:
+            await self._before_input()
             self._held.add("left")
         else:
             self._held.discard("left")
@@ -464,7 +469,7 @@ class ScreenComputer(ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset
         self._emit(ScreenEvent(kind="drag", display=index, points=(start, end), button="left"))
         async with self._holding(backend, modifiers):
             await self._move(backend, start)
-            await self._run(backend.button, "left", True, 1)
+            await self._input(backend.button, "left", True, 1)
             try:
                 for step in range(1, DRAG_STEPS + 1):
                     x = start.x + (end.x - start.x) * step // DRAG_STEPS
@@ -494,7 +499,7 @@ class ScreenComputer(ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset
             if input.coordinate is not None:
                 await self._move(backend, point)
             for _ in range(input.scroll_amount):
-                await self._run(backend.wheel, direction)
+                await self._input(backend.wheel, direction)
         return self._echo(point)
 
     # --- members: keyboard ---------------------------------------------------------------------
@@ -514,7 +519,7 @@ class ScreenComputer(ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset
                 await asyncio.sleep(FOCUS_SETTLE)
                 await self._check_secure()
             await self._check_focus(backend)
-            await self._run(backend.type_char, char)
+            await self._input(backend.type_char, char)
             previous = char
 
     async def key(self, context: BetaToolsetCallContext, input: BetaComputerKeyInput) -> None:

@@ -28,6 +28,7 @@ from tools.screen.displays import Display, display_at, number_displays, primary_
 from tools.screen.errors import refusal
 from tools.screen.events import CaptureHook, ScreenEvent, ScreenEventSink, around_capture
 from tools.screen.geometry import Point, Rect
+from tools.screen.hand import Hand
 from tools.screen.keys import UnknownKey, is_text_entry, parse_modifiers, parse_sequence
 from tools.screen.risk import KEYBOARD_MEMBERS, POINTER_MEMBERS
 from tools.screen.scaling import ImageFrame
@@ -63,6 +64,7 @@ class ScreenLink:
     _frames: dict[int, ImageFrame]
     _pointer: Point | None
     _held: set[MouseButton]
+    _hand: Hand | None  # who has the controls: input waits while the person has them
 
     @property
     def current_display(self) -> int | None:
@@ -81,6 +83,16 @@ class ScreenLink:
         """One blocking call (one input event). Once queued it runs to its end: a Stop takes
         effect here, between this event and the next."""
         return await asyncio.shield(self._submit(fn, *args))
+
+    async def _before_input(self) -> None:
+        """The person's hand wins: wait while they have the controls (`hand.py`)."""
+        if self._hand is not None:
+            await self._hand.before_input()
+
+    async def _input(self, fn: Callable[..., T], *args: Any) -> T:
+        """One input event, once the person's hand has let go of the controls."""
+        await self._before_input()
+        return await self._run(fn, *args)
 
     async def _finally(self, calls: Sequence[Callable[[], object]]) -> None:
         """Cleanup events (releases): all queued at once, so a second Stop cannot skip one."""
@@ -282,6 +294,7 @@ class ScreenLink:
         pressed: list[str] = []
         try:
             for key in keys:
+                await self._before_input()
                 pressed.append(key)  # queued now, so it is released even if we are cancelled
                 await self._run(backend.key, key, True)
             yield
@@ -291,7 +304,7 @@ class ScreenLink:
             )
 
     async def _move(self, backend: ScreenBackend, point: Point) -> None:
-        await self._run(backend.move, point)
+        await self._input(backend.move, point)
         self._pointer = point
 
     async def _click(
@@ -315,7 +328,7 @@ class ScreenLink:
                     # A person's double click has a gap; some toolkits do not count one without.
                     await asyncio.sleep(CLICK_GAP)
                 try:
-                    await self._run(backend.button, button, True, click)
+                    await self._input(backend.button, button, True, click)
                 finally:
                     # However the press ended, the button goes up again.
                     await self._finally([functools.partial(backend.button, button, False, click)])

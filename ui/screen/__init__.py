@@ -1,1 +1,2 @@
-"""What Claude does on the screen, drawn over it: the overlay with its Stop button."""
+"""What Claude does on the screen, drawn over it: the overlay (`overlay.py`) and the pill that
+says who has the controls, with Take over, Resume / Hand back and Stop (`pill.py`)."""

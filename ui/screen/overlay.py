@@ -37,20 +37,35 @@ from PySide6.QtGui import (
     QRegion,
     QScreen,
 )
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QWidget
 
 from desktop.chat.conversations import ConversationEvent, TurnRunning
 from desktop.system.settings import Settings
 from desktop.workspace import Workspace
+from ui.screen.pill import (
+    ACCENT,
+    CONTROLLING,
+    ControlPill,
+    Scheme,
+    bypass_window_manager,
+    fill_region,
+)
 from ui.window.own_windows import mark_click_through
 
 if TYPE_CHECKING:
     from desktop.calls.sources.screen import ScreenEvent
+    from desktop.calls.sources.screen_hooks import HandState
 
-__all__ = ["CONTROLLING", "Mark", "ScreenOverlay", "ScreenVisualizer", "StopPill"]
+__all__ = [
+    "ACCENT",
+    "CONTROLLING",
+    "ControlPill",
+    "Mark",
+    "ScreenOverlay",
+    "ScreenVisualizer",
+    "StopPill",
+]
 
-CONTROLLING = "Deskhand is controlling the screen"
-ACCENT = QColor("#ff6a1f")  # bright enough on a light and on a dark desktop
 BORDER_WIDTH = 4
 FRAME_MS = 33  # animation frames: about 30 a second, only while something moves
 # After hiding, how long the window system needs before the pixels below are back: a
@@ -70,21 +85,6 @@ BUBBLE_MAX_CHARS = 120
 BUBBLE_OFFSET = QPoint(18, 26)  # below and right of the pointer, clear of the ripple
 BUTTON_COLORS = {"left": ACCENT, "right": QColor("#8b5cf6"), "middle": QColor("#10a37f")}
 SCROLL_ARROWS = {"up": "▲", "down": "▼", "left": "◀", "right": "▶"}
-
-
-@dataclass(frozen=True)
-class Scheme:
-    """The pill's and the bubbles' colours, light or dark as the app's palette is."""
-
-    background: QColor
-    text: QColor
-    muted: QColor
-
-    @classmethod
-    def current(cls) -> Scheme:
-        if QGuiApplication.palette().window().color().lightness() < 128:
-            return cls(QColor(36, 39, 43, 240), QColor("#f0f3f6"), QColor("#9aa4ae"))
-        return cls(QColor(255, 255, 255, 245), QColor("#1f2328"), QColor("#57606a"))
 
 
 @dataclass
@@ -116,14 +116,6 @@ def typed_text(text: str) -> str:
 def bubble_life(text: str) -> float:
     """Long enough to read: a second and a half, plus a little per character, at most six."""
     return min(6.0, 1.5 + 0.03 * len(text))
-
-
-def _fill_region(path: QPainterPath) -> QRegion:
-    """The pixels inside a path made of one outline (a stroke, a rounded rectangle)."""
-    region = QRegion()
-    for polygon in path.toFillPolygons():
-        region = region.united(QRegion(polygon.toPolygon()))
-    return region
 
 
 def _frame(area: QRect, width: int) -> list[QRect]:
@@ -163,7 +155,7 @@ class ScreenOverlay(QWidget):
             | Qt.WindowType.WindowStaysOnTopHint
             | Qt.WindowType.WindowTransparentForInput
             | Qt.WindowType.WindowDoesNotAcceptFocus
-            | _bypass_window_manager(),
+            | bypass_window_manager(),
         )
         self.setObjectName("screenOverlay")
         mark_click_through(self)
@@ -277,14 +269,14 @@ class ScreenOverlay(QWidget):
             stroker = QPainterPathStroker()
             stroker.setWidth(DRAG_PEN)
             stroker.setCapStyle(Qt.PenCapStyle.RoundCap)
-            region = _fill_region(stroker.createStroke(line)).united(_disc(start, 7))
+            region = fill_region(stroker.createStroke(line)).united(_disc(start, 7))
             region = region.united(QRegion(_arrow_head(start, end).toPolygon()))
         elif mark.kind == "scroll":
             region = _disc(self.local(mark.points[0]), 17)
         elif mark.kind == "bubble":
             path = QPainterPath()
             path.addRoundedRect(self._bubble_rect(mark), 10, 10)
-            region = _fill_region(path)
+            region = fill_region(path)
         elif mark.kind == "flash":
             region = _rects_region(self._flash(mark))
         return region
@@ -393,87 +385,7 @@ def _arrow_head(start: QPointF, end: QPointF) -> QPolygonF:
     )
 
 
-def _bypass_window_manager() -> Qt.WindowType:
-    """On X11, windows the window manager leaves alone stay above the others and unframed."""
-    if QGuiApplication.platformName() == "xcb":
-        return Qt.WindowType.X11BypassWindowManagerHint
-    return Qt.WindowType.Widget
-
-
-class StopPill(QWidget):
-    """The one part of the visualizer that takes clicks: what is happening, and Stop."""
-
-    def __init__(self, on_stop: Callable[[], None]) -> None:
-        super().__init__(
-            None,
-            Qt.WindowType.Tool
-            | Qt.WindowType.FramelessWindowHint
-            | Qt.WindowType.WindowStaysOnTopHint
-            | Qt.WindowType.WindowDoesNotAcceptFocus
-            | _bypass_window_manager(),
-        )
-        self.setObjectName("screenStopPill")
-        self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
-        self.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
-        self.setAttribute(Qt.WidgetAttribute.WA_MacAlwaysShowToolWindow)
-        self.label = QLabel(CONTROLLING)
-        self.label.setObjectName("screenStopLabel")
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setObjectName("screenStopButton")
-        self.stop_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys stay where they were
-        self.stop_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.stop_button.clicked.connect(on_stop)
-        self._screen: QScreen | None = None
-        row = QHBoxLayout(self)
-        row.setContentsMargins(16, 6, 6, 6)
-        row.setSpacing(12)
-        row.addWidget(self.label)
-        row.addWidget(self.stop_button)
-        self.restyle()
-
-    def restyle(self) -> None:
-        scheme = Scheme.current()
-        self.setStyleSheet(
-            f"""
-            #screenStopLabel {{ color: {scheme.text.name()}; font-weight: 600; }}
-            #screenStopButton {{
-                background: #d1242f; color: white; border: none; border-radius: 12px;
-                padding: 4px 14px; font-weight: 600;
-            }}
-            #screenStopButton:hover {{ background: #a40e26; }}
-            """
-        )
-        self.adjustSize()
-        self._replace()
-        self.update()
-
-    def place(self, screen: QScreen) -> None:
-        """At the top of `screen`, in the middle, clear of menu bars and panels."""
-        if self._screen is not screen:
-            if self._screen is not None:
-                self._screen.availableGeometryChanged.disconnect(self._replace)
-            self._screen = screen
-            screen.availableGeometryChanged.connect(self._replace)
-        self.adjustSize()
-        area = screen.availableGeometry()
-        self.move(area.center().x() - self.width() // 2, area.top() + 14)
-        path = QPainterPath()
-        path.addRoundedRect(QRectF(self.rect()), self.height() / 2, self.height() / 2)
-        self.setMask(_fill_region(path))
-
-    def _replace(self, *_args: object) -> None:
-        if self._screen is not None:
-            self.place(self._screen)
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        scheme = Scheme.current()
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        box = QRectF(self.rect()).adjusted(1, 1, -1, -1)
-        painter.setPen(QPen(ACCENT, 2))
-        painter.setBrush(scheme.background)
-        painter.drawRoundedRect(box, box.height() / 2, box.height() / 2)
-        painter.end()
+StopPill = ControlPill  # the name the rest of the app knew it by
 
 
 class ScreenVisualizer(QObject):
@@ -493,6 +405,8 @@ class ScreenVisualizer(QObject):
         hooks.listeners.append(self.show_event)
         hooks.before_capture = self.hide_for_capture
         hooks.after_capture = self.show_after_capture
+        self.hand = hooks.hand
+        self.hand.listeners.append(self._hand_changed)
         self._unsubscribe = workspace.conversations.subscribe(self._on_conversation)
         workspace.listeners.append(self._settings_changed)
         app = QGuiApplication.instance()
@@ -507,7 +421,9 @@ class ScreenVisualizer(QObject):
 
     @property
     def active(self) -> bool:
-        return bool(self.controlling) and self.enabled
+        """Whether the overlay shows: while a chat controls the screen (if the setting is on),
+        and always while the person has the controls (their Resume must be at hand)."""
+        return (bool(self.controlling) and self.enabled) or self.hand.holder != "claude"
 
     # -- events in ------------------------------------------------------------------
 
@@ -554,11 +470,13 @@ class ScreenVisualizer(QObject):
     def _on_conversation(self, event: ConversationEvent) -> None:
         if isinstance(event, TurnRunning) and not event.running:
             self.controlling.discard(event.session_id)
+            if not self.workspace.conversations.running:
+                self.hand.release()  # no turn left to pause: stop watching the person's input
             if not self.controlling:
                 self._hide()
 
     def _settings_changed(self, settings: Settings) -> None:
-        if not settings.screen.visualizer:
+        if not self.active:
             self._hide()
 
     # -- the windows ------------------------------------------------------------------
@@ -568,7 +486,8 @@ class ScreenVisualizer(QObject):
             return
         for screen in QGuiApplication.screens():
             self.overlays.append(ScreenOverlay(screen))
-            pill = StopPill(self.stop)
+            pill = ControlPill(self.stop, on_take_over=self.hand.take_over, on_resume=self.resume)
+            pill.set_holder(self.hand.holder)
             pill.place(screen)
             self.pills.append(pill)
 
@@ -576,7 +495,10 @@ class ScreenVisualizer(QObject):
         if self.captures or not self.active:
             return
         self._build()
+        drawing = self.enabled and bool(self.controlling)  # else only the pill, for Resume
         for overlay in self.overlays:
+            if not drawing:
+                continue
             overlay.set_bordered(True)
             if not overlay.isVisible():
                 overlay.show()
@@ -632,12 +554,30 @@ class ScreenVisualizer(QObject):
         if shiboken6.isValid(self):
             self._show()
 
+    # -- who has the controls ----------------------------------------------------------
+
+    def _hand_changed(self, state: HandState) -> None:
+        if not shiboken6.isValid(self):
+            return
+        for pill in self.pills:
+            pill.set_holder(state.holder)
+        if state.holder != "claude":
+            self._show()
+        elif not self.active:
+            self._hide()
+
+    def resume(self) -> None:
+        """Resume or Hand back: Claude continues, and looks again first."""
+        self.hand.resume()
+
     # -- Stop -------------------------------------------------------------------------
 
     def stop(self) -> None:
-        """The pill's Stop: every chat controlling the screen stops its turn now."""
-        for session_id in sorted(self.controlling):
+        """The pill's Stop: every chat controlling the screen stops its turn now, paused or
+        not."""
+        for session_id in sorted(self.controlling) or list(self.workspace.conversations.running):
             self.workspace.conversations.stop(session_id)
+        self.hand.release()
 
     def close(self) -> None:
         """The window is closing: let go of the screen's hooks and the windows."""
@@ -651,6 +591,8 @@ class ScreenVisualizer(QObject):
             control.before_capture = None
         if control.after_capture == self.show_after_capture:
             control.after_capture = None
+        if self._hand_changed in self.hand.listeners:
+            self.hand.listeners.remove(self._hand_changed)
         self._unsubscribe()
         if self._settings_changed in self.workspace.listeners:
             self.workspace.listeners.remove(self._settings_changed)

@@ -37,6 +37,7 @@ from ui.settings.audit import AuditPage
 from ui.settings.browser import BrowserPage
 from ui.settings.connectors import ConnectorsPage
 from ui.settings.form import Draft, SettingsPage, set_role
+from ui.settings.general import GeneralPage
 from ui.settings.model import ModelPage
 from ui.settings.permissions import PermissionsPage
 from ui.settings.screen import ScreenPage
@@ -57,6 +58,7 @@ class PageSpec:
 
 # The sidebar, in order. A new page is one line here.
 PAGES: tuple[PageSpec, ...] = (
+    PageSpec("general", "General", GeneralPage),
     PageSpec("model", "Model", ModelPage),
     PageSpec("permissions", "Permissions", PermissionsPage),
     PageSpec("browser", "Browser", BrowserPage),

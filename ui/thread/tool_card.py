@@ -35,6 +35,8 @@ from ui.thread.rich_text import HINT_WIDTH, MIN_WIDTH
 MAX_PROGRESS_LINES = 6
 ICON_SIZE = 16
 RUNNING = "Running…"
+TAKE_OVER = "Take over"
+HAND_BACK = "Hand back"
 # Worst first: a run's line takes the colour of the worst way one of its calls ended.
 SEVERITY = ("failed", "blocked", "denied", "stopped", "skipped", "running", "done")
 STATE_COLOURS = {
@@ -126,6 +128,12 @@ class _Line(QWidget):
         self.state = QLabel(RUNNING)
         self.state.setObjectName("toolState")
         self.state.setTextFormat(Qt.TextFormat.PlainText)
+        # The browser's Take over / Hand back, on the line of its newest call (ui/thread/view.py).
+        self.hand = QToolButton()
+        self.hand.setObjectName("toolHand")
+        self.hand.setText(TAKE_OVER)
+        self.hand.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.hand.hide()
         boxed(
             QHBoxLayout(self),
             self.toggle,
@@ -135,6 +143,7 @@ class _Line(QWidget):
             self.images,
             self.state_icon,
             self.state,
+            self.hand,
             margins=(0, 0, 0, 0),
             spacing=7,
         )
@@ -415,6 +424,10 @@ class ToolRun(_Expandable):
 
 
 STYLE = """
+#toolHand {
+    border: 1px solid $border; border-radius: 10px; padding: 1px 10px; color: $text;
+}
+#toolHand:hover { background: $hover; }
 #toolCard, #toolRun {
     background: $raised; border: 1px solid $border_soft; border-radius: 8px;
 }

@@ -13,9 +13,11 @@ between frames (ui/thread/history.py).
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QWidget
 
+from desktop.calls.sources.browser_hand import BROWSER_TITLE
 from desktop.chat.events import (
     AgentEvent,
     EarlierVersions,
@@ -45,7 +47,7 @@ from ui.thread.items import (
     TurnActions,
     UserBubble,
 )
-from ui.thread.tool_card import ToolCard, ToolRun
+from ui.thread.tool_card import HAND_BACK, TAKE_OVER, ToolCard, ToolRun, _Line
 
 # Text that arrives in lumps (a busy network or machine) is let out over the next few
 # frames, so a reply keeps moving on every frame instead of jumping and pausing: each
@@ -67,6 +69,7 @@ class ThreadView(ThreadColumn):
     regenerate_requested = Signal(int)
     continue_requested = Signal(int)
     version_requested = Signal(int, int)  # session, the prompt of the version to make current
+    browser_hand_requested = Signal(int)  # Take over / Hand back the chat's browser
 
     def __init__(self, session_id: int | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -79,6 +82,8 @@ class ThreadView(ThreadColumn):
         self._stop_shown = False
         self._joined_below = 0  # calls of this piece put in front of the run below it
         self._tool_cards: dict[str, ToolCard] = {}
+        self._hand_line: _Line | None = None  # where the browser's Take over shows
+        self._browser_taken = False
         self._error_cards: list[ErrorCard] = []
         self._bubbles: list[UserBubble] = []
         self._version_views: list[EarlierVersionsView] = []
@@ -315,6 +320,8 @@ class ThreadView(ThreadColumn):
             started.allow_requested.connect(self.allow_host_requested)
             self._tool_cards[event.tool_use_id] = started
             self._add_tool_card(started)
+            if event.label.partition(":")[0] == BROWSER_TITLE:
+                self._offer_browser_hand(started)
         elif isinstance(event, ToolFinished):
             self._finish_tool_card(event)
         elif isinstance(event, TurnFinished):
@@ -369,6 +376,34 @@ class ThreadView(ThreadColumn):
             self._joined_below += 1
         else:
             self._add(card)
+
+    def _offer_browser_hand(self, card: ToolCard) -> None:
+        """Take over / Hand back on the line that shows the browser's newest call: its own, or
+        its run's when it is folded into one."""
+        holder: QWidget | None = card
+        while holder is not None and not isinstance(holder, ToolRun):
+            holder = holder.parentWidget()
+            if holder is self:
+                holder = None
+        line = holder.line if isinstance(holder, ToolRun) else card.line
+        if self._hand_line is not None and self._hand_line is not line:
+            if shiboken6.isValid(self._hand_line):
+                self._hand_line.hand.hide()
+        if self._hand_line is not line:
+            line.hand.clicked.connect(self._browser_hand_clicked)
+        self._hand_line = line
+        self.set_browser_hand(self._browser_taken)
+        line.hand.show()
+
+    def _browser_hand_clicked(self) -> None:
+        if self.session_id is not None:
+            self.browser_hand_requested.emit(self.session_id)
+
+    def set_browser_hand(self, taken: bool) -> None:
+        """Whether the person has the browser now (the button then reads Hand back)."""
+        self._browser_taken = taken
+        if self._hand_line is not None and shiboken6.isValid(self._hand_line):
+            self._hand_line.hand.setText(HAND_BACK if taken else TAKE_OVER)
 
     def _fold(self, card: ToolCard) -> ToolRun:
         """A run in the card's place, holding it."""

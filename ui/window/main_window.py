@@ -10,6 +10,7 @@ desktop notification.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import shiboken6
@@ -176,6 +177,7 @@ class MainWindow(QMainWindow):
             title_of=self._title_of,
             reply_of=self._last_reply_of,
         )
+        self._hand_task: asyncio.Future[None] | None = None  # Take over / Hand back under way
         # What settings fixed is judged against what was in force before (see _settings_changed).
         self._key_changes = workspace.keys.changes
         self._model_seen = workspace.settings.model.model
@@ -187,7 +189,9 @@ class MainWindow(QMainWindow):
             workspace.approvals.subscribe(self.show_approval),
             self.conversations.subscribe(self._on_conversation),
             lambda: workspace.listeners.remove(self._settings_changed),
+            lambda: workspace.toolbox.browser_hand.listeners.remove(self._browser_hand_changed),
         ]
+        workspace.toolbox.browser_hand.listeners.append(self._browser_hand_changed)
         # Screen control never acts on these windows; the visualizer shows what it does.
         workspace.toolbox.screen_hooks.own_windows = own_window_rects
         self.visualizer = ScreenVisualizer(workspace, self)
@@ -282,6 +286,21 @@ class MainWindow(QMainWindow):
         self.about_box = about_box(self)
         return self.about_box
 
+    def toggle_browser_hand(self, session_id: int) -> None:
+        """Take over / Hand back the chat's browser (its card's button)."""
+        self._hand_task = asyncio.ensure_future(
+            self.workspace.toolbox.browser_hand.toggle(session_id)
+        )
+
+    def _browser_hand_changed(self, session_id: int, taken: bool) -> None:
+        view = self.stack.view_of(session_id)
+        if view is not None and shiboken6.isValid(view):
+            view.set_browser_hand(taken)
+
+    def show_notice(self, text: str) -> None:
+        """Something the person should know now (the quick entry shortcut is taken, say)."""
+        self.banners.addWidget(NoticeBanner(text))
+
     def bring_to_front(self) -> None:
         self.showNormal()
         self.raise_()
@@ -320,6 +339,10 @@ class MainWindow(QMainWindow):
         view.regenerate_requested.connect(self.regenerate)
         view.continue_requested.connect(self.continue_reply)
         view.version_requested.connect(self.use_version)
+        view.browser_hand_requested.connect(self.toggle_browser_hand)
+        view.set_browser_hand(
+            session_id is not None and self.workspace.toolbox.browser_hand.has_it(session_id)
+        )
         return view
 
     def _show(self, view: ThreadView, session_id: int | None) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from desktop.calls.sources.browser_hand import BROWSER_TITLE, BrowserHand
 from desktop.calls.sources.toolsets import Confirm, ToolsetSource
 from desktop.system.playwright_env import is_frozen
 from desktop.system.settings import BrowserSettings
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from tools.toolset_driver import ToolsetDriver
 
 NAME = "browser"
-TITLE = "Browser"
+TITLE = BROWSER_TITLE
 # The API's wording for the calls of a reply skipped after a browser call failed.
 NOT_EXECUTED = "Not executed: an earlier action in this turn failed."
 # Members off unless the person turns them on in Settings → Browser (the SDK's configs).
@@ -103,6 +104,23 @@ def refused_notices(pool: BrowserPool, session_id: int) -> tuple[list[str], list
     return notices, [entry.host for entry in local if entry.host]
 
 
+async def page_now(pool: BrowserPool, session_id: int) -> tuple[str, str] | None:
+    """(title, address) of the chat's active tab, if its browser is open."""
+    session = pool.session(session_id)
+    tab = session.tabs.get(session.active) if session.active is not None else None
+    if tab is None or tab.page.is_closed():
+        return None
+    return await tab.page.title(), tab.page.url
+
+
+async def to_front(pool: BrowserPool, session_id: int) -> None:
+    """The chat's browser window in front, on its active tab (for the person's turn)."""
+    session = pool.session(session_id)
+    tab = session.tabs.get(session.active) if session.active is not None else None
+    if tab is not None and not tab.page.is_closed():
+        await tab.page.bring_to_front()
+
+
 class BrowserSource(ToolsetSource):
     """The browser toolset, one per chat, over the app's one browser (`BrowserPool`)."""
 
@@ -110,9 +128,13 @@ class BrowserSource(ToolsetSource):
     title = TITLE
     not_executed = NOT_EXECUTED
 
-    def __init__(self, pool: BrowserPool) -> None:
+    def __init__(self, pool: BrowserPool, hand: BrowserHand | None = None) -> None:
         super().__init__()
         self.pool = pool
+        self.hand = hand
+        if hand is not None:
+            hand.page_now = lambda session_id: page_now(pool, session_id)
+            hand.front = lambda session_id: to_front(pool, session_id)
 
     def toolset_for(self, session_id: int, confirm: Confirm) -> ToolsetDriver:
         return self.pool.for_session(session_id, confirm=confirm)
@@ -125,6 +147,9 @@ class BrowserSource(ToolsetSource):
 
     def after_call(self, session_id: int) -> tuple[list[str], list[str]]:
         return refused_notices(self.pool, session_id)
+
+    async def before_call(self, session_id: int) -> str | None:
+        return await self.hand.before_call(session_id) if self.hand is not None else None
 
     async def close_session(self, session_id: int) -> None:
         await super().close_session(session_id)

@@ -42,7 +42,9 @@ from tools.screen.backends.factory import open_backend
 from tools.screen.backends.mac_permissions import RELAUNCH_NOTE, ScreenPermission, mac_permissions
 from tools.screen.backends.mac_permissions import request as request_permission
 from tools.screen.displays import number_displays
+from tools.screen.hand import Hand, PersonInput
 from tools.screen.risk import KEYBOARD_MEMBERS, POINTER_MEMBERS, READ_MEMBERS
+from tools.screen.watch import InputWatcher, watcher_for
 from tools.toolset_driver import Judged
 
 __all__ = [
@@ -100,11 +102,25 @@ def screen_report() -> tuple[ScreenStatus, list[Display]]:
 
 
 class ChatScreen(ScreenComputer):
-    """One chat's screen toolset: its first look is a question of its own."""
+    """One chat's screen toolset: its first look is a question of its own, and a call after
+    the person had the controls says so."""
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
+    def __init__(self, *, hand: Hand, **options: Any) -> None:
+        super().__init__(hand=hand, **options)
+        self.hand = hand
         self.seen = False  # the person let Claude look at the screen in this chat
+
+    async def tool_result(self, tool_use: Any, *args: Any, **kwargs: Any) -> Any:
+        block = await super().tool_result(tool_use, *args, **kwargs)
+        note = self.hand.take_note()  # left by a pause that no input call has reported yet
+        if note is None:
+            return block
+        noted: dict[str, Any] = dict(block)
+        content = noted.get("content")
+        parts: list[Any] = [{"type": "text", "text": content}] if isinstance(content, str) else []
+        parts += list(content) if isinstance(content, list) else []
+        noted["content"] = [*parts, {"type": "text", "text": note}]
+        return noted
 
     async def judged(self, context: BetaComputerConfirmContext) -> Judged:
         if context.member in LOOKS and not self.seen:
@@ -153,7 +169,13 @@ class ScreenControl:
             before_capture=self._before_capture,
             after_capture=self._after_capture,
         )
+        # The `screen` tool's clicks wait for the person's hand too; the person's own actions
+        # from the command line (a negative chat id) never do.
+        self.elements.access.hand_for = lambda chat: self.hooks.hand if chat >= 0 else None
         self._lost: dict[int, ScreenStatus] = {}  # per chat: why the screen became unusable
+        self._watcher: InputWatcher | None = None
+        self.hooks.hand.start_watching = self._start_watching
+        self.hooks.hand.stop_watching = self._stop_watching
 
     @property
     def available(self) -> bool:
@@ -178,6 +200,7 @@ class ScreenControl:
                 inspector=self.elements,  # AT-SPI once `start` found it
                 before_capture=self._before_capture,
                 after_capture=self._after_capture,
+                hand=self.hooks.hand,
             )
             chat.seen = session_id in self._looked
             self._chats[session_id] = chat
@@ -192,6 +215,24 @@ class ScreenControl:
         self._looked.add(session_id)
         if (chat := self._chats.get(session_id)) is not None:
             chat.seen = True
+
+    def _start_watching(self) -> None:
+        """Claude started using the screen: watch for the person's own input (threads of its
+        own; the person's input reaches the hand on this loop)."""
+        if self._watcher is None:
+            loop = asyncio.get_running_loop()
+            hand = self.hooks.hand
+
+            def report(event: PersonInput) -> None:
+                loop.call_soon_threadsafe(hand.person_input, event)
+
+            self._watcher = watcher_for(report)
+        if self._watcher is not None:
+            self._watcher.start()
+
+    def _stop_watching(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
 
     def _open_backend(self, session_id: int) -> ScreenBackend:
         """The driver's backend; if the screen became unusable, the reason is kept for the card
@@ -246,6 +287,7 @@ class ScreenControl:
             await chat.close()
 
     async def close(self) -> None:
+        self.hooks.hand.release()
         for session_id in list(self._chats):
             await self.close_session(session_id)
         if self._probe is not None:

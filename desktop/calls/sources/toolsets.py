@@ -81,6 +81,11 @@ class ToolsetSource(ToolSource):
         """After each call: what the person should know, and hosts they may let through."""
         return [], []
 
+    async def before_call(self, session_id: int) -> str | None:
+        """Before each call: wait while the person has the controls (Take over); then a note
+        when they had them, and the call is not done (the model reads the note instead)."""
+        return None
+
     def toolset(self, session_id: int) -> ToolsetDriver:
         # A family caches a driver per (session, confirm): keep one confirm per session.
         confirm = self._confirms.setdefault(
@@ -143,6 +148,9 @@ class ToolsetSource(ToolSource):
     async def run(self, use: ToolUse, call: ToolCall, ctx: CallContext) -> CallResult:
         if not self.available():
             return CallResult.failure(NOT_OFFERED)
+        note = await self.before_call(ctx.session_id)
+        if note is not None:
+            return CallResult.failure(note)
         from anthropic.types.beta import BetaToolUseBlock  # loaded with the toolset
 
         toolset = self.toolset(ctx.session_id)

@@ -149,6 +149,28 @@ async def test_scroll_to_brings_a_row_below_the_fold_into_view(
     assert "(off-screen)" not in now["Row 45"]["line"]
 
 
+async def test_scrolling_by_id_waits_for_the_persons_hand_and_is_then_not_done(
+    desk: Desk, elements: Elements
+) -> None:
+    from tools.screen.hand import Hand
+
+    hand = Hand(own_windows=list)
+    elements.tool._access.hand_for = lambda _chat: hand
+    found = elements_of((await elements.ok("see", app="see_target.py")).text)
+    hidden = next(row for name, row in found.items() if "(off-screen)" in row["line"])
+    desk.form.clear()
+    hand.take_over()  # the person has the controls
+    scrolling = asyncio.ensure_future(elements("scroll_to", id=hidden["id"]))
+    await asyncio.sleep(0.8)
+    assert not scrolling.done()
+    hand.resume()
+    result = await asyncio.wait_for(scrolling, 10)
+    assert result.is_error and "The person took over the computer for" in result.text
+    await desk.form.settle(0.3)
+    assert not desk.form.of("scrolled")  # nothing planned before was sent
+    hand.release()
+
+
 async def test_an_id_from_a_window_that_moved_asks_to_see_again(
     desk: Desk, elements: Elements
 ) -> None:

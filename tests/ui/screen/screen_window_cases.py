@@ -8,11 +8,13 @@ scaled, so the model's coordinates are global ones), the PySide6 target app on t
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Coroutine, Iterator
 from pathlib import Path
 from typing import Any
@@ -193,6 +195,7 @@ def test_look_click_type_and_return_with_the_sheet_where_it_must_be(
         tool_reply(computer_use("left_click", coordinate=list(BUTTON))),
         tool_reply(computer_use("screenshot")),
         tool_reply(computer_use("left_click", coordinate=list(FIELD))),
+        tool_reply(computer_use("left_click", coordinate=list(FIELD))),  # after the pause
         tool_reply(computer_use("type", text=TYPED)),
         tool_reply(computer_use("key", text="Return")),
         tool_reply(computer_use("left_click", coordinate=[own.x(), own.y()])),
@@ -210,14 +213,22 @@ def test_look_click_type_and_return_with_the_sheet_where_it_must_be(
     # While Claude controls the screen the border and the pill are on the real screen...
     settle(aloop, visualizer.visible, "the visualizer")
     settle(aloop, lambda: bordered(root_pixels()), "the border on the screen")
-    # ...and its drawing surface lets a person's click through to the app below.
+    # The second screenshot is a read: no sheet. The click on the field asks; meanwhile...
+    settle(aloop, lambda: sheet_open(window), "the sheet for the field's click", timeout=20)
+    # ...the drawing surface lets a person's click through to the app below, and that click
+    # pauses Claude: the approved click waits until the person presses Resume, and is then
+    # not done (it was aimed at a screen that may have changed); the model is told.
     target.clear()
     xdotool_click(*BUTTON)
     aloop.run_until_complete(target.next(lambda e: e["event"] == "clicked", what="a click"))
-
-    # The second screenshot is a read: no sheet. The field is clicked (that asks), then
-    # typing and Return ask each, and arrive exactly: after each answer the keyboard focus is
-    # given back to the app's window, away from Deskhand's.
+    hand = window.workspace.toolbox.screen_hooks.hand
+    settle(aloop, lambda: hand.holder == "paused", "the pause")
+    answer_sheet(qtbot, aloop, window, "Click")
+    aloop.run_until_complete(asyncio.sleep(0.5))
+    assert not [e for e in target.of("focus") if e["widget"] == "field"]
+    qtbot.mouseClick(visualizer.pills[0].resume_button, Qt.MouseButton.LeftButton)
+    # The model tries again; typing and Return ask each, and arrive exactly: after each
+    # answer the keyboard focus is given back to the app's window, away from Deskhand's.
     answer_sheet(qtbot, aloop, window, "Click")
     answer_sheet(qtbot, aloop, window, "Type")
     arrived(aloop, target.text(TYPED), model_server)
@@ -230,7 +241,8 @@ def test_look_click_type_and_return_with_the_sheet_where_it_must_be(
     # The click aimed at Deskhand's own window is refused before anyone is asked.
     finish_turn(aloop, window)
     requests = model_server.message_requests
-    assert errors.OWN_WINDOW in result_texts(requests[7])
+    assert any("the person used the computer for" in t for t in result_texts(requests[4]))
+    assert errors.OWN_WINDOW in result_texts(requests[8])
     assert window.approval_sheet is None or not window.approval_sheet.isVisible()
     last = window.thread.findChildren(ToolCard)[-1]
     assert last.state.text() == "Failed" and "Deskhand's own window" in last.outcome.text()
@@ -268,6 +280,66 @@ def test_stop_on_the_pill_stops_the_turn(
         finish_turn(aloop, window)
         assert not window.is_running() and not visualizer.visible()
         assert len(api_env.message_requests) == 2  # the turn ended there
+    finally:
+        aloop.run_until_complete(window.shutdown())
+        aloop.run_until_complete(window.workspace.toolbox.close())
+
+
+MOVE_FROM_ANOTHER_CLIENT = """
+import sys
+from Xlib import X, display
+from Xlib.ext import xtest
+d = display.Display()
+for x in (200, 230, 260):
+    xtest.fake_input(d, X.MotionNotify, x=x, y=120)
+d.sync()
+"""
+
+
+def test_the_persons_mouse_pauses_claude_before_its_next_click(
+    qtbot, aloop, data_dir: Path, api_env: ScriptedModelServer, target: TargetApp
+) -> None:  # type: ignore[no-untyped-def]
+    window = open_window(qtbot, aloop, data_dir, "autonomous")
+    hand = window.workspace.toolbox.screen_hooks.hand
+    try:
+        api_env.enqueue(
+            tool_reply(computer_use("screenshot")),
+            tool_reply(computer_use("left_click", coordinate=[300, 500])),  # on the canvas
+            tool_reply(computer_use("wait", duration=3)),
+            tool_reply(computer_use("left_click", coordinate=list(BUTTON))),
+            tool_reply(computer_use("screenshot")),
+            tool_reply(computer_use("left_click", coordinate=list(BUTTON))),
+            text_reply("Done."),
+        )
+        type_and_send(qtbot, window, "Click the canvas, then the button")
+        answer_sheet(qtbot, aloop, window, "Click")  # consequential: nobody can name it
+        arrived(aloop, target.next(lambda e: e["event"] == "press", what="a press"), api_env)
+        settle(aloop, lambda: len(api_env.message_requests) >= 3, "the wait", timeout=20)
+        # The person moves the mouse (from another X client, as a remote desktop does).
+        subprocess.run(
+            [sys.executable, "-c", MOVE_FROM_ANOTHER_CLIENT],
+            env=gui_env(os.environ["DISPLAY"]),
+            check=True,
+            timeout=20,
+        )
+        settle(aloop, lambda: hand.holder == "paused", "the pause")
+        pill = window.visualizer.pills[0]
+        assert pill.isVisible() and pill.label.text() == "Paused: you're using the computer"
+        # The wait ends; the next click is approved, and waits for the person.
+        answer_sheet(qtbot, aloop, window, "Click")
+        aloop.run_until_complete(asyncio.sleep(0.8))
+        assert target.of("clicked") == [] and window.is_running()
+        assert hand.holder == "paused"
+        qtbot.mouseClick(pill.resume_button, Qt.MouseButton.LeftButton)
+        # That click is not done; the model looks again and clicks anew (it asks again).
+        answer_sheet(qtbot, aloop, window, "Click")
+        arrived(aloop, target.next(lambda e: e["event"] == "clicked", what="the click"), api_env)
+        finish_turn(aloop, window)
+        told = result_texts(api_env.message_requests[4])
+        assert any("the person used the computer for" in t for t in told), told
+        assert any("look again before acting" in t for t in told), told
+        assert len(target.of("clicked")) == 1  # only the click asked for after the look
+        assert not window.visualizer.visible() and not hand.watching
     finally:
         aloop.run_until_complete(window.shutdown())
         aloop.run_until_complete(window.workspace.toolbox.close())

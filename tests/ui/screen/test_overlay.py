@@ -296,3 +296,55 @@ def test_a_set_value_shows_its_text_at_the_field_it_went_to(
     assert (ripple.kind, bubble.kind, bubble.text) == ("ripple", "bubble", "⌨  Ada")
     box = overlay._bubble_rect(bubble).toRect()
     assert 600 <= box.left() < 700 and 500 <= box.top() < 560
+
+
+def test_the_pill_says_who_has_the_controls_and_offers_the_buttons_that_fit(
+    qtbot, window: MainWindow, workspace: Workspace
+) -> None:  # type: ignore[no-untyped-def]
+    from tools.screen.hand import PersonInput
+
+    hand = workspace.toolbox.screen_hooks.hand
+    report(workspace, 1, ScreenEvent(kind="move", points=(Point(50, 50),)))
+    window.visualizer.controlling.add(1)
+    [pill] = window.visualizer.pills
+    assert pill.take_over_button.isVisible() and not pill.resume_button.isVisible()
+    hand.watching = True  # Claude is using the screen
+    hand.person_input(PersonInput(kind="motion", x=5, y=5))
+    assert pill.label.text() == "Paused: you're using the computer"
+    assert pill.resume_button.isVisible() and pill.resume_button.text() == "Resume"
+    assert pill.stop_button.isVisible() and not pill.take_over_button.isVisible()
+    qtbot.mouseClick(pill.resume_button, Qt.MouseButton.LeftButton)
+    assert hand.holder == "claude" and pill.label.text() == CONTROLLING
+    note = hand.take_note()
+    assert note is not None and "look again before acting" in note
+
+    qtbot.mouseClick(pill.take_over_button, Qt.MouseButton.LeftButton)
+    assert hand.holder == "person" and pill.label.text() == "You have the controls"
+    assert pill.resume_button.text() == "Hand back"
+    qtbot.mouseClick(pill.resume_button, Qt.MouseButton.LeftButton)
+    assert hand.holder == "claude"
+    assert "took over the computer" in (hand.take_note() or "")
+
+    # Stop still ends everything at once, paused or not: nobody is left waiting.
+    hand.person_input(PersonInput(kind="motion", x=5, y=5))  # within Resume's grace: ignored
+    assert hand.holder == "claude"
+    hand.take_over()
+    qtbot.mouseClick(pill.stop_button, Qt.MouseButton.LeftButton)
+    assert hand.holder == "claude" and not hand.watching and hand.take_note() is None
+
+
+def test_input_on_deskhands_own_windows_does_not_pause_claude(
+    qtbot, window: MainWindow, workspace: Workspace
+) -> None:  # type: ignore[no-untyped-def]
+    from tools.screen.hand import PersonInput
+
+    hand = workspace.toolbox.screen_hooks.hand
+    workspace.toolbox.screen_hooks.own_windows = own_window_rects
+    hand.watching = True
+    inside = window.frameGeometry().center()
+    hand.person_input(PersonInput(kind="button", x=inside.x(), y=inside.y()))
+    hand.person_input(PersonInput(kind="key", focus_own=True))
+    assert hand.holder == "claude"
+    hand.person_input(PersonInput(kind="key"))
+    assert hand.holder == "paused"
+    hand.release()

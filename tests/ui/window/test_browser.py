@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,7 @@ from tests.support.model_server import (
     tool_reply,
 )
 from tests.support.page_server import PageServer
+from tests.ui.thread import seen
 from tests.ui.thread.test_replay import card_texts
 from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
 from tools.browser import find_browser
@@ -122,3 +124,60 @@ def test_a_refused_local_request_shows_on_the_card_and_only_the_person_can_allow
     assert window.workspace.settings.browser.allow_hosts == "127.0.0.1"  # only this chat
     [audit] = [a for a in window.workspace.store.audit() if a.outcome and "Blocked" in a.outcome]
     assert "local addresses" in audit.outcome
+
+
+def test_take_over_and_hand_back_the_browser(
+    qtbot, aloop, browsing_window: MainWindow, model_server: ScriptedModelServer, pages: PageServer
+) -> None:  # type: ignore[no-untyped-def]
+    window = browsing_window
+    hand = window.workspace.toolbox.browser_hand
+    model_server.enqueue(
+        tool_reply(browser_use("navigate", url=pages.url("form.html"))),
+        text_reply("Please sign in yourself: press Take over, then Hand back."),
+        tool_reply(browser_use("left_click", ref="e1")),  # planned before the person acted
+        tool_reply(browser_use("screenshot")),
+        text_reply("I see you are signed in."),
+    )
+    type_and_send(qtbot, window, "Open the form")
+    finish_turn(aloop, window)
+    [card] = window.thread.findChildren(ToolCard)
+    assert card.line.hand.isVisible() and card.line.hand.text() == "Take over"
+
+    qtbot.mouseClick(card.line.hand, Qt.MouseButton.LeftButton)
+    session_id = window.current_session_id
+    settle(aloop, lambda: hand.has_it(session_id), "the person to have the browser")
+    assert card.line.hand.text() == "Hand back"
+    # The person uses the browser themselves: types in a field, goes to another page.
+    pool = window.workspace.toolbox.browser_pool
+    assert pool is not None
+    browser = pool.session(session_id)
+    page = browser.tabs[browser.active].page
+    aloop.run_until_complete(page.fill("#name", "typed by the person"))
+    aloop.run_until_complete(page.goto(pages.url("second.html")))
+
+    # Meanwhile Claude's next call waits: nothing runs, no sheet, no result yet.
+    type_and_send(qtbot, window, "Go on")
+    settle(aloop, lambda: len(model_server.message_requests) == 3, "the next call")
+    aloop.run_until_complete(asyncio.sleep(0.5))
+    assert len(model_server.message_requests) == 3 and window.is_running()
+
+    qtbot.mouseClick(card_line(window).hand, Qt.MouseButton.LeftButton)
+    finish_turn(aloop, window)
+    assert not hand.has_it(session_id)
+    told = json.dumps(
+        model_server.message_requests[3]["messages"][-1]["content"], ensure_ascii=False
+    )
+    assert "The person took over the browser for" in told
+    assert "“Second page”" in told and "second.html" in told and "before acting" in told
+    assert "typed by the person" not in told  # never what was typed
+    assert "I see you are signed in." in seen.text(window.thread)
+
+
+def card_line(window: MainWindow):  # type: ignore[no-untyped-def]
+    """The line that shows Take over / Hand back now (the newest browser call's)."""
+    from ui.thread.tool_card import ToolRun
+
+    lines = [c.line for c in window.thread.findChildren(ToolCard)]
+    lines += [r.line for r in window.thread.findChildren(ToolRun)]
+    [line] = [line for line in lines if line.hand.isVisible()]
+    return line

@@ -3,11 +3,29 @@
 Discovery finds the apps, the parser reads their dictionaries safely, the cache keeps them,
 and three tools (`apps_list`, `app_dictionary`, `app_command`) let the model look up and run
 any command, always through the constant script `tools/mac/osa/scripts/sdef/call.js`.
+
+Each name loads its module when first used: reading one dictionary (`deskhand apps
+dictionary FILE`) needs the parser, not the tools or the catalog.
 """
 
-from tools.mac.sdef.app_tools import AppCommandTool, AppDictionaryTool, AppsListTool
-from tools.mac.sdef.catalog import AppCatalog
-from tools.mac.sdef.parse import parse_sdef, parse_sdef_file
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tools.mac.sdef.app_tools import AppCommandTool, AppDictionaryTool, AppsListTool
+    from tools.mac.sdef.catalog import AppCatalog
+    from tools.mac.sdef.parse import parse_sdef, parse_sdef_file
+
+_HOMES = {
+    "AppCatalog": "catalog",
+    "AppCommandTool": "app_tools",
+    "AppDictionaryTool": "app_tools",
+    "AppsListTool": "app_tools",
+    "parse_sdef": "parse",
+    "parse_sdef_file": "parse",
+}
 
 __all__ = [
     "AppCatalog",
@@ -17,3 +35,12 @@ __all__ = [
     "parse_sdef",
     "parse_sdef_file",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'tools.mac.sdef' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"tools.mac.sdef.{home}"), name)
+    globals()[name] = value  # the next lookup is an ordinary one
+    return value

@@ -18,7 +18,6 @@ from urllib.parse import unquote, urlsplit
 from xml.etree.ElementTree import Element, ParseError
 
 import defusedxml.ElementTree as safe_et
-import elementpath
 from defusedxml import DefusedXmlException
 
 from tools.mac.sdef.errors import NOT_A_DICTIONARY, TOO_LARGE, DictionaryRefused
@@ -141,6 +140,8 @@ class Includes:
         text = pointer.strip()
         if not (text.startswith("xpointer(") and text.endswith(")")):
             return None  # element() and other schemes are not used by real dictionaries
+        import elementpath  # only a dictionary that includes part of another needs XPath
+
         try:
             # XPath 1.0, as the xpointer() scheme defines: no doc() or other functions that
             # would read files or URLs.

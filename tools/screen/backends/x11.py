@@ -32,13 +32,23 @@ from tools.screen.geometry import Point, Rect
 from tools.screen.scaling import resize
 from tools.screen.windows import Window
 
-__all__ = ["X11Backend", "status"]
+__all__ = ["X11Backend", "own_clients", "status"]
 
 log = logging.getLogger(__name__)
 
 UNREACHABLE = "The X display could not be reached."
 CONNECT_TRIES = 3
 CONNECT_PAUSE = 0.15  # seconds between tries
+
+# The resource-id bases of this process's open backend connections: the XTest events they send
+# are Deskhand's own, which the input watcher (`tools/screen/watch/x11.py`) must not take for
+# the person's.
+_OWN_CLIENTS: set[int] = set()
+
+
+def own_clients() -> frozenset[int]:
+    return frozenset(_OWN_CLIENTS)
+
 
 _BUTTONS: dict[str, int] = {"left": 1, "middle": 2, "right": 3}
 _WHEEL: dict[str, int] = {"up": 4, "down": 5, "left": 6, "right": 7}
@@ -115,6 +125,8 @@ class X11Backend:
             self._x.close()
             raise BackendError("The X server has no XTEST extension.")
         self._root = self._x.screen().root
+        self._id_base = int(self._x.display.info.resource_id_base)
+        _OWN_CLIENTS.add(self._id_base)
         self._keyboard = Keyboard(self._x)
         self._mss: mss.MSS | None = None
         self._wm_pid = self._x.intern_atom("_NET_WM_PID")
@@ -345,6 +357,7 @@ class X11Backend:
         return None
 
     def close(self) -> None:
+        _OWN_CLIENTS.discard(self._id_base)
         try:
             self._keyboard.close()
         finally:

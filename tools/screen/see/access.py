@@ -15,6 +15,7 @@ from typing import Protocol
 from tools.screen.a11y.accessible import AccessibilityBackend
 from tools.screen.events import CaptureHook, ScreenEvent
 from tools.screen.geometry import Rect
+from tools.screen.hand import Hand
 from tools.screen.worker import ScreenWorker
 
 __all__ = ["Looks", "ScreenAccess"]
@@ -47,3 +48,6 @@ class ScreenAccess:
     on_event: Callable[[int, ScreenEvent], None] | None = None  # (chat id, event): the visualizer
     before_capture: CaptureHook | None = None  # take the visualizer out of the pixels
     after_capture: CaptureHook | None = None
+    # Who has the controls in a chat (None: nobody to wait for, as for the person's own
+    # command-line actions): input waits while the person has them.
+    hand_for: Callable[[int], Hand | None] = lambda _session_id: None

@@ -17,7 +17,7 @@ import functools
 import logging
 import time
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -28,6 +28,7 @@ from tools.screen.backends.base import ScreenBackend
 from tools.screen.displays import Display, display_at
 from tools.screen.events import ScreenEvent
 from tools.screen.geometry import Point, Rect
+from tools.screen.hand import Hand
 from tools.screen.risk import quote
 from tools.screen.see.access import ScreenAccess
 from tools.screen.see.snapshot import Item, role_word
@@ -44,15 +45,28 @@ FOCUS_LIMIT = 1.0  # seconds a clicked field may take to report the keyboard foc
 POLL = 0.02  # seconds between two looks while waiting (a look at 200 elements takes ~60 ms)
 
 
+class PersonHadControls(Exception):
+    """The person used the computer while this call waited: it is not done; the model reads
+    why (`tools/screen/hand.py`)."""
+
+
 @dataclass(frozen=True)
 class Acting:
-    """What an action on an element works with: its chat, the backend, the call's context and
-    the displays (to say on which one an event happens)."""
+    """What an action on an element works with: its chat, the backend, the call's context,
+    the displays (to say on which one an event happens) and who has the controls."""
 
     session_id: int
     worker: ScreenWorker
     ctx: RunContext
     displays: Sequence[Display]
+    hand: Hand | None = None
+
+    async def input(self, send: Callable[[ScreenBackend], object]) -> None:
+        """One input event, once the person's hand has let go of the controls; refused (not
+        sent) when they had them since this call was planned."""
+        if self.hand is not None and (note := await self.hand.wait_turn()) is not None:
+            raise PersonHadControls(note)
+        await self.worker.run(send)
 
     def display(self, point: Point) -> int | None:
         display = display_at(self.displays, point)
@@ -156,7 +170,7 @@ class ElementActions:
         if point is None:
             return ToolResult.failure(errors.NOT_PRESSED)
         self._emit_click(acting, point)
-        await acting.worker.run(functools.partial(_click_at, point=point))
+        await acting.input(functools.partial(_click_at, point=point))
         return ToolResult(text=f"Clicked {named(item)} at its centre.")
 
     async def _set_value(
@@ -193,12 +207,12 @@ class ElementActions:
             return ToolResult.failure(errors.NOT_REACHABLE)
         worker = acting.worker
         self._emit_click(acting, point)
-        await worker.run(functools.partial(_click_at, point=point))
+        await acting.input(functools.partial(_click_at, point=point))
         if not await self._has_focus(item, accessibility, worker, wait=FOCUS_LIMIT):
             return ToolResult.failure(errors.NOT_FOCUSED)
-        await worker.run(_select_all)
+        await acting.input(_select_all)
         if not value:
-            await worker.run(_erase)
+            await acting.input(_erase)
         self._emit(
             acting,
             ScreenEvent(kind="type", display=acting.display(point), points=(point,), text=value),
@@ -210,7 +224,7 @@ class ElementActions:
             if start and not await self._has_focus(item, accessibility, worker):
                 return ToolResult.failure(errors.FOCUS_LEFT)
             chunk = value[start : start + TYPE_CHUNK]
-            await worker.run(functools.partial(_type, text=chunk))
+            await acting.input(functools.partial(_type, text=chunk))
         now = await accessibility.text(item.node.ref)
         if now is None:
             return ToolResult(
@@ -286,7 +300,7 @@ class ElementActions:
         node = item.node
         for _ in range(SCROLL_NOTCHES):
             up = node.bounds is not None and node.bounds.y < box.y
-            await worker.run(
+            await acting.input(
                 functools.partial(_wheel, point=point, direction="up" if up else "down")
             )
             (now,) = await accessibility.read([ref])

@@ -65,7 +65,14 @@ from tools.screen.events import around_capture
 from tools.screen.risk import quote, screen_risk
 from tools.screen.scaling import ImageFrame
 from tools.screen.see.access import Looks, ScreenAccess
-from tools.screen.see.acting import POLL, Acting, ElementActions, named, refusal
+from tools.screen.see.acting import (
+    POLL,
+    Acting,
+    ElementActions,
+    PersonHadControls,
+    named,
+    refusal,
+)
 from tools.screen.see.annotate import annotate
 from tools.screen.see.snapshot import (
     Item,
@@ -308,7 +315,7 @@ class ScreenTool(ElementActions, FunctionTool[ScreenCall]):
             return ToolResult.failure(errors.UNAVAILABLE)
         try:
             result = await self._run(action, call, worker, ctx)
-        except TargetError as exc:
+        except (TargetError, PersonHadControls) as exc:
             return ToolResult.failure(str(exc))
         except AccessibilityDenied:
             return ToolResult.failure(errors.ACCESSIBILITY_DENIED)
@@ -344,7 +351,8 @@ class ScreenTool(ElementActions, FunctionTool[ScreenCall]):
             return ToolResult.failure(errors.STALE)
         if (refused := refusal(action, fresh, self._access.own_pids)) is not None:
             return refused
-        acting = Acting(call.session_id, worker, ctx, await worker.displays())
+        hand = self._access.hand_for(call.session_id)
+        acting = Acting(call.session_id, worker, ctx, await worker.displays(), hand)
         if action == "click":
             return await self._click(fresh, accessibility, acting)
         if action == "set_value":
