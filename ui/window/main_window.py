@@ -11,6 +11,7 @@ desktop notification.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 import shiboken6
@@ -39,6 +40,7 @@ from desktop.calls.plans import PLAN_TOOL
 from desktop.chat.attachments import Attachment
 from desktop.chat.conversations import ConversationEvent, HistoryReplaced, TurnRunning
 from desktop.chat.events import MessageCommitted, TurnFailed, TurnFinished, Usage
+from desktop.system import heavy
 from desktop.workspace import Workspace
 from ui import theme
 from ui.screen.overlay import ScreenVisualizer
@@ -563,6 +565,14 @@ class MainWindow(QMainWindow):
                 self.settings_dialog.raise_()
                 self.settings_dialog.activateWindow()
                 return
+        if not heavy.loaded():
+            # Its pages read the tools, still loading behind the window: open it once they are
+            # in rather than freeze the window until then.
+            self.statusBar().showMessage("Opening Settings…", 3000)
+            self._settings_opening = asyncio.ensure_future(
+                self._open_settings_when_loaded(page, welcome)
+            )
+            return
         try:
             from ui.settings import SettingsDialog  # loaded when first needed
         except ModuleNotFoundError as exc:
@@ -575,6 +585,12 @@ class MainWindow(QMainWindow):
         dialog.saved.connect(self._settings_saved)
         self.settings_dialog = dialog
         dialog.open()
+
+    async def _open_settings_when_loaded(self, page: str, welcome: bool) -> None:
+        with contextlib.suppress(Exception):  # a broken install: the pages say what is missing
+            await heavy.ready()
+        if shiboken6.isValid(self):
+            self.open_settings(page, welcome=welcome)
 
     def _settings_saved(self, *_args: object) -> None:
         self.toolbar.settings_saved()
