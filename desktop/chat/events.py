@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from desktop.chat.attachments import Attachment
+from desktop.model_stream.errors import ProblemWords
 
 
 class Usage(BaseModel):
@@ -142,15 +143,11 @@ class TurnFinished(SessionEvent):
     model: str = ""
 
 
-class TurnFailed(SessionEvent):
+class TurnFailed(ProblemWords, SessionEvent):
     """The turn stopped on an error the person should see, with what to do about it."""
 
     kind: Literal["turn_failed"] = "turn_failed"
     error_kind: str
-    title: str
-    detail: str
-    retryable: bool = True
-    open_settings: bool = False
 
 
 class TurnStopped(SessionEvent):

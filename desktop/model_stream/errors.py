@@ -21,14 +21,19 @@ class MissingKeyError(AppError):
     """No API key is configured and none is in the environment."""
 
 
-class ProblemReport(BaseModel):
-    """A failure as the person sees it."""
+class ProblemWords(BaseModel):
+    """What the person reads about a failure, and what the card offers: Retry, Settings."""
 
-    kind: str
     title: str
     detail: str
     retryable: bool = True
     open_settings: bool = False
+
+
+class ProblemReport(ProblemWords):
+    """A failure as the person sees it."""
+
+    kind: str
 
 
 class ModelCallFailed(AppError):
