@@ -27,7 +27,7 @@ from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Answer
 from desktop.calls.plans import STILL_ASKS, PlanInput
 from ui.boxes import STRETCH, boxed
-from ui.window.approval_sheet import RequestSheet, plain_label
+from ui.sheets.approval import RequestSheet, plain_label
 
 APPROVE_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
 
