@@ -1,6 +1,9 @@
 """Command line: `deskhand` (or `python -m desktop`) opens the window; `deskhand doctor` checks
 the setup; `deskhand mcp` serves this machine's tools to MCP clients over stdio; `deskhand ui …`
-sends one screen action to the running app."""
+sends one screen action to the running app; `deskhand apps …` reads Mac apps' dictionaries.
+
+`--json`, `--data-dir` and `--timeout` go before or after any command (`command/options.py`);
+each command loads only what it uses, when it runs."""
 
 from __future__ import annotations
 
@@ -10,11 +13,11 @@ import os
 import shutil
 import sys
 import textwrap
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.command import apps as apps_cli
 from desktop.command.cli import add_ui_parser, run_ui
+from desktop.command.options import Parser, add_global_options, shared_options
 
 # Each command imports what it uses when it runs: `deskhand --version` loads no more than this.
 if TYPE_CHECKING:
@@ -37,16 +40,9 @@ class _Version(argparse.Action):
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="deskhand", description="Deskhand: a desktop assistant that acts."
-    )
+    parser = Parser(prog="deskhand", description="Deskhand: a desktop assistant that acts.")
     parser.add_argument("--version", action=_Version, help="show program's version number and exit")
-    parser.add_argument(
-        "--data-dir",
-        type=Path,
-        default=None,
-        help="keep everything Deskhand writes (history, settings, attachments, logs) under this folder",
-    )
+    add_global_options(parser, top=True)
     parser.add_argument(
         "--permission-mode",
         choices=["ask", "changes", "autonomous"],
@@ -67,8 +63,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "browser; print one line and exit 0, or say what failed and exit 1",
     )
     commands = parser.add_subparsers(dest="command")
+    shared = [shared_options()]
     commands.add_parser(
-        "doctor", help="check the setup and print a table; exits non-zero if a required check fails"
+        "doctor",
+        help="check the setup and print a table; exits non-zero if a required check fails",
+        parents=shared,
     )
     add_ui_parser(commands)
     mcp = commands.add_parser(
@@ -83,11 +82,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         ),
         epilog=MCP_EPILOG.format(entry=mcp_config_entry()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=shared,
     )
     # Also accepted after `mcp`, where a client's config usually puts them.
-    mcp.add_argument(
-        "--data-dir", type=Path, default=argparse.SUPPRESS, help="as for deskhand itself"
-    )
     mcp.add_argument(
         "--permission-mode",
         choices=["ask", "changes", "autonomous"],
@@ -99,8 +96,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "install-desktop-entry",
         help="Linux: add Deskhand to your app launcher (a .desktop entry and icons in "
         "~/.local/share, for your user only)",
+        parents=shared,
     )
-    return parser.parse_args(argv)
+    return parser.parse(sys.argv[1:] if argv is None else argv)
 
 
 MCP_EPILOG = """To use it from Claude Desktop, add this to claude_desktop_config.json (Settings →
@@ -147,17 +145,25 @@ def doctor(args: argparse.Namespace) -> int:
     try:
         workspace = Workspace.open(args.data_dir)
     except OSError as exc:
-        print(f"Deskhand cannot use its data dir: {exc}", file=sys.stderr)
+        message = f"Deskhand cannot use its data dir: {exc}"
+        if args.json:
+            from desktop.command import answers
+
+            answers.emit(answers.error("doctor", "bad_input", message))
+        print(message, file=sys.stderr)
         return 1
 
     async def run() -> list[checks.Check]:
         try:
-            return await checks.run_checks(workspace, extra=qt_checks())
+            return await checks.run_checks(workspace, extra=qt_checks(), limit=args.timeout)
         finally:
             await workspace.close()
 
     results = asyncio.run(run())
-    print(checks.render(results))
+    if args.json:
+        print(json.dumps(checks.as_json(results), ensure_ascii=False))
+    else:
+        print(checks.render(results))
     return checks.exit_code(results)
 
 
@@ -189,7 +195,7 @@ def serve_mcp(args: argparse.Namespace) -> int:
 
     async def run() -> None:
         await adopt_login_path()
-        await serve(workspace)
+        await serve(workspace, limit=args.timeout)
 
     asyncio.run(run())
     return 0
@@ -230,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "ui":
         return run_ui(args)
     if args.self_test:
-        from ui.window.self_test import run_self_test
+        from ui.self_test import run_self_test
 
         return run_self_test(args.data_dir)
     # PySide6 reads the source of every module imported after it (looking for its `__feature__`

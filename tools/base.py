@@ -55,15 +55,19 @@ class ToolImage(BaseModel):
 
 
 class ToolResult(BaseModel):
-    """What a tool hands back: text and/or images, or an error written as a fixed phrase."""
+    """What a tool hands back: text and/or images, or an error written as a fixed phrase.
+
+    `data` is the same outcome as plain values for programs (the command line's `--json`): the
+    model never reads it, so it may carry what the text leaves out (bounds, pids)."""
 
     text: str = ""
     images: list[ToolImage] = Field(default_factory=list)
     is_error: bool = False
+    data: dict[str, Any] | None = None
 
     @classmethod
-    def failure(cls, phrase: str) -> ToolResult:
-        return cls(text=phrase, is_error=True)
+    def failure(cls, phrase: str, data: dict[str, Any] | None = None) -> ToolResult:
+        return cls(text=phrase, is_error=True, data=data)
 
 
 class RunContext(BaseModel):

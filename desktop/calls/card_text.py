@@ -40,58 +40,58 @@ _BROWSER_ALLOW = (
     "To let Claude open it, add the site under Settings → Browser → Always allowed sites."
 )
 
+_PAGE_CHANGED = CardOutcome(
+    "failed", "Page changed", "The page changed before Claude could act; it will look again."
+)
+_UNUSABLE_INPUT = CardOutcome(
+    "failed", "Failed", "Claude sent input this tool cannot use; it was told so."
+)
+
+
+def _blocked(what: str, detail: str) -> CardOutcome:
+    """A refusal Deskhand's own rules made: "Blocked: <what>", and why or what to do."""
+    return CardOutcome("blocked", f"Blocked: {what}", detail)
+
+
+def _not_an_address(detail: str) -> CardOutcome:
+    return CardOutcome("failed", "Not a web address", detail)
+
+
 # Errors the model reads as fixed phrases, and what the person reads instead.
 _PHRASES: dict[str, CardOutcome] = {
-    PHRASES[Refusal.PRIVATE]: CardOutcome(
-        "blocked",
-        "Blocked: this address is on your computer",
+    PHRASES[Refusal.PRIVATE]: _blocked(
+        "this address is on your computer",
         "It points to this computer or your private network. " + _BROWSER_ALLOW,
     ),
-    PHRASES[Refusal.METADATA]: CardOutcome(
-        "blocked",
-        "Blocked: a cloud metadata address",
+    PHRASES[Refusal.METADATA]: _blocked(
+        "a cloud metadata address",
         "Deskhand never opens cloud metadata services: they can hold keys and passwords.",
     ),
-    PHRASES[Refusal.BLOCKED]: CardOutcome(
-        "blocked",
-        "Blocked: you blocked this site",
-        "It is on your blocked sites in Settings → Browser.",
+    PHRASES[Refusal.BLOCKED]: _blocked(
+        "you blocked this site", "It is on your blocked sites in Settings → Browser."
     ),
-    PHRASES[Refusal.NOT_ALLOWED]: CardOutcome(
-        "blocked",
-        "Blocked: not one of your allowed sites",
+    PHRASES[Refusal.NOT_ALLOWED]: _blocked(
+        "not one of your allowed sites",
         "Only the sites under Settings → Browser → Always allowed sites can be opened.",
     ),
-    PHRASES[Refusal.CREDENTIALS]: CardOutcome(
-        "blocked",
-        "Blocked: a password in the address",
+    PHRASES[Refusal.CREDENTIALS]: _blocked(
+        "a password in the address",
         "Addresses with a user name or password in them are never opened.",
     ),
-    PHRASES[Refusal.CHARACTERS]: CardOutcome(
-        "failed", "Not a web address", "The address had spaces or hidden characters in it."
+    PHRASES[Refusal.CHARACTERS]: _not_an_address(
+        "The address had spaces or hidden characters in it."
     ),
-    PHRASES[Refusal.SCHEME]: CardOutcome(
-        "failed", "Not a web address", "Only http and https addresses can be opened."
+    PHRASES[Refusal.SCHEME]: _not_an_address("Only http and https addresses can be opened."),
+    PHRASES[Refusal.MALFORMED]: _not_an_address("Claude was told, and may try a correct one."),
+    errors.NAV_REFUSED: _blocked(
+        "this address is not allowed", "Settings → Browser lists the sites you allow and block."
     ),
-    PHRASES[Refusal.MALFORMED]: CardOutcome(
-        "failed", "Not a web address", "Claude was told, and may try a correct one."
-    ),
-    errors.NAV_REFUSED: CardOutcome(
-        "blocked",
-        "Blocked: this address is not allowed",
-        "Settings → Browser lists the sites you allow and block.",
-    ),
-    errors.PASSWORD_FIELD: CardOutcome(
-        "blocked",
-        "Blocked: a password field",
+    errors.PASSWORD_FIELD: _blocked(
+        "a password field",
         "Deskhand never types or fills passwords. Type it yourself in the browser window.",
     ),
-    errors.STALE_REF: CardOutcome(
-        "failed", "Page changed", "The page changed before Claude could act; it will look again."
-    ),
-    errors.AMBIGUOUS_REF: CardOutcome(
-        "failed", "Page changed", "The page changed before Claude could act; it will look again."
-    ),
+    errors.STALE_REF: _PAGE_CHANGED,
+    errors.AMBIGUOUS_REF: _PAGE_CHANGED,
     NOT_EXECUTED: CardOutcome(
         "skipped", "Skipped", "Not run, because an earlier step in this reply failed."
     ),
@@ -101,12 +101,8 @@ _PHRASES: dict[str, CardOutcome] = {
     UNKNOWN_TOOL: CardOutcome(
         "failed", "No such tool", "Claude asked for a tool that is not available here."
     ),
-    BAD_INPUT: CardOutcome(
-        "failed", "Failed", "Claude sent input this tool cannot use; it was told so."
-    ),
-    NOT_AN_OBJECT: CardOutcome(
-        "failed", "Failed", "Claude sent input this tool cannot use; it was told so."
-    ),
+    BAD_INPUT: _UNUSABLE_INPUT,
+    NOT_AN_OBJECT: _UNUSABLE_INPUT,
     STOPPED_TOOL: CardOutcome("stopped", "Stopped", "You stopped the reply before this finished."),
 }
 

@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from desktop.chat.attachments import Attachment
+from desktop.model_stream.errors import ProblemWords
 
 
 class Usage(BaseModel):
@@ -30,26 +31,30 @@ class Usage(BaseModel):
         )
 
 
-class TurnStarted(BaseModel):
-    kind: Literal["turn_started"] = "turn_started"
+class SessionEvent(BaseModel):
+    """Something that happened in one chat's thread; `kind` tells the events apart."""
+
+    kind: str
     session_id: int
 
 
-class PromptAdded(BaseModel):
+class TurnStarted(SessionEvent):
+    kind: Literal["turn_started"] = "turn_started"
+
+
+class PromptAdded(SessionEvent):
     """The person's message joined the thread (sent now, or replayed from history)."""
 
     kind: Literal["prompt_added"] = "prompt_added"
-    session_id: int
     text: str
     message_id: int | None = None  # what Edit replaces
     attachments: list[Attachment] = Field(default_factory=list)
 
 
-class ReplyContinued(BaseModel):
+class ReplyContinued(SessionEvent):
     """The person asked Claude to go on with a reply that was stopped or cut off."""
 
     kind: Literal["reply_continued"] = "reply_continued"
-    session_id: int
 
 
 class EarlierVersion(BaseModel):
@@ -62,12 +67,11 @@ class EarlierVersion(BaseModel):
     steps: int = 0  # tool calls it made
 
 
-class EarlierVersions(BaseModel):
+class EarlierVersions(SessionEvent):
     """The versions the next prompt replaced, the most recently current first (shown folded
     above it). Versions are numbered in the order they were written, by message id."""
 
     kind: Literal["earlier_versions"] = "earlier_versions"
-    session_id: int
     versions: list[EarlierVersion]
     current_prompt: str = ""  # the message that replaced them, as it reads now
     current_id: int = 0  # that message's id
@@ -81,22 +85,19 @@ class EarlierVersions(BaseModel):
         return self.order().index(message_id) + 1
 
 
-class MessageStarted(BaseModel):
+class MessageStarted(SessionEvent):
     """The model began a new assistant message (text deltas that follow belong to it)."""
 
     kind: Literal["message_started"] = "message_started"
-    session_id: int
 
 
-class TextDelta(BaseModel):
+class TextDelta(SessionEvent):
     kind: Literal["text_delta"] = "text_delta"
-    session_id: int
     text: str
 
 
-class ToolStarted(BaseModel):
+class ToolStarted(SessionEvent):
     kind: Literal["tool_started"] = "tool_started"
-    session_id: int
     tool_use_id: str
     name: str
     label: str  # "Browser: navigate"
@@ -104,16 +105,14 @@ class ToolStarted(BaseModel):
     input: dict[str, object] = Field(default_factory=dict)
 
 
-class ToolProgress(BaseModel):
+class ToolProgress(SessionEvent):
     kind: Literal["tool_progress"] = "tool_progress"
-    session_id: int
     tool_use_id: str
     line: str
 
 
-class ToolFinished(BaseModel):
+class ToolFinished(SessionEvent):
     kind: Literal["tool_finished"] = "tool_finished"
-    session_id: int
     tool_use_id: str
     is_error: bool
     summary: str
@@ -125,44 +124,36 @@ class ToolFinished(BaseModel):
     offers: list[str] = Field(default_factory=list)
 
 
-class MessageCommitted(BaseModel):
+class MessageCommitted(SessionEvent):
     """A message reached the store; `status` says whether it is complete or was cut short."""
 
     kind: Literal["message_committed"] = "message_committed"
-    session_id: int
     message_id: int
     role: Literal["user", "assistant"]
     status: str
 
 
-class TurnFinished(BaseModel):
+class TurnFinished(SessionEvent):
     """The turn ended. `notice` is a visible outcome when it ended other than normally."""
 
     kind: Literal["turn_finished"] = "turn_finished"
-    session_id: int
     stop_reason: str
     notice: str | None = None
     usage: Usage = Field(default_factory=Usage)
     model: str = ""
 
 
-class TurnFailed(BaseModel):
+class TurnFailed(ProblemWords, SessionEvent):
     """The turn stopped on an error the person should see, with what to do about it."""
 
     kind: Literal["turn_failed"] = "turn_failed"
-    session_id: int
     error_kind: str
-    title: str
-    detail: str
-    retryable: bool = True
-    open_settings: bool = False
 
 
-class TurnStopped(BaseModel):
+class TurnStopped(SessionEvent):
     """The person stopped the turn; what arrived before stays."""
 
     kind: Literal["turn_stopped"] = "turn_stopped"
-    session_id: int
 
 
 AgentEvent = Annotated[

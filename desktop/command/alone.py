@@ -26,9 +26,8 @@ from typing import Any
 from desktop.calls.approvals import ApprovalQueue
 from desktop.calls.gate import Gate
 from desktop.calls.permissions import PermissionSettings, Rule
-from desktop.calls.sources.function_tools import FunctionTools
 from desktop.calls.sources.screen_elements import ScreenElements
-from desktop.command.actions import UI_SESSION, run_action
+from desktop.command.actions import UI_SESSION, run_action, why_unavailable
 from desktop.command.protocol import Request, Result
 from desktop.command.snapshots import keep_snapshots, put_back
 from desktop.system.keystore import KeyStore
@@ -81,7 +80,7 @@ async def run_alone(data_dir: Path | None, action: dict[str, Any]) -> Result:
     settings_file = SettingsFile(paths.settings)
     settings = settings_file.read()
     if settings is None:
-        return Result(ok=False, error=SETTINGS_UNREADABLE)
+        return Result(ok=False, error=SETTINGS_UNREADABLE, code="refused")
     if settings_file.outside is not None:  # not in force: the person has not kept them
         print(settings_file.outside.warning(), file=sys.stderr, flush=True)
     # Known from now on, so that no result carries it (desktop/calls/own_guard.py).
@@ -101,7 +100,7 @@ async def run_alone(data_dir: Path | None, action: dict[str, Any]) -> Result:
         if usable and (name in MAKES_IDS or name in USES_IDS):
             unusable = await asyncio.to_thread(put_back, paths.root, snapshots, UI_SESSION)
             if name in USES_IDS and (missing := unusable or _missing(snapshots, action)):
-                return Result(ok=False, error=missing)
+                return Result(ok=False, error=missing, code="not_found")
         registry = ToolRegistry()
         registry.add(elements.tool)
         permissions: PermissionSettings = settings.permissions
@@ -113,14 +112,17 @@ async def run_alone(data_dir: Path | None, action: dict[str, Any]) -> Result:
         )
         result = await run_action(
             Request(token="", input=action),
-            FunctionTools(registry),
+            registry,
             gate,
             paths.attachments,
             needs_approval=NEEDS_APP,
             ask_first=False,
+            unavailable=lambda: why_unavailable(
+                enabled=settings.screen.enabled, screen=status, elements=elements.status
+            ),
         )
         if result is None:
-            return Result(ok=False, error="Stopped.")  # only when given up on
+            return Result(ok=False, error="Stopped.", code="failed")  # only when given up on
         if usable and name in MAKES_IDS and result.ok:
             result = await _keep(paths.root, elements, result)
         return result

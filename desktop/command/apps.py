@@ -1,11 +1,15 @@
 """`deskhand apps`: the scriptable apps and their dictionaries from a terminal.
 
-- `apps list`: the scriptable apps this Mac has, each with a one-line purpose.
+- `apps list [--json]`: the scriptable apps this Mac has, each with a one-line purpose (JSON:
+  `deskhand.apps.list/1`, one object per app: its name, bundle id, path, whether its dictionary
+  was found and read, and how many commands it has).
 - `apps dictionary NAME|PATH.sdef [--json]`: a parsed dictionary with each command's risk;
   a `.sdef` path works anywhere (Linux too), for tests and for debugging a dictionary.
 - `apps call APP COMMAND --args JSON [--dry-run]`: one command, through the same gate and
   audit as the window. With no window to ask in, a call that would ask is refused, with
-  how to allow it.
+  how to allow it (JSON: `deskhand.apps.call/1`).
+
+With `--json` a failure of any of them is the error object of `answers.py`, with its code.
 """
 
 from __future__ import annotations
@@ -13,11 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-# The parser is built on every start of `deskhand`; what the commands need loads when one runs:
-# reading a dictionary needs the parser and the data dir's cache, never the tools or the gate.
+# The parser is built on every start of `deskhand`; what the commands need (asyncio too) loads
+# when one runs: reading a dictionary needs the parser and the data dir's cache, never the tools
+# or the gate.
 if TYPE_CHECKING:
     from desktop.workspace import Workspace
     from tools.mac.sdef.catalog import AppCatalog
@@ -33,15 +39,23 @@ ASK_IN_THE_APP = (
 
 
 def add_parser(commands: Any) -> None:
-    apps = commands.add_parser("apps", help="scriptable Mac apps: list, read a dictionary, call")
+    from desktop.command.options import shared_options
+
+    shared = [shared_options()]  # --json, --data-dir, --timeout: also after the command
+    apps = commands.add_parser(
+        "apps", help="scriptable Mac apps: list, read a dictionary, call", parents=shared
+    )
     verbs = apps.add_subparsers(dest="apps_command", required=True)
-    listing = verbs.add_parser("list", help="the scriptable apps on this Mac")
+    verbs.add_parser("list", help="the scriptable apps on this Mac", parents=shared)
     dictionary = verbs.add_parser(
-        "dictionary", help="an app's parsed dictionary (an app name, or a path to a .sdef file)"
+        "dictionary",
+        help="an app's parsed dictionary (an app name, or a path to a .sdef file)",
+        parents=shared,
     )
     dictionary.add_argument("app", help="the app's name or bundle id, or PATH.sdef")
-    dictionary.add_argument("--json", action="store_true", help="print the whole model as JSON")
-    call = verbs.add_parser("call", help="run one command (asks nothing: rules decide)")
+    call = verbs.add_parser(
+        "call", help="run one command (asks nothing: rules decide)", parents=shared
+    )
     call.add_argument("app")
     call.add_argument("verb", metavar="COMMAND", help="the dictionary's command, e.g. delete")
     call.add_argument(
@@ -50,10 +64,6 @@ def add_parser(commands: Any) -> None:
         help='JSON: {"reference": [...], "direct_parameter": ..., "parameters": {...}}',
     )
     call.add_argument("--dry-run", action="store_true", help="show what would be sent")
-    for verb in (listing, dictionary, call):  # also accepted after the command
-        verb.add_argument(
-            "--data-dir", type=Path, default=argparse.SUPPRESS, help="as for deskhand itself"
-        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,14 +73,25 @@ def run(args: argparse.Namespace) -> int:
         path = Path(args.app).expanduser()
         args.sdef = path if path.suffix == ".sdef" and path.is_file() else None
     if args.apps_command != "call":
-        return asyncio.run(_read(args))
+        return asyncio.run(_bounded(args, _read(args)))
     from desktop.workspace import Workspace
 
     workspace = Workspace.open(args.data_dir)
     try:
-        return asyncio.run(_call(args, workspace))
+        return asyncio.run(_bounded(args, _call(args, workspace)))
     finally:
         workspace.store.close()
+
+
+async def _bounded(args: argparse.Namespace, command: Coroutine[Any, Any, int]) -> int:
+    """The command within `--timeout` seconds, when one is given."""
+    import asyncio
+
+    try:
+        return await asyncio.wait_for(command, args.timeout)
+    except TimeoutError:
+        message = f"`deskhand apps {args.apps_command}` did not finish in time (--timeout)."
+        return _refuse(args, message, "timeout")
 
 
 async def _read(args: argparse.Namespace) -> int:
@@ -83,6 +104,22 @@ async def _read(args: argparse.Namespace) -> int:
     catalog = AppCatalog(DataPaths.for_data_dir(args.data_dir).cache / "dictionaries")
     if args.apps_command == "list":
         apps = await catalog.apps()
+        if args.json:
+            from desktop.command import answers
+
+            listed = [
+                {
+                    "app": app.name,
+                    "bundle_id": app.bundle_id or None,
+                    "path": app.path,
+                    "dictionary": True,  # only apps whose dictionary was read are listed
+                    "commands": app.commands,
+                    "purpose": app.purpose,
+                }
+                for app in apps
+            ]
+            answers.emit(answers.answer("apps.list", {"apps": listed}))
+            return 0
         if not apps:
             print("No scriptable apps found (app dictionaries are a macOS feature).")
         for app in apps:
@@ -107,17 +144,25 @@ async def _dictionary(args: argparse.Namespace, catalog: AppCatalog | None) -> i
         try:
             parsed = await asyncio.to_thread(parse_sdef_file, path)
         except SdefError as exc:
-            print(f"{path} is not a dictionary Deskhand can read: {exc}", file=sys.stderr)
+            unreadable = f"{path} is not a dictionary Deskhand can read: {exc}"
+            if args.json:
+                return _refuse(args, unreadable, "bad_input")
+            print(unreadable, file=sys.stderr)
             return 1
         name = path.stem
     else:
         assert catalog is not None
         app = await catalog.find(name)
         if app is None:
-            print(f"No scriptable app named {name!r}. `deskhand apps list` shows them.")
+            unknown = f"No scriptable app named {name!r}. `deskhand apps list` shows them."
+            if args.json:
+                return _refuse(args, unknown, "not_found")
+            print(unknown)
             return 1
         parsed, name, bundle_id = await catalog.dictionary(app), app.name, app.bundle_id
         if parsed is None:
+            if args.json:
+                return _refuse(args, f"{name}'s dictionary could not be read.", "failed")
             print(f"{name}'s dictionary could not be read.", file=sys.stderr)
             return 1
     model = dictionary_json(name, parsed, bundle_id=bundle_id)
@@ -135,6 +180,16 @@ async def _dictionary(args: argparse.Namespace, catalog: AppCatalog | None) -> i
     return 0
 
 
+def _refuse(args: argparse.Namespace, message: str, code: str) -> int:
+    """One line on stderr (and the error object with `--json`); the code's exit status."""
+    from desktop.command import answers
+
+    if args.json:
+        answers.emit(answers.error(f"apps {args.apps_command}", code, message))
+    print(message, file=sys.stderr)
+    return answers.exit_code(code)
+
+
 async def _call(args: argparse.Namespace, workspace: Workspace) -> int:
     from desktop.calls.contract import ToolUse
     from desktop.calls.gated import run_gated
@@ -143,16 +198,13 @@ async def _call(args: argparse.Namespace, workspace: Workspace) -> int:
     from tools.base import InvalidInput
 
     if workspace.registry.get("app_command") is None:
-        print(NEEDS_A_MAC, file=sys.stderr)
-        return 1
+        return _refuse(args, NEEDS_A_MAC, "unavailable")
     try:
         extra = json.loads(args.args)
     except ValueError:
-        print("--args must be a JSON object.", file=sys.stderr)
-        return 2
+        extra = None
     if not isinstance(extra, dict):
-        print("--args must be a JSON object.", file=sys.stderr)
-        return 2
+        return _refuse(args, "--args must be a JSON object.", "bad_input")
     use = ToolUse(
         id="cli",
         name="app_command",
@@ -162,8 +214,7 @@ async def _call(args: argparse.Namespace, workspace: Workspace) -> int:
     try:
         call = await source.describe(use, session_id=0)
     except InvalidInput:
-        print("Those arguments do not fit app_command (see --help).", file=sys.stderr)
-        return 2
+        return _refuse(args, "Those arguments do not fit app_command (see --help).", "bad_input")
 
     try:
         # No window here: a call the gate would ask about is refused, and says how to allow it.
@@ -181,5 +232,16 @@ async def _call(args: argparse.Namespace, workspace: Workspace) -> int:
     decision = settled.decision
     if decision is not None and decision.by == "mode" and decision.reason == NO_APPROVER:
         text = ASK_IN_THE_APP.format(key=call.rule_key)
+        if args.json:
+            return _refuse(args, text, "needs_permission")
+    if args.json:
+        from desktop.command import answers
+
+        if settled.result.is_error:
+            refused = decision is not None and decision.verdict == "deny"
+            return _refuse(args, text.split("\n", 1)[0], "refused" if refused else "failed")
+        ran = {"app": args.app, "command": args.verb, "dry_run": args.dry_run, "text": text}
+        answers.emit(answers.answer("apps.call", ran))
+        return 0
     print(text)
     return 1 if settled.result.is_error else 0

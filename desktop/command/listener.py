@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.calls.permissions import NO_APPROVER, Answer, Rule, RuleScope
-from desktop.command.actions import UI_SESSION, run_action
+from desktop.command.actions import UI_SESSION, run_action, why_unavailable
 from desktop.command.code_signature import trusted_peer
 from desktop.command.protocol import (
     MAX_LINE,
@@ -103,7 +103,7 @@ class UiServer:
         os.chmod(path, 0o600)
         self._socket = path
         info = ServerInfo(socket=str(path), token=self._token, pid=os.getpid())
-        write_private(info_path(root), info.model_dump_json())
+        write_private(info_path(root), info.to_json())
         # The person asks from their own terminal: no "may Claude look" question for it.
         self.workspace.toolbox.screen.saw(UI_SESSION)
 
@@ -148,18 +148,21 @@ class UiServer:
             return
         if not await trusted_peer(sock):
             log.warning("refused a command-line connection from a program not signed like Deskhand")
-            await _send(writer, Reply(result=Result(ok=False, error=NOT_SIGNED_ALIKE)))
+            refused = Result(ok=False, error=NOT_SIGNED_ALIKE, code="refused")
+            await _send(writer, Reply(result=refused))
             return
         line = await asyncio.wait_for(reader.readline(), REQUEST_LIMIT)
         try:
             request = parse_request(line)
         except ValueError:
-            await _send(
-                writer, Reply(result=Result(ok=False, error="The request was not understood."))
+            not_understood = Result(
+                ok=False, error="The request was not understood.", code="bad_input"
             )
+            await _send(writer, Reply(result=not_understood))
             return
         if not hmac.compare_digest(request.token.encode(), self._token.encode()):
-            await _send(writer, Reply(result=Result(ok=False, error="Wrong token.")))
+            wrong = Result(ok=False, error="Wrong token.", code="refused")
+            await _send(writer, Reply(result=wrong))
             return
         if isinstance(request, AskRequest):
             answer = await self._ask(request, reader, writer)
@@ -182,12 +185,17 @@ class UiServer:
 
         return await run_action(
             request,
-            ws.toolbox.functions,
+            ws.toolbox.registry,
             ws.gate,
             ws.paths.attachments,
             needs_approval=NEEDS_WINDOW,
             notify=notify,
             hung_up=lambda: reader.read(1),  # the command closes to give up
+            unavailable=lambda: why_unavailable(
+                enabled=ws.settings.screen.enabled,
+                screen=ws.toolbox.screen.status,
+                elements=ws.toolbox.screen.elements.status,
+            ),
         )
 
     async def _ask(

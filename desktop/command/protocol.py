@@ -3,16 +3,17 @@
 The app (`listener.py`) listens on a Unix socket in a folder of the data dir only its user can
 open (`DATA/ui/ui.sock`, mode 0600; a private temporary folder when that path is too long for a
 socket) and writes, for this run only, `DATA/ui/ui.json` (mode 0600): the socket's path, a random
-token and its process id. A command (`cli.py`) reads that file, connects, and sends one
-request line; the app checks the peer's user id and the token, runs the action through its
-pipeline and gate, and answers with event lines and then one result line:
+token and its process id (`place.py`). A command (`client.py`) reads that file, connects, and
+sends one request line; the app checks the peer's user id and the token, runs the action through
+its pipeline and gate, and answers with event lines and then one result line:
 
     → {"token": "…", "tool": "screen", "input": {"action": "see", "app": "Mail"}}
     ← {"event": "asking", "summary": "Click B2 'Send' (button, Mail)"}   the window asks
     ← {"result": {"ok": true, "text": "…", "images": [{"media_type": "image/png",
                   "width": 1429, "height": 804, "data": "<base64>"}]}}
 
-`error` in a result is a one-line message for the person.
+`error` in a result is a one-line message for the person, `code` its code for programs
+(`answers.py`); `data` is the outcome as plain values, the `--json` answer's substance.
 
 `deskhand mcp` asks the window's approval sheet the same way, with a request of kind `ask`: the
 call exactly as its gate described it and the name the MCP client gave itself. The window shows
@@ -33,15 +34,20 @@ its sheet, and the asker treats the call as refused.
 from __future__ import annotations
 
 import json
-import os
-import secrets
-import tempfile
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
 from desktop.calls.permissions import Answer, ToolCall
+from desktop.command.place import (
+    ServerInfo,
+    folder,
+    info_path,
+    new_token,
+    read_info,
+    socket_path,
+    write_private,
+)
 
 __all__ = [
     "AskRequest",
@@ -50,18 +56,16 @@ __all__ = [
     "Request",
     "Result",
     "ServerInfo",
+    "folder",
     "info_path",
     "new_token",
     "parse_request",
     "read_info",
     "socket_path",
+    "write_private",
 ]
 
-FOLDER = "ui"
-INFO = "ui.json"
-SOCKET = "ui.sock"
 MAX_LINE = 1 << 16  # a request line; replies may carry images and are read without a limit
-SOCKET_PATH_LIMIT = 100  # bytes: AF_UNIX paths are at most 104–108 bytes long
 
 
 class Request(BaseModel):
@@ -113,6 +117,8 @@ class Result(BaseModel):
     text: str = ""
     images: list[Image] = Field(default_factory=list)
     error: str = ""  # for the person: why nothing ran (not running, refused, timed out)
+    code: str = ""  # the error's code for programs (`answers.py`)
+    data: dict[str, Any] | None = None  # the outcome as plain values (`tools/screen/see/report.py`)
 
 
 class Event(BaseModel):
@@ -126,54 +132,3 @@ class Reply(BaseModel):
     event: Event | None = None
     result: Result | None = None
     answer: Answer | None = None
-
-
-class ServerInfo(BaseModel):
-    socket: str
-    token: str
-    pid: int
-
-
-def read_info(root: Path) -> ServerInfo | None:
-    """What the running app wrote about its socket, or None when no app runs on this data dir.
-    Blocks briefly (a small file and a signal 0)."""
-    try:
-        info = ServerInfo.model_validate_json(info_path(root).read_text())
-    except (OSError, ValidationError):
-        return None
-    try:
-        os.kill(info.pid, 0)
-    except ProcessLookupError:
-        return None
-    except PermissionError:
-        pass  # alive, someone else's: the socket's owner check will say no
-    return info
-
-
-def folder(root: Path) -> Path:
-    return root / FOLDER
-
-
-def info_path(root: Path) -> Path:
-    return folder(root) / INFO
-
-
-def socket_path(root: Path) -> Path:
-    """Where the socket goes: in the data dir, or in a private temporary folder when that path
-    would be too long for a Unix socket."""
-    path = folder(root) / SOCKET
-    if len(os.fsencode(path)) <= SOCKET_PATH_LIMIT:
-        return path
-    return Path(tempfile.mkdtemp(prefix="deskhand-ui-")) / SOCKET
-
-
-def new_token() -> str:
-    return secrets.token_hex(16)
-
-
-def write_private(path: Path, text: str) -> None:
-    """Write a file only its owner can read (created with mode 0600, never wider)."""
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-        file.write(text)
-    os.chmod(path, 0o600)  # an older file keeps its mode through O_CREAT

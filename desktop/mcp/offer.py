@@ -1,18 +1,25 @@
 """What `deskhand mcp` offers: this machine's tools as MCP tools, with annotations from risk.
 
-One MCP tool per SDK toolset member (`browser_navigate`, the screen's `computer_…`),
-with the member's input schema and description from the SDK's generated input models, and
-one per function tool (the Mac tools, where there is osascript). A tool's annotations come
-from the highest risk of what it can do: read → `readOnlyHint`, consequential →
-`destructiveHint`. MCP servers' own tools are never offered again.
+One MCP tool per SDK toolset member (`browser_navigate`, the screen's `computer_…`), with the
+member's input schema and description from the SDK's generated input models, and one per
+function tool (the Mac tools, where there is osascript; `screen`, where other apps' elements can
+be read). A tool's annotations come from the highest risk of what it can do: read →
+`readOnlyHint`, consequential → `destructiveHint`. MCP servers' own tools are never offered again.
+
+Only what can run here is offered: no screen tools without a display (or, on a Mac, without its
+permissions), no Mac tools off a Mac, nothing turned off in Settings. What is left out is said
+in one sentence each (`missing`): in the server's instructions, and in the refusal of a call
+to a tool that is not offered, so the person learns what they could change.
 """
 
 from __future__ import annotations
 
 import inspect
+import sys
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types
 from anthropic.types import beta
@@ -22,6 +29,10 @@ from desktop.calls.permissions import RISK_ORDER, Risk
 from desktop.calls.plans import PLAN_TOOL
 from desktop.calls.sources.function_tools import FunctionTools
 from desktop.calls.sources.toolsets import ToolsetSource
+from desktop.system.settings import BrowserSettings, Settings
+
+if TYPE_CHECKING:
+    from desktop.calls.sources.screen import ScreenControl
 
 # The generated tool_use unions the SDK parses each family's member inputs with.
 TOOLSET_UNIONS: dict[str, Any] = {
@@ -43,6 +54,7 @@ class Offered:
     member: str  # the tool_use name its source expects
     toolset: str | None = None  # the tool_use's toolset_name, for a toolset member
     open_world: bool = False  # it reaches the web
+    available: Callable[[], bool] = lambda: True  # it can still run (the screen may go away)
 
     def tool_use(self, use_id: str, arguments: dict[str, Any]) -> ToolUse:
         return ToolUse(id=use_id, name=self.member, input=arguments, toolset_name=self.toolset)
@@ -85,6 +97,8 @@ def member_inputs(family: str) -> dict[str, Any]:
 
 
 def _toolset_tools(source: ToolsetSource) -> list[Offered]:
+    if not source.available():  # the screen without a display, or turned off in Settings
+        return []
     inputs = member_inputs(source.name)
     offered = []
     for member in source.members():
@@ -105,6 +119,7 @@ def _toolset_tools(source: ToolsetSource) -> list[Offered]:
                 member=member.name,
                 toolset=source.name,
                 open_world=source.name == "browser",
+                available=source.available,
             )
         )
     return offered
@@ -125,6 +140,7 @@ def _function_tools(source: FunctionTools) -> list[Offered]:
                 risk=max(risks, key=RISK_ORDER.index),
                 source=source,
                 member=tool.name,
+                available=tool.offered,
             )
         )
     return offered
@@ -143,3 +159,85 @@ def offered_tools(sources: list[ToolSource]) -> dict[str, Offered]:
         for tool in tools:
             offered.setdefault(tool.name, tool)
     return offered
+
+
+# --- what is not offered, and why ---------------------------------------------------------------
+
+SCREEN = ("computer_", "screen")
+MAC = ("macos", "apps", "tabs", "apps_list", "app_dictionary", "app_command")
+IN_SETTINGS = "Deskhand → Settings → {page}"
+
+
+@dataclass(frozen=True)
+class Missing:
+    """Tools left out here and why, in one sentence the person can act on."""
+
+    names: tuple[str, ...]  # tool names; one ending in "_" names a family (`computer_`)
+    why: str
+
+    def covers(self, name: str) -> bool:
+        return any(
+            name.startswith(given) if given.endswith("_") else name == given for given in self.names
+        )
+
+
+def _sentence(head: str, reason: str, fix: str) -> str:
+    """`head`: `reason`; `fix` — as one sentence (the reasons are sentences of their own)."""
+    reason, fix = _lower(reason.strip().rstrip(".")), _lower(fix.strip().rstrip("."))
+    if fix:
+        return f"{head}: {reason}; to change that, {fix}."
+    return f"{head}: {reason}."
+
+
+def _lower(words: str) -> str:
+    """A sentence's first letter made small, to go on after a colon (not an acronym's)."""
+    if len(words) > 1 and words[1].isupper():
+        return words
+    return words[:1].lower() + words[1:]
+
+
+def _off(head: str, page: str, what: str) -> str:
+    where = IN_SETTINGS.format(page=page)
+    return f"{head}: {what} is off in {where}, where the person can turn it on."
+
+
+def missing(
+    settings: Settings, screen: ScreenControl | None, mac: tuple[bool, str]
+) -> list[Missing]:
+    """What this server leaves out on this computer with these settings, one sentence each.
+    `mac`: whether the Mac tools can run here, and the line that says why not."""
+    found: list[Missing] = []
+    browser = settings.browser
+    if not browser.enabled:
+        found.append(Missing(("browser_",), _off("No browser tools", "Browser", "the browser")))
+    else:
+        for member in ("read_console", "read_network", "javascript_exec", "file_upload"):
+            if not getattr(browser, member):
+                title = BrowserSettings.model_fields[member].title or member
+                head = f"No browser_{member}"
+                found.append(Missing((f"browser_{member}",), _off(head, "Browser", f"“{title}”")))
+    head = "No screen tools (computer_*, screen)"
+    status = screen.status if screen is not None else None
+    if not settings.screen.enabled:
+        found.append(Missing(SCREEN, _off(head, "Screen", "Screen control")))
+    elif status is not None and not status.available:
+        found.append(Missing(SCREEN, _sentence(head, status.reason, status.fix)))
+    elif screen is not None:
+        elements = screen.elements.status
+        if elements is not None and not elements.available:
+            head = "No screen tool (other apps' elements by id)"
+            found.append(Missing(("screen",), _sentence(head, elements.reason, elements.fix)))
+    available, line = mac
+    head = "No Mac app tools (macos, apps, tabs, app_command…)"
+    if sys.platform != "darwin":
+        found.append(Missing(MAC, f"{head}: they need macOS, and this computer is not a Mac."))
+    elif not settings.apps.macos_enabled:
+        found.append(Missing(MAC, _off(head, "Apps", "Mac apps")))
+    elif not available:
+        found.append(Missing(MAC, _sentence(head, line, "")))
+    return found
+
+
+def why_missing(name: str, left_out: list[Missing]) -> str | None:
+    """The sentence for a tool this server does not offer now, or None if none covers it."""
+    return next((entry.why for entry in left_out if entry.covers(name)), None)

@@ -12,6 +12,11 @@ the window's. A call the gate would ask about is asked:
   (a call that turns out riskier when it runs, e.g. a click on a Buy button, is not run);
 - otherwise it is refused with what to change in Deskhand to allow it. Never silently allowed.
 
+Only tools that can run here are listed (`offer.py`); the instructions say, a sentence each,
+what is left out and why. Every refusal says what happened and what the person can change: a
+Never rule, their "no", a question no one could answer, a tool not offered here or no longer
+usable (its reason: no display, a permission, a setting).
+
 Before either, when a Deskhand window runs on the same data dir, the question goes to its
 approval sheet over the command-line socket (`window_ask.py`), naming the client that asks; the
 window decides, and a window that closes mid-question refuses the call. "Always allow" there is
@@ -53,8 +58,8 @@ from desktop.calls.permissions import (
 )
 from desktop.chat import images
 from desktop.command.protocol import read_info
-from desktop.mcp.offer import Offered, offered_tools
-from desktop.mcp.window_ask import WindowAsk, could_not_ask
+from desktop.mcp.offer import Missing, Offered, missing, offered_tools, why_missing
+from desktop.mcp.window_ask import WINDOW_GONE, WindowAsk, could_not_ask
 from desktop.workspace import Workspace
 from tools.base import BAD_INPUT, UNKNOWN_TOOL, InvalidInput, ToolImage
 
@@ -62,8 +67,36 @@ log = logging.getLogger(__name__)
 
 SESSION = 0  # the chat id of calls that came over MCP (audit rows, the browser's tabs)
 INSTRUCTIONS = (
-    "Deskhand's tools on this computer: a browser (browser_*) and, on a Mac, its apps. Every "
-    "call passes the person's permission rules in Deskhand; some ask the person first."
+    "Deskhand's tools on this computer: a browser (browser_*), the screen (computer_*, and "
+    "screen for other apps' elements by id) and, on a Mac, its apps. Every call passes the "
+    "person's permission rules in Deskhand; some ask the person first."
+)
+LEFT_OUT = "Not offered here:"
+NOT_HERE = (
+    "Refused: this tool is not offered here. {why} Tell the person; it cannot run until they "
+    "change that."
+)
+NOT_NOW = (
+    "Refused: this tool cannot be used now. {why} Tell the person; it cannot run until they "
+    "change that."
+)
+GONE = "It stopped being usable after Deskhand started; `deskhand doctor` says why."
+NEVER_HERE = (
+    "Refused: the person set “{label}” to Never in Deskhand → Settings → Permissions, so it did "
+    "not run. Do not try it again in another way; tell them: they can change that rule there."
+)
+SAID_NO = (
+    "Refused: the person said no when Deskhand asked about this action. Do not try it again in "
+    "another way unless they ask; if they want it to run, they can allow it when asked, or set "
+    "“{label}” to Always allow in Deskhand → Settings → Permissions."
+)
+ASK_AGAIN = (
+    "Tell the person; with Deskhand's window open, calling again asks them again, or they can "
+    "set “{label}” to Always allow in Deskhand → Settings → Permissions."
+)
+TOO_LONG = (
+    "Stopped: the call did not finish within {limit:g} s (the limit `deskhand mcp --timeout` "
+    "sets). The person can start it with a longer --timeout."
 )
 NEEDS_APPROVAL = (
     "This action needs the person's approval, and this MCP client cannot ask them. To allow "
@@ -134,12 +167,30 @@ def _text(text: str, *, error: bool = False) -> mcp_types.CallToolResult:
     )
 
 
-class ServedCalls:
-    """Runs the calls MCP clients make, each through its source and the gate."""
+def instructions(left_out: list[Missing]) -> str:
+    """The server's instructions: what it offers, then what it does not and why."""
+    if not left_out:
+        return INSTRUCTIONS
+    return "\n".join([INSTRUCTIONS, LEFT_OUT, *(f"- {entry.why}" for entry in left_out)])
 
-    def __init__(self, workspace: Workspace, tools: dict[str, Offered]) -> None:
+
+class ServedCalls:
+    """Runs the calls MCP clients make, each through its source and the gate.
+
+    `left_out()` says what is not offered here now, and why; `limit` bounds each call
+    (`--timeout`)."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        tools: dict[str, Offered],
+        left_out: Callable[[], list[Missing]] = list,
+        limit: float | None = None,
+    ) -> None:
         self.workspace = workspace
         self.tools = tools
+        self.left_out = left_out
+        self.limit = limit
         self._warned: str | None = None
 
     def warn_outside(self) -> None:
@@ -152,7 +203,10 @@ class ServedCalls:
         self._warned = warning
 
     def list(self) -> mcp_types.ListToolsResult:
-        return mcp_types.ListToolsResult(tools=[tool.mcp_tool() for tool in self.tools.values()])
+        """The tools that can run now (Settings as the window last saved them)."""
+        self.workspace.refresh_settings()
+        tools = [tool.mcp_tool() for tool in self.tools.values() if tool.available()]
+        return mcp_types.ListToolsResult(tools=tools)
 
     def _gate(self, viewer: Callable[[ApprovalRequest], None] | None) -> Gate:
         """The window's gate on the same settings, rules and audit; asks go to `viewer`."""
@@ -224,9 +278,9 @@ class ServedCalls:
                         related_request_id=ctx.request_id,
                     )
                     request.answer(answer_of(result))
-                except Exception:  # the client failed to ask: that is not a yes
+                except Exception:  # the client failed to ask: not a yes, nor the person's no
                     log.warning("elicitation failed", exc_info=True)
-                    request.answer(Answer(allow=False))
+                    request.answer(Answer(allow=False, by="mode", reason=NO_APPROVER))
 
             task = asyncio.ensure_future(ask())
 
@@ -261,26 +315,42 @@ class ServedCalls:
     async def call(
         self, ctx: Context, params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
+        self.workspace.refresh_settings()  # rules and switches the window saved since
         offered = self.tools.get(params.name)
         if offered is None:
-            return _text(UNKNOWN_TOOL, error=True)
+            why = why_missing(params.name, self.left_out())
+            return _text(NOT_HERE.format(why=why) if why else UNKNOWN_TOOL, error=True)
+        if not offered.available():
+            return self._not_now(offered)
         use = offered.tool_use(f"mcp_{uuid.uuid4().hex[:20]}", dict(params.arguments or {}))
         try:
             call = await offered.source.describe(use, SESSION)
         except InvalidInput:
             return _text(BAD_INPUT, error=True)
-        self.workspace.refresh_settings()  # rules the window saved since the last call
         self.warn_outside()
         own = await refused_as_own_place(use, call, offered.source, self._gate(None))
         if own is not None:  # Deskhand's own places: no one is asked, nothing runs
             return await mcp_result(own.result)
         refused = self._gate(None).refusal(call)  # before anyone is asked anything
+        if refused is not None and refused.by == "rule":
+            return _text(NEVER_HERE.format(label=call.label or call.rule_key), error=True)
         if refused is not None:
             return _text(denial_text(refused), error=True)
         question = self._question(ctx, params, call)
         if question is not None:
             return question
-        return await self._run(ctx, params, offered, call)
+        try:
+            result = await asyncio.wait_for(self._run(ctx, params, offered, call), self.limit)
+        except TimeoutError:
+            return _text(TOO_LONG.format(limit=self.limit or 0), error=True)
+        if result.is_error and not offered.available():  # it became unusable while it ran
+            return self._not_now(offered)
+        return result
+
+    def _not_now(self, offered: Offered) -> mcp_types.CallToolResult:
+        """A listed tool that cannot run now (the display went away, a setting changed)."""
+        why = why_missing(offered.name, self.left_out()) or GONE
+        return _text(NOT_NOW.format(why=why), error=True)
 
     async def _run(
         self,
@@ -317,8 +387,17 @@ class ServedCalls:
             check=check,
         )
         decision = settled.decision
+        label = call.label or call.rule_key
         if decision is not None and decision.by == "mode" and decision.reason == NO_APPROVER:
-            return _text(NEEDS_APPROVAL.format(label=call.label or call.rule_key), error=True)
+            return _text(NEEDS_APPROVAL.format(label=label), error=True)
+        if decision is not None and decision.verdict == "deny":
+            if decision.by == "rule":
+                return _text(NEVER_HERE.format(label=label), error=True)
+            if decision.by == "person" and decision.reason != RISKIER:
+                because = f" Their reason: {decision.reason}" if decision.reason else ""
+                return _text(SAID_NO.format(label=label) + because, error=True)
+            if decision.by == "stop" and decision.reason == WINDOW_GONE:
+                return _text(f"{WINDOW_GONE} {ASK_AGAIN.format(label=label)}", error=True)
         return await mcp_result(settled.result)
 
 
@@ -356,18 +435,26 @@ def build_server(calls: ServedCalls) -> Server[Any]:
         "deskhand",
         version=__version__,
         title="Deskhand",
-        instructions=INSTRUCTIONS,
+        instructions=instructions(calls.left_out()),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
 
 
-async def serve(workspace: Workspace) -> None:
-    """Serve over this process's stdin/stdout until the client closes them."""
+async def serve(workspace: Workspace, limit: float | None = None) -> None:
+    """Serve over this process's stdin/stdout until the client closes them; each call has at
+    most `limit` seconds (none by default)."""
+    from tools.mac.macos import macos_status
+
     toolbox = workspace.toolbox
     sources = [source for source in toolbox.sources() if source is not toolbox.mcp]
     for source in sources:
         await source.start()
+
+    def left_out() -> list[Missing]:
+        return missing(workspace.settings, toolbox.screen, macos_status())
+
+    calls = ServedCalls(workspace, offered_tools(sources), left_out, limit)
     await workspace.keys.aget()  # known from now on: no result sent to a client carries it
     calls = ServedCalls(workspace, offered_tools(sources))
     calls.warn_outside()

@@ -21,14 +21,19 @@ class MissingKeyError(AppError):
     """No API key is configured and none is in the environment."""
 
 
-class ProblemReport(BaseModel):
-    """A failure as the person sees it."""
+class ProblemWords(BaseModel):
+    """What the person reads about a failure, and what the card offers: Retry, Settings."""
 
-    kind: str
     title: str
     detail: str
     retryable: bool = True
     open_settings: bool = False
+
+
+class ProblemReport(ProblemWords):
+    """A failure as the person sees it."""
+
+    kind: str
 
 
 class ModelCallFailed(AppError):
@@ -67,13 +72,12 @@ def describe(exc: BaseException, *, model: str = "") -> ProblemReport:
     if isinstance(exc, ModelCallFailed):
         return exc.report
     if isinstance(exc, MissingKeyError):
-        return ProblemReport(
-            kind="no_key",
-            title="No API key",
-            detail="Deskhand needs an Anthropic API key. Open Settings → Model and enter it "
+        return _fixed_in_settings(
+            "no_key",
+            "No API key",
+            "Deskhand needs an Anthropic API key. Open Settings → Model and enter it "
             "(or set ANTHROPIC_API_KEY).",
             retryable=False,
-            open_settings=True,
         )
     # Loaded here, not at import: the SDK takes more than a second, which the window's first
     # paint must not wait for. Any other failure comes from a model call that ran, so the SDK
@@ -82,28 +86,25 @@ def describe(exc: BaseException, *, model: str = "") -> ProblemReport:
     import httpx2
 
     if isinstance(exc, anthropic.AuthenticationError):
-        return ProblemReport(
-            kind="auth",
-            title="The API key was not accepted",
-            detail="The server says the key is invalid or revoked. Check it in Settings → Model.",
+        return _fixed_in_settings(
+            "auth",
+            "The API key was not accepted",
+            "The server says the key is invalid or revoked. Check it in Settings → Model.",
             retryable=False,
-            open_settings=True,
         )
     if isinstance(exc, anthropic.PermissionDeniedError):
-        return ProblemReport(
-            kind="permission",
-            title="This key may not use that",
-            detail="The API key has no access to this model or feature. Pick another model "
+        return _fixed_in_settings(
+            "permission",
+            "This key may not use that",
+            "The API key has no access to this model or feature. Pick another model "
             "in Settings → Model or check the key's workspace.",
-            open_settings=True,
         )
     if isinstance(exc, anthropic.NotFoundError):
-        return ProblemReport(
-            kind="model_not_found",
-            title="Model not found",
-            detail=f"The server does not know the model “{model}”. Choose one from the list in "
+        return _fixed_in_settings(
+            "model_not_found",
+            "Model not found",
+            f"The server does not know the model “{model}”. Choose one from the list in "
             "Settings → Model.",
-            open_settings=True,
         )
     if isinstance(exc, anthropic.RateLimitError):
         return ProblemReport(
@@ -166,6 +167,15 @@ def describe(exc: BaseException, *, model: str = "") -> ProblemReport:
         kind="unexpected",
         title="Something went wrong",
         detail="An unexpected error stopped this reply. Your messages are saved; press Retry.",
+    )
+
+
+def _fixed_in_settings(
+    kind: str, title: str, detail: str, *, retryable: bool = True
+) -> ProblemReport:
+    """A problem the person fixes in Settings (the card offers to open them)."""
+    return ProblemReport(
+        kind=kind, title=title, detail=detail, retryable=retryable, open_settings=True
     )
 
 

@@ -5,6 +5,9 @@ with `register`. A failed *required* check makes the command exit non-zero.
 
 It runs where the window cannot (over ssh, in a container): without a display Qt's offscreen
 platform stands in, and the table says so.
+
+Each check says what it found (`detail`) and, when something is wrong, what the person can do
+(`fix`); `deskhand doctor --json` prints them as `deskhand.doctor/1` (`as_json`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ class Check(BaseModel):
     status: Literal["ok", "warn", "fail"]
     detail: str
     required: bool = True
+    fix: str = ""  # what the person can do about a warning or failure
 
 
 NO_DISPLAY = "none (offscreen); the window needs a desktop session"
@@ -79,6 +83,7 @@ async def python_version(_: Workspace) -> Check:
         name="Python",
         status="ok" if ok else "fail",
         detail=version if ok else f"{version} (needs 3.11+)",
+        fix="" if ok else "Install Python 3.11 or newer, then Deskhand again.",
     )
 
 
@@ -89,7 +94,10 @@ async def data_dir(ws: Workspace) -> Check:
             pass
     except OSError as exc:
         return Check(
-            name="Data dir writable", status="fail", detail=f"{ws.paths.root}: {exc.strerror}"
+            name="Data dir writable",
+            status="fail",
+            detail=f"{ws.paths.root}: {exc.strerror}",
+            fix="Make the folder writable for your user, or choose another with --data-dir.",
         )
     return Check(name="Data dir writable", status="ok", detail=str(ws.paths.root))
 
@@ -101,7 +109,8 @@ async def api_key(ws: Workspace) -> Check:
     return Check(
         name="API key",
         status="fail",
-        detail="not set: open Settings → Model, or set ANTHROPIC_API_KEY",
+        detail="not set",
+        fix="Open Settings → Model, or set ANTHROPIC_API_KEY.",
     )
 
 
@@ -113,11 +122,19 @@ async def api_reachable(ws: Workspace) -> Check:
         client = await ws.agent.client()
         await asyncio.wait_for(client.models.retrieve(model), timeout=20)
     except errors.MissingKeyError:
-        return Check(name="API reachable", status="fail", detail="skipped: no API key")
+        return Check(
+            name="API reachable",
+            status="fail",
+            detail="skipped: no API key",
+            fix="Set the API key first (Settings → Model).",
+        )
     except (anthropic.APIError, TimeoutError, OSError) as exc:
         report = errors.describe(exc, model=model)
         return Check(
-            name="API reachable", status="fail", detail=f"{where}, {model}: {report.title}"
+            name="API reachable",
+            status="fail",
+            detail=f"{where}, {model}: {report.title}",
+            fix="Check the key, the model and the server address in Settings → Model.",
         )
     return Check(name="API reachable", status="ok", detail=f"{where}, model {model}")
 
@@ -131,7 +148,8 @@ async def browser(ws: Workspace) -> Check:
         return Check(
             name="Browser",
             status="warn",
-            detail=f"none found; install one: {install_hint()}",
+            detail="none found",
+            fix=f"Install one: {install_hint()}",
             required=False,
         )
     return Check(
@@ -156,9 +174,9 @@ async def screen_control(ws: Workspace) -> Check:
     if not ws.settings.screen.enabled:
         return Check(name=name, status="ok", detail="off (Settings → Screen)", required=False)
     status, displays = await asyncio.to_thread(screen_report)
-    usable, line = status_line(status)
+    usable, _line = status_line(status)
     if not usable:
-        return Check(name=name, status="warn", detail=line, required=False)
+        return Check(name=name, status="warn", detail=status.reason, fix=status.fix, required=False)
     where = BACKEND_TITLES.get(status.backend, status.backend)
     if status.backend == "x11":
         where += f" {os.environ.get('DISPLAY', '')}".rstrip()
@@ -194,10 +212,23 @@ async def socket_peers(_: Workspace) -> Check:
     )
 
 
-async def run_checks(ws: Workspace, extra: list[Check] | None = None) -> list[Check]:
+async def run_checks(
+    ws: Workspace, extra: list[Check] | None = None, limit: float | None = None
+) -> list[Check]:
+    """Every check, each within `limit` seconds (`--timeout`; none by default)."""
     results = list(extra or [])
     for check in _checks:
-        results.append(await check(ws))
+        try:
+            results.append(await asyncio.wait_for(check(ws), limit))
+        except TimeoutError:
+            results.append(
+                Check(
+                    name=check.__name__.replace("_", " ").capitalize(),
+                    status="fail",
+                    detail=f"did not finish within {limit:g} s",
+                    fix="Run `deskhand doctor` again with a longer --timeout.",
+                )
+            )
     return results
 
 
@@ -205,8 +236,31 @@ def render(checks: list[Check]) -> str:
     marks = {"ok": "ok", "warn": "warn", "fail": "FAIL"}
     width = max(len(c.name) for c in checks)
     lines = [f"{'check'.ljust(width)}  status  detail", f"{'-' * width}  ------  ------"]
-    lines += [f"{c.name.ljust(width)}  {marks[c.status].ljust(6)}  {c.detail}" for c in checks]
+    lines += [
+        f"{c.name.ljust(width)}  {marks[c.status].ljust(6)}  {c.detail}"
+        + (f" → {c.fix}" if c.fix else "")
+        for c in checks
+    ]
     return "\n".join(lines)
+
+
+def as_json(checks: list[Check]) -> dict[str, object]:
+    """The `deskhand.doctor/1` answer: one object per check (`schemas/deskhand.doctor.1.json`)."""
+    return {
+        "schema": "deskhand.doctor/1",
+        "ok": exit_code(checks) == 0,
+        "checks": [
+            {
+                "name": c.name,
+                "ok": c.status == "ok",
+                "status": c.status,
+                "required": c.required,
+                "detail": c.detail,
+                "fix": c.fix or None,
+            }
+            for c in checks
+        ],
+    }
 
 
 def exit_code(checks: list[Check]) -> int:

@@ -71,6 +71,12 @@ async def ready(modules: tuple[str, ...] = TOOLS) -> None:
         await asyncio.gather(*(asyncio.wrap_future(done) for done in pending))
 
 
+def loaded(modules: tuple[str, ...] = TOOLS) -> bool:
+    """Whether `modules` are in already (a widget that needs them can open at once)."""
+    with _lock:
+        return all(name in _imports and _imports[name].done() for name in modules)
+
+
 def wait(modules: tuple[str, ...] = TOOLS) -> None:
     """`ready` for code with no loop to await on: blocks this thread until they are in.
 

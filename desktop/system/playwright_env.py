@@ -8,7 +8,7 @@
 - `download_chromium()`: runs the bundled driver's `install chromium` and yields progress
   parsed from its output, for a progress bar; a failure raises one clear message.
 
-No Qt here: the progress dialog lives in `ui/window/browser_download.py`.
+No Qt here: the progress dialog lives in `ui/sheets/browser_download.py`.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QWidget
 
 from desktop.system.playwright_env import BrowserDownloadFailed, DownloadProgress, download_chromium
 from tests.support.waiting import wait_until
-from ui.window.browser_download import BrowserDownloadDialog
+from ui.sheets.browser_download import BrowserDownloadDialog
 
 RECORDED = Path(__file__).with_name("data") / "playwright-install-ok.txt"
 

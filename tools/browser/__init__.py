@@ -16,8 +16,9 @@ the SDK (more than a second), which the window must not wait for just to find a 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tools.lazy import lazy_names
 
 if TYPE_CHECKING:
     from tools.browser.config import BrowserConfig
@@ -65,10 +66,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'tools.browser' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"tools.browser.{home}"), name)
-    globals()[name] = value  # the next lookup is an ordinary one
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)

@@ -9,6 +9,7 @@ import asyncio
 import base64
 import contextlib
 import json
+from collections.abc import MutableSequence
 from typing import Any, cast
 
 from anthropic.tools.browser import (
@@ -235,22 +236,14 @@ class LookingMembers(BrowserToolset):
         self, context: BetaToolsetCallContext, input: BetaBrowserReadConsoleInput
     ) -> str:
         tab = await self._tab(input)
-        lines = list(tab.console)
-        tab.console.clear()
-        if not lines:
-            return "(no console messages since the last read)"
-        return bound_text("\n".join(lines), what="console output", cap=LOG_CAP)
+        return _drain(tab.console, empty="no console messages", what="console output")
 
     async def read_network(
         self, context: BetaToolsetCallContext, input: BetaBrowserReadNetworkInput
     ) -> str:
         tab = await self._tab(input)
         await tab.logged()  # a request that just finished is still being written down
-        lines = list(tab.network)
-        tab.network.clear()
-        if not lines:
-            return "(no network requests since the last read)"
-        return bound_text("\n".join(lines), what="network log", cap=LOG_CAP)
+        return _drain(tab.network, empty="no network requests", what="network log")
 
     async def javascript_exec(
         self, context: BetaToolsetCallContext, input: BetaBrowserJavascriptExecInput
@@ -283,3 +276,12 @@ class LookingMembers(BrowserToolset):
             value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
         )
         return bound_text(text, what="result")
+
+
+def _drain(log: MutableSequence[str], *, empty: str, what: str) -> str:
+    """A tab's log since the last read (emptied as it is read), bounded for the model."""
+    lines = list(log)
+    log.clear()
+    if not lines:
+        return f"({empty} since the last read)"
+    return bound_text("\n".join(lines), what=what, cap=LOG_CAP)

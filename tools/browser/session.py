@@ -16,7 +16,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from dataclasses import KW_ONLY, dataclass, field
 from itertools import count
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,39 +91,30 @@ class PendingRefusals:
         return False
 
 
+@dataclass(eq=False)
 class BrowserSession:
     """The tabs and pending state changes of one chat session."""
 
-    def __init__(
-        self,
-        key: str,
-        *,
-        context_factory: ContextFactory,
-        page_factory: Callable[[BrowserContext], Awaitable[Page]],
-        watch_page: Callable[[BrowserContext, Page], Awaitable[CDPSession | None]],
-        downloads_dir: Callable[[], Path],
-        logs_enabled: Callable[[], tuple[bool, bool]],
-        refusals: PendingRefusals,
-    ) -> None:
-        self.key = key
-        self._context_factory = context_factory
-        self._page_factory = page_factory
-        self._watch_page = watch_page
-        self._downloads_dir = downloads_dir
-        self._logs_enabled = logs_enabled
-        self.context: BrowserContext | None = None
-        self.tabs: dict[str, Tab] = {}
-        self.active: str | None = None
-        self._recent: list[str] = []  # tab ids, most recently active last
-        self._tab_numbers = count(1)
-        self._download_numbers = count(1)
-        self.ref_counter = RefCounter()
-        self.changes: list[StateChange] = []
-        self._by_page: dict[Page, Tab] = {}
-        self._refusals = refusals
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._context_lock = asyncio.Lock()
-        self.closed = False
+    key: str
+    _: KW_ONLY
+    context_factory: ContextFactory
+    page_factory: Callable[[BrowserContext], Awaitable[Page]]
+    watch_page: Callable[[BrowserContext, Page], Awaitable[CDPSession | None]]
+    downloads_dir: Callable[[], Path]
+    logs_enabled: Callable[[], tuple[bool, bool]]
+    refusals: PendingRefusals
+    context: BrowserContext | None = field(default=None, init=False)
+    tabs: dict[str, Tab] = field(default_factory=dict, init=False)
+    active: str | None = field(default=None, init=False)
+    ref_counter: RefCounter = field(default_factory=RefCounter, init=False)
+    changes: list[StateChange] = field(default_factory=list, init=False)
+    closed: bool = field(default=False, init=False)
+    _recent: list[str] = field(default_factory=list, init=False)  # tab ids, newest active last
+    _tab_numbers: Iterator[int] = field(default_factory=lambda: count(1), init=False)
+    _download_numbers: Iterator[int] = field(default_factory=lambda: count(1), init=False)
+    _by_page: dict[Page, Tab] = field(default_factory=dict, init=False)
+    _tasks: set[asyncio.Task[Any]] = field(default_factory=set, init=False)
+    _context_lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False)
 
     @property
     def launched(self) -> bool:
@@ -135,7 +127,7 @@ class BrowserSession:
             if self.closed:
                 raise errors.refusal(errors.TAB_CLOSED)
             if self.context is None:
-                self.context = await self._context_factory()
+                self.context = await self.context_factory()
             return self.context
 
     async def tab(self, tab_id: str | None, *, create: bool = True) -> Tab:
@@ -153,7 +145,7 @@ class BrowserSession:
 
     async def new_tab(self) -> Tab:
         context = await self.ensure_context()
-        page = await self._page_factory(context)
+        page = await self.page_factory(context)
         tab = self._adopt(page, popup=False)
         self._activate(tab.tab_id)
         await self._watch(tab)
@@ -210,7 +202,7 @@ class BrowserSession:
     async def _watch(self, tab: Tab) -> None:
         if self.context is None:
             return
-        tab.cdp = await self._watch_page(self.context, tab.page)
+        tab.cdp = await self.watch_page(self.context, tab.page)
         if tab.cdp is None:
             return
         # Page.windowOpen comes the moment a page asks for a window, long before the popup
@@ -238,7 +230,7 @@ class BrowserSession:
     def _on_popup(self, opener: Tab, page: Page) -> None:
         opener.popups_seen += 1
         opener.popup_arrived.set()
-        if self._refusals.claim(page):
+        if self.refusals.claim(page):
             # Its only navigation was refused, so it shows nothing but an error: close it unseen.
             self.changes.append(BetaNavigationRefused())
             self._spawn(self._close_page(page))
@@ -291,7 +283,7 @@ class BrowserSession:
     def _on_request_failed(self, tab: Tab, request: Request) -> None:
         if request is tab.last_nav_request:
             tab.nav_done.set()
-        if self._logs_enabled()[1]:
+        if self.logs_enabled()[1]:
             code = errors.net_error_code(Exception(request.failure or ""))
             tab.network.append(_cut(f"{request.method} failed {code or ''} {request.url}"))
 
@@ -302,15 +294,15 @@ class BrowserSession:
 
     # The logs are only kept while Settings let the model read them.
     def _on_console(self, tab: Tab, message: ConsoleMessage) -> None:
-        if self._logs_enabled()[0]:
+        if self.logs_enabled()[0]:
             tab.console.append(_cut(f"[{message.type}] {message.text}"))
 
     def _on_page_error(self, tab: Tab, error: object) -> None:
-        if self._logs_enabled()[0]:
+        if self.logs_enabled()[0]:
             tab.console.append(_cut(f"[pageerror] {error}"))
 
     def _on_request_finished(self, tab: Tab, request: Request) -> None:
-        if self._logs_enabled()[1]:
+        if self.logs_enabled()[1]:
             tab.pending_logs.add(self._spawn(self._log_request(tab, request)))
 
     async def _log_request(self, tab: Tab, request: Request) -> None:
@@ -338,7 +330,7 @@ class BrowserSession:
         self._spawn(self._save_download(download_id, download))
 
     async def _save_download(self, download_id: str, download: Download) -> None:
-        folder = self._downloads_dir()
+        folder = self.downloads_dir()
         try:
             folder.mkdir(parents=True, exist_ok=True)
             target = unique_path(folder, safe_filename(download.suggested_filename))

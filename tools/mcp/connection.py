@@ -16,8 +16,9 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -33,6 +34,7 @@ from pydantic import ValidationError
 
 from tools.mcp.errors import CallRefused, ServerGone, ServerUnavailable
 from tools.mcp.spec import ServerSpec, ServerState, ServerStatus, StdioSpec
+from tools.race import first_done
 
 log = logging.getLogger(__name__)
 
@@ -50,31 +52,23 @@ class _StoppedOnItsOwn(Exception):
     """A server that was running went away without being asked to stop."""
 
 
+@dataclass(eq=False)
 class ServerConnection:
     """One server: `start()`, `call(...)`, `stop()`; `status` and `tools` say where it stands."""
 
-    def __init__(
-        self,
-        name: str,
-        spec: ServerSpec,
-        *,
-        stderr_log: Path | None = None,
-        on_change: Callable[[], None] = lambda: None,
-        client_info: mcp_types.Implementation | None = None,
-        start_timeout: float = START_TIMEOUT,
-    ) -> None:
-        self.name = name
-        self.spec = spec
-        self.stderr_log = stderr_log
-        self.on_change = on_change
-        self.client_info = client_info
-        self.start_timeout = start_timeout
-        self.status = ServerStatus()
-        self.tools: list[mcp_types.Tool] = []
-        self._client: Client | None = None
-        self._owner: asyncio.Task[None] | None = None
-        self._stop = asyncio.Event()
-        self._settled = asyncio.Event()
+    name: str
+    spec: ServerSpec
+    _: KW_ONLY
+    stderr_log: Path | None = None
+    on_change: Callable[[], None] = lambda: None
+    client_info: mcp_types.Implementation | None = None
+    start_timeout: float = START_TIMEOUT
+    status: ServerStatus = field(default_factory=ServerStatus, init=False)
+    tools: list[mcp_types.Tool] = field(default_factory=list, init=False)
+    _client: Client | None = field(default=None, init=False)
+    _owner: asyncio.Task[None] | None = field(default=None, init=False)
+    _stop: asyncio.Event = field(default_factory=asyncio.Event, init=False)
+    _settled: asyncio.Event = field(default_factory=asyncio.Event, init=False)
 
     @property
     def running(self) -> bool:
@@ -163,7 +157,7 @@ class ServerConnection:
                 self._client = client
                 self._set(state=ServerState.READY, tools=len(self.tools), problem="")
                 self._settled.set()
-                await _first(self._stop.wait(), ended.wait())
+                await first_done(self._stop.wait(), ended.wait())
                 self._client = None
                 if not self._stop.is_set():
                     # Said once the process is gone, so its last words are in the status too.
@@ -285,17 +279,6 @@ async def _watched(
                 yield receive, write
             finally:
                 group.cancel_scope.cancel()
-
-
-async def _first(*waits: Awaitable[Any]) -> None:
-    """Wait until the first of `waits` finishes; the others are cancelled."""
-    tasks = [asyncio.ensure_future(wait) for wait in waits]
-    try:
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _leaf(exc: BaseException) -> BaseException:

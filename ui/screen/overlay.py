@@ -7,7 +7,7 @@
   no compositor blends translucent windows (plain X11) it still covers nothing else.
 - `StopPill`: "Deskhand is controlling the screen" and Stop, a small window of its own: the
   only part that takes clicks. It is an ordinary top-level window of the app, so it counts
-  among Deskhand's own windows (`ui/window/own_windows.py`) and Claude can never click it.
+  among Deskhand's own windows (`ui/screen/own_windows.py`) and Claude can never click it.
 - `ScreenVisualizer`: listens to the screen's plain events and to the conversations; shows
   the overlays while a chat controls the screen and the setting is on (Settings → Screen),
   hides them while pixels are captured, and Stop stops the turns that control the screen.
@@ -42,6 +42,7 @@ from PySide6.QtWidgets import QWidget
 from desktop.chat.conversations import ConversationEvent, TurnRunning
 from desktop.system.settings import Settings
 from desktop.workspace import Workspace
+from ui.screen.own_windows import mark_click_through
 from ui.screen.pill import (
     ACCENT,
     CONTROLLING,
@@ -50,7 +51,6 @@ from ui.screen.pill import (
     bypass_window_manager,
     fill_region,
 )
-from ui.window.own_windows import mark_click_through
 
 if TYPE_CHECKING:
     from desktop.calls.sources.screen import ScreenEvent

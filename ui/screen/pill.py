@@ -8,7 +8,7 @@ Three states, from the hand (`tools/screen/hand.py`, through the screen's hooks)
 - the person took over: "You have the controls", Hand back, Stop.
 
 It is an ordinary top-level window of the app, so it counts among Deskhand's own windows
-(`ui/window/own_windows.py`): Claude can never click it, and the person's clicks on it never
+(`ui/screen/own_windows.py`): Claude can never click it, and the person's clicks on it never
 count as reaching for the screen. Its buttons never take the keyboard focus.
 """
 

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -43,7 +42,15 @@ from desktop.mcp.config import (
 from desktop.mcp.source import McpSource, ServerState, ServerStatus
 from desktop.system.settings import KeyStorage
 from desktop.workspace import Workspace
-from ui.settings.form import Draft, SettingsForm, SettingsPage, TextField, hint_label, set_role
+from ui.settings.form import (
+    Draft,
+    SettingsForm,
+    SettingsPage,
+    TextField,
+    hint_label,
+    push_button,
+    set_role,
+)
 
 COMMAND, URL = "command", "url"
 NAME, ON, TRUSTED, STATUS = range(4)
@@ -203,12 +210,9 @@ class ConnectorsPage(SettingsPage):
         self.problem.setWordWrap(True)
         self.problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         set_role(self.problem, "error")
-        self.open_file = QPushButton("Open mcp.json")
-        self.open_file.clicked.connect(self._open_file)
-        self.reload = QPushButton("Reload")
-        self.reload.clicked.connect(self.reload_file)
-        self.import_button = QPushButton("Import from Claude Desktop")
-        self.import_button.clicked.connect(self.import_claude_desktop)
+        self.open_file = push_button("Open mcp.json", self._open_file)
+        self.reload = push_button("Reload", self.reload_file)
+        self.import_button = push_button("Import from Claude Desktop", self.import_claude_desktop)
         self.lazy = QCheckBox("Start servers only when Claude first uses one of their tools")
         self.lazy.setToolTip("Off: every server starts when Deskhand starts.")
 
@@ -228,13 +232,9 @@ class ConnectorsPage(SettingsPage):
         self.table.itemSelectionChanged.connect(self._selected)
         self.table.itemChanged.connect(self._checked)
 
-        self.add = QPushButton("Add")
-        self.add.clicked.connect(self.add_server)
-        self.remove = QPushButton("Remove")
-        self.remove.clicked.connect(self.remove_server)
-        self.restart = QPushButton("Restart")
-        self.restart.setToolTip("Start the saved server again")
-        self.restart.clicked.connect(self.restart_server)
+        self.add = push_button("Add", self.add_server)
+        self.remove = push_button("Remove", self.remove_server)
+        self.restart = push_button("Restart", self.restart_server, "Start the saved server again")
         self.editor = ServerEditor()
         self.stderr = QPlainTextEdit()
         self.stderr.setObjectName("serverStderr")

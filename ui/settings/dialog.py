@@ -41,7 +41,7 @@ from ui.settings.general import GeneralPage
 from ui.settings.model import ModelPage
 from ui.settings.permissions import PermissionsPage
 from ui.settings.screen import ScreenPage
-from ui.window.welcome import WelcomePanel
+from ui.settings.welcome import WelcomePanel
 
 __all__ = ["PAGES", "PageSpec", "SettingsDialog"]
 

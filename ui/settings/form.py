@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QPushButton,
     QSizePolicy,
     QSpinBox,
     QVBoxLayout,
@@ -146,6 +147,14 @@ def widget_for(field: FieldInfo) -> QWidget:
     if annotation is str:
         return LineField()
     raise TypeError(f"no settings widget for {annotation!r}; pass one in `widgets`")
+
+
+def push_button(text: str, on_click: Callable[[], object], tip: str = "") -> QPushButton:
+    """A page's button that calls `on_click` when pressed."""
+    button = QPushButton(text)
+    button.setToolTip(tip)
+    button.clicked.connect(on_click)
+    return button
 
 
 def hint_label(text: str = "") -> QLabel:

@@ -20,6 +20,7 @@ from desktop.calls.sources.screen import (
     status_line,
 )
 from desktop.workspace import Workspace
+from ui.boxes import boxed
 from ui.settings.form import FormPage, SettingsForm, hint_label
 
 __all__ = ["PermissionCard", "ScreenPage"]
@@ -48,12 +49,14 @@ class PermissionCard(QFrame):
         self.open_button = QPushButton(f"Open System Settings → {permission.title}")
         self.open_button.setObjectName("openPermissionPane")
         self.open_button.clicked.connect(self.open_pane)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(12, 10, 12, 10)
-        layout.setSpacing(4)
-        layout.addWidget(self.title)
-        layout.addWidget(self.status)
-        layout.addWidget(self.why)
+        layout = boxed(
+            QVBoxLayout(self),
+            self.title,
+            self.status,
+            self.why,
+            margins=(12, 10, 12, 10),
+            spacing=4,
+        )
         layout.addWidget(self.open_button, 0, Qt.AlignmentFlag.AlignLeft)
 
     def open_pane(self) -> None:

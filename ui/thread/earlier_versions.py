@@ -15,6 +15,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from desktop.chat.events import EarlierVersions
+from ui.boxes import boxed
+from ui.thread.items import action_button
 from ui.thread.labels import WrappingLabel
 from ui.thread.markdown_view import MarkdownView
 
@@ -26,16 +28,6 @@ def _heading(event: EarlierVersions) -> str:
     noun = "version" if edited else "answer"
     count = len(event.versions)
     return f"{count} earlier {noun}" + ("s" if count != 1 else "")
-
-
-def _button(text: str, name: str, tip: str) -> QToolButton:
-    button = QToolButton()
-    button.setObjectName(name)
-    button.setText(text)
-    button.setToolTip(tip)
-    button.setAutoRaise(True)
-    button.setCursor(Qt.CursorShape.PointingHandCursor)
-    return button
 
 
 class EarlierVersionsView(QFrame):
@@ -58,9 +50,9 @@ class EarlierVersionsView(QFrame):
         self._busy = False
         self.order = event.order()
         self.position = event.number_of(event.current_id)
-        self.previous_button = _button("‹", "versionArrow", "")
+        self.previous_button = action_button("‹", "", "versionArrow")
         self.previous_button.clicked.connect(lambda: self._step(-1))
-        self.next_button = _button("›", "versionArrow", "")
+        self.next_button = action_button("›", "", "versionArrow")
         self.next_button.clicked.connect(lambda: self._step(1))
         self.previous_button.setAccessibleName("Previous version")
         self.next_button.setAccessibleName("Next version")
@@ -72,10 +64,8 @@ class EarlierVersionsView(QFrame):
         self.count = QLabel(f"{self.position} / {len(self.order)}")
         self.count.setObjectName("versionCount")
         self.count.setToolTip(f"Version {self.position} of {len(self.order)}")
-        self.toggle = _button(
-            f"↺  {_heading(event)}",
-            "earlierToggle",
-            "Show what this message replaced",
+        self.toggle = action_button(
+            f"↺  {_heading(event)}", "Show what this message replaced", "earlierToggle"
         )
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.toggle.setCheckable(True)
@@ -96,11 +86,7 @@ class EarlierVersionsView(QFrame):
         row.addWidget(self.next_button)
         row.addSpacing(8)
         row.addWidget(self.toggle)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        layout.addLayout(row)
-        layout.addWidget(self.body)
+        boxed(QVBoxLayout(self), row, self.body, margins=(0, 0, 0, 0), spacing=2)
         self._update_buttons()
 
     def _step(self, by: int) -> None:
@@ -148,7 +134,7 @@ class EarlierVersionsView(QFrame):
             title_row.setContentsMargins(0, 0, 0, 0)
             title = QLabel(f"Version {self.about.number_of(version.message_id)}")
             title.setObjectName("earlierTitle")
-            use = _button("Use this version", "useVersion", "")
+            use = action_button("Use this version", "", "useVersion")
             use.clicked.connect(lambda _checked=False, chosen=version.message_id: self._use(chosen))
             self._use_buttons.append(use)
             title_row.addWidget(title)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from desktop.chat.attachments import Attachment
 from desktop.chat.events import TurnFailed
+from ui.boxes import STRETCH, boxed
 from ui.thread.attachment_views import AttachmentStrip
 from ui.thread.labels import StableHints, WrappingLabel
 from ui.thread.markdown_view import MarkdownView
@@ -52,7 +53,8 @@ def copy_text(text: str) -> None:
         clipboard.setText(text)
 
 
-def _action_button(text: str, tip: str, object_name: str = "messageAction") -> QToolButton:
+def action_button(text: str, tip: str, object_name: str = "messageAction") -> QToolButton:
+    """A flat text button of the thread (hover actions, version arrows, Continue)."""
     button = QToolButton()
     button.setObjectName(object_name)
     button.setText(text)
@@ -133,7 +135,7 @@ class UserBubble(StableHints, QWidget):
         self.hover = HoverActions()
         self.copy_button = CopyButton("Copy this message")
         self.hover.add(self.copy_button).clicked.connect(self.copy)
-        self.edit_button = self.hover.add(_action_button("Edit", "Edit and send again"))
+        self.edit_button = self.hover.add(action_button("Edit", "Edit and send again"))
         self.edit_button.clicked.connect(self.start_edit)
         self.edit_button.setVisible(message_id is not None)
         self._editable = message_id is not None
@@ -266,16 +268,8 @@ class AssistantMessage(StableHints, QWidget):
         self.hover = HoverActions()
         self.copy_button = CopyButton("Copy this reply as Markdown")
         self.hover.add(self.copy_button).clicked.connect(self.copy)
-        footer = QHBoxLayout()
-        footer.setContentsMargins(0, 0, 0, 0)
-        footer.addWidget(self.hover)
-        footer.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(6)
-        layout.addWidget(self.body)
-        layout.addWidget(self.marker)
-        layout.addLayout(footer)
+        footer = boxed(QHBoxLayout(), self.hover, STRETCH, margins=(0, 0, 0, 0))
+        boxed(QVBoxLayout(self), self.body, self.marker, footer, margins=(0, 0, 0, 0), spacing=6)
 
     def enterEvent(self, event: QEnterEvent) -> None:
         self.hover.show()
@@ -320,20 +314,22 @@ class TurnActions(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("turnActions")
-        self.regenerate_button = _action_button(
+        self.regenerate_button = action_button(
             "↻ Regenerate", "Answer the last message again; this answer is kept as a version"
         )
         self.regenerate_button.clicked.connect(self.regenerate_clicked)
-        self.continue_button = _action_button(
+        self.continue_button = action_button(
             "→ Continue", "Let Claude go on from where the reply stopped"
         )
         self.continue_button.clicked.connect(self.continue_clicked)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(4)
-        row.addWidget(self.continue_button)
-        row.addWidget(self.regenerate_button)
-        row.addStretch(1)
+        boxed(
+            QHBoxLayout(self),
+            self.continue_button,
+            self.regenerate_button,
+            STRETCH,
+            margins=(0, 0, 0, 0),
+            spacing=4,
+        )
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
 
     def set_actions(self, *, regenerate: bool, continue_: bool) -> None:
@@ -393,11 +389,9 @@ class ErrorCard(StableHints, QFrame):
             self.settings_button.clicked.connect(self.settings_clicked)
             buttons.addWidget(self.settings_button)
         buttons.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 10, 14, 10)
-        layout.setSpacing(4)
-        layout.addWidget(self.title)
-        layout.addWidget(self.detail)
+        layout = boxed(
+            QVBoxLayout(self), self.title, self.detail, margins=(14, 10, 14, 10), spacing=4
+        )
         if self.retry_button or self.settings_button:
             layout.addLayout(buttons)
         self.retried = False

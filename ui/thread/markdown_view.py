@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui import theme
+from ui.boxes import STRETCH, boxed
 from ui.thread import highlight
 from ui.thread.labels import DEFAULT_POINT_SIZE, StableHints, reserve_space_while_hidden
 from ui.thread.markdown_blocks import (
@@ -143,16 +144,10 @@ class CodeBlockView(StableHints, QFrame):
         self.spans: list[highlight.Span] = []
         self._coloured_in = ""  # the Pygments style the spans are drawn in
 
-        header = QHBoxLayout()
-        header.setContentsMargins(0, 0, 0, 0)
-        header.addWidget(self.language)
-        header.addStretch(1)
-        header.addWidget(self.copy_button)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(12, 4, 6, 10)
-        layout.setSpacing(2)
-        layout.addLayout(header)
-        layout.addWidget(self.code)
+        header = boxed(
+            QHBoxLayout(), self.language, STRETCH, self.copy_button, margins=(0, 0, 0, 0)
+        )
+        boxed(QVBoxLayout(self), header, self.code, margins=(12, 4, 6, 10), spacing=2)
         reserve_space_while_hidden(self)
 
     def set_block(self, block: Block) -> None:

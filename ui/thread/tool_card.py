@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from desktop.calls.card_text import CardOutcome, card_outcome, card_target
 from ui import icons, theme
+from ui.boxes import boxed
 from ui.thread.image_viewer import ImageThumbnail, ImageViewer
 from ui.thread.labels import StableHints, WrappingLabel
 from ui.thread.rich_text import HINT_WIDTH, MIN_WIDTH
@@ -133,17 +134,19 @@ class _Line(QWidget):
         self.hand.setText(TAKE_OVER)
         self.hand.setCursor(Qt.CursorShape.PointingHandCursor)
         self.hand.hide()
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(7)
-        row.addWidget(self.toggle)
-        row.addWidget(self.icon)
-        row.addWidget(self.title)
-        row.addWidget(self.detail, 1)
-        row.addWidget(self.images)
-        row.addWidget(self.state_icon)
-        row.addWidget(self.state)
-        row.addWidget(self.hand)
+        boxed(
+            QHBoxLayout(self),
+            self.toggle,
+            self.icon,
+            self.title,
+            (self.detail, 1),
+            self.images,
+            self.state_icon,
+            self.state,
+            self.hand,
+            margins=(0, 0, 0, 0),
+            spacing=7,
+        )
 
     def paint_icons(self, state: str) -> None:
         colours = theme.current().tokens()

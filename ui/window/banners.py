@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 
 from desktop.system.browser_setup import find_browser
 from desktop.workspace import Workspace
-from ui.window.browser_download import BrowserDownloadDialog
+from ui.sheets.browser_download import BrowserDownloadDialog
 
 NO_BROWSER = (
     "Claude can use a browser for you, but none was found on this computer. "

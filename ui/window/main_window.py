@@ -42,30 +42,21 @@ from desktop.chat.events import MessageCommitted, TurnFailed, TurnFinished, Usag
 from desktop.workspace import Workspace
 from ui import theme
 from ui.screen.overlay import ScreenVisualizer
-from ui.thread import attachment_views, earlier_versions, image_viewer, markdown_view, tool_card
+from ui.screen.own_windows import own_window_rects
+from ui.sheets.approval import ApprovalSheet
+from ui.sheets.plan import PlanSheet
 from ui.thread import items as thread_items
-from ui.thread import view as thread_view
 from ui.thread.view import ThreadView
-from ui.window import (
-    approval_sheet,
-    banners,
-    composer,
-    plan_sheet,
-    session_list,
-    tab_order,
-    welcome,
-)
-from ui.window import toolbar as window_toolbar
-from ui.window.approval_sheet import ApprovalSheet
+from ui.window import tab_order
 from ui.window.banners import BrowserOffer, NoticeBanner
 from ui.window.chat_export import ChatExport
 from ui.window.composer import Composer, takes_drop
 from ui.window.menus import ShortcutsDialog, about_box, build_menus
 from ui.window.outside_changes import OutsideWatch
-from ui.window.own_windows import own_window_rects
 from ui.window.plan_chip import PlanChip
-from ui.window.plan_sheet import PlanSheet
 from ui.window.session_list import Sidebar
+from ui.window.settings_opener import SettingsOpener
+from ui.window.style import STYLE
 from ui.window.thread_stack import ThreadStack
 from ui.window.toolbar import WindowToolbar
 from ui.window.tray import LongTurns, Notifier, Tray
@@ -100,7 +91,7 @@ class MainWindow(QMainWindow):
         self.resize(1120, 760)
         self.setMinimumSize(640, 420)
         self.current_session_id: int | None = None
-        self.settings_dialog: QDialog | None = None
+        self.settings = SettingsOpener(self, workspace, self._settings_saved)
         self._first_run_checked = False
         self.setAcceptDrops(True)  # files dropped anywhere on the window are attached
 
@@ -561,32 +552,18 @@ class MainWindow(QMainWindow):
 
     def open_settings(self, page: str = "model", *, welcome: bool = False) -> None:
         """Open the Settings dialog (non-blocking) on `page`."""
-        if self.settings_dialog is not None and shiboken6.isValid(self.settings_dialog):
-            if self.settings_dialog.isVisible():
-                self.settings_dialog.raise_()
-                self.settings_dialog.activateWindow()
-                return
-        try:
-            from ui.settings import SettingsDialog  # loaded when first needed
-        except ModuleNotFoundError as exc:
-            if exc.name != "ui.settings" and not (exc.name or "").startswith("ui.settings."):
-                raise
-            log.warning("the settings dialog is not available")
-            self.statusBar().showMessage("Settings are not available in this build.", 5000)
-            return
-        dialog = SettingsDialog(self.workspace, self, page=page, welcome=welcome)
-        dialog.saved.connect(self._settings_saved)
-        self.settings_dialog = dialog
-        dialog.open()
+        self.settings.open(page, welcome=welcome)
 
-    def _settings_saved(self, *_args: object) -> None:
+    @property
+    def settings_dialog(self) -> QDialog | None:
+        return self.settings.dialog
+
+    def _settings_saved(self) -> None:
         self.toolbar.settings_saved()
         self.statusBar().showMessage("Settings saved.", 3000)
 
     def first_run_check(self) -> None:
-        """Without an API key nothing works: open Settings on its Model page, with a welcome."""
-        if not self.workspace.has_key():
-            self.open_settings("model", welcome=True)
+        self.settings.first_run_check()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -626,43 +603,3 @@ class MainWindow(QMainWindow):
         for session_id in self.conversations.running:
             self.conversations.stop(session_id)
         super().closeEvent(event)
-
-
-_WINDOW_STYLE = """
-QMainWindow { background: $chrome; }
-#mainPane { background: $canvas; }
-#mainSplitter::handle { background: $sidebar; border-right: 1px solid $border_soft; }
-#usageLabel { color: $text_muted; padding-left: 6px; }
-#modeToolbar {
-    background: $chrome; border: none; border-bottom: 1px solid $border_soft; spacing: 6px;
-    padding: 2px 10px;
-}
-#modeLabel { color: $text_muted; }
-"""
-
-
-STYLE = "\n".join(
-    [
-        theme.BASE_STYLE,
-        _WINDOW_STYLE,
-        banners.STYLE,
-        session_list.STYLE,
-        thread_items.STYLE,
-        thread_view.STYLE,
-        markdown_view.STYLE,
-        tool_card.STYLE,
-        composer.STYLE,
-        approval_sheet.STYLE,
-        plan_sheet.STYLE,
-        image_viewer.STYLE,
-        welcome.STYLE,
-        # Newer surfaces, drawn from the palette's roles so they follow light and dark.
-        window_toolbar.STYLE,
-        session_list.LIST_STYLE,
-        attachment_views.STYLE,
-        earlier_versions.STYLE,
-        thread_items.ACTIONS_STYLE,
-        thread_view.JUMP_STYLE,
-    ]
-)
-"""The window's style sheet as a template of theme tokens (see ui/theme.py)."""

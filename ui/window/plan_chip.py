@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.calls.plans import STILL_ASKS, Plan, PlanBook, clock
+from ui.boxes import boxed
 
 MAX_TIMER_MS = 60 * 60 * 1000  # a longer plan is looked at again within the hour
 
@@ -56,12 +57,7 @@ class PlanChip(QFrame):
         self.end.setText("End")
         self.end.setToolTip("End the plan: every step asks again as your mode says")
         self.end.clicked.connect(self._end)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(4, 0, 4, 0)
-        row.setSpacing(0)
-        row.addWidget(self.summary)
-        row.addWidget(dot)
-        row.addWidget(self.end)
+        boxed(QHBoxLayout(self), self.summary, dot, self.end, margins=(4, 0, 4, 0), spacing=0)
         self.details: QMenu | None = None
         self.details_text: QLabel | None = None
         self._expiry = QTimer(self)

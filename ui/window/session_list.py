@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.system.store import Store, format_time
+from ui.boxes import boxed
 
 SEARCH_DELAY_MS = 150
 SESSION_ID_ROLE = Qt.ItemDataRole.UserRole
@@ -109,13 +110,15 @@ class SessionList(QWidget):
         self._populating = False
         self._selected: int | None = None
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 12, 10, 10)
-        layout.setSpacing(8)
-        layout.addWidget(self.new_chat_button)
-        layout.addWidget(self.search)
-        layout.addWidget(self.no_match)
-        layout.addWidget(self.list, 1)
+        boxed(
+            QVBoxLayout(self),
+            self.new_chat_button,
+            self.search,
+            self.no_match,
+            (self.list, 1),
+            margins=(10, 12, 10, 10),
+            spacing=8,
+        )
 
     # -- contents -------------------------------------------------------------------
 

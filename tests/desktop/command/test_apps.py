@@ -18,6 +18,7 @@ from desktop.calls.permissions import Rule, RuleScope
 from desktop.calls.sources.function_tools import FunctionTools
 from desktop.command import apps as apps_cli
 from desktop.workspace import Workspace
+from tests.support.answers import checked
 from tests.support.jxa.world import OSASCRIPT, WORLD_ENV, World
 from tests.tools.mac.sdef.bundles import FIXTURES, INCLUDES, make_bundle
 from tests.tools.mac.sdef.test_app_tools import DESKTOP_REPORT, finder_world
@@ -60,8 +61,12 @@ def test_the_json_of_a_dictionary_has_the_documented_shape(tmp_path: Path) -> No
 @pytest.mark.skipif(sys.platform == "darwin", reason="on a Mac the call runs")
 def test_a_call_off_a_mac_says_what_works_instead(tmp_path: Path) -> None:
     called = deskhand("apps", "call", "Finder", "delete", "--dry-run", data_dir=tmp_path)
-    assert called.returncode == 1
+    assert called.returncode == 5  # cannot run here
     assert "needs macOS" in called.stderr and "apps dictionary" in called.stderr
+    as_json = deskhand("apps", "call", "Finder", "delete", "--json", data_dir=tmp_path)
+    error = checked(as_json.stdout, "deskhand.error/1")["error"]
+    assert (as_json.returncode, error["code"]) == (5, "unavailable")
+    assert error["message"].startswith("Running app commands needs macOS (osascript).")
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="the JXA stand-in needs node")
@@ -86,7 +91,12 @@ def test_a_call_takes_the_pipeline_never_first_and_an_allowed_one_is_audited_as_
         )
 
     args = argparse.Namespace(
-        app="Finder", verb="delete", dry_run=False, args=json.dumps({"reference": DESKTOP_REPORT})
+        app="Finder",
+        verb="delete",
+        dry_run=False,
+        args=json.dumps({"reference": DESKTOP_REPORT}),
+        apps_command="call",
+        json=False,
     )
 
     def call_with(rule: Rule) -> tuple[int, str, str | None]:
@@ -116,7 +126,12 @@ def test_a_call_takes_the_pipeline_never_first_and_an_allowed_one_is_audited_as_
     assert "report.pdf" in files_on_desktop(world)
     assert index.stat().st_mtime_ns == scanned  # refused before any discovery ran
 
+    args.json = True  # the same, for a script
+    code, out, audit = call_with(Rule.NEVER)
+    assert code == 1 and checked(out, "deskhand.error/1")["error"]["code"] == "refused"
     code, out, audit = call_with(Rule.ALLOW)
     assert code == 0, out
+    ran = checked(out, "deskhand.apps.call/1")
+    assert (ran["app"], ran["command"], ran["dry_run"]) == ("Finder", "delete", False)
     assert audit == "allowed/rule/ok"  # the row of a call that ran says how it ended
     assert "report.pdf" not in files_on_desktop(world)

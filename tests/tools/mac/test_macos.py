@@ -432,11 +432,17 @@ def test_no_code_is_built_from_input(mac: StandIn, tmp_path: Path) -> None:
             mac.run(one_shot.aclose())
 
     scripts = {str(path) for path in SCRIPTS_DIR.rglob("*.js")}
+    # A one-shot run is the folder's constant prelude and the action's constant script.
+    prelude = (SCRIPTS_DIR / "macos" / "_prelude.js").read_text(encoding="utf-8")
+    texts = {
+        prelude + "\n" + path.read_text(encoding="utf-8")
+        for path in (SCRIPTS_DIR / "macos").glob("*.js")
+    }
     assert len(seen_argv) == len(calls)  # the one-shot runs (the worker was already started)
     for argv in seen_argv:
-        assert argv[:3] == (str(OSASCRIPT), "-l", "JavaScript") and len(argv) == 5
-        assert argv[3] in scripts
-        assert isinstance(json.loads(argv[4]), dict) and argv[4].isascii()
+        assert argv[:4] == (str(OSASCRIPT), "-l", "JavaScript", "-e") and len(argv) == 6
+        assert argv[4] in texts
+        assert isinstance(json.loads(argv[5]), dict) and argv[5].isascii()
     assert len(seen_requests) == len(calls)
     for script, payload in seen_requests:
         assert str(SCRIPTS_DIR / f"{script}.js") in scripts

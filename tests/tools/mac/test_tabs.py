@@ -404,12 +404,21 @@ const [script, inputs] = [process.argv[2], JSON.parse(fs.readFileSync(0, "utf8")
 const ctx = vm.createContext({});
 vm.runInContext(fs.readFileSync(script, "utf8"), ctx);
 function echo(args) { return JSON.stringify(args); }
+function echoElement(element, args) { return JSON.stringify(args); }
+const document = { querySelector: () => ({}) };  // every selector finds an element
 const out = inputs.map((args) => {
   const source = ctx.pageSource(echo, args);
-  const page = vm.createContext({ JSON });
-  return { source, back: vm.runInContext(source, page) };
+  const around = ctx.elementSource(echoElement, args);
+  return {
+    source,
+    back: vm.runInContext(source, vm.createContext({ JSON })),
+    around,
+    back_around: vm.runInContext(around, vm.createContext({ JSON, document })),
+  };
 });
-process.stdout.write(JSON.stringify({ out, echo: echo.toString() }));
+process.stdout.write(JSON.stringify({
+  out, echo: echo.toString(), element: ctx.onElement.toString() + ")(" + echoElement.toString(),
+}));
 """
 LITERAL = re.compile(r'"(?:[A-Za-z0-9]|\\u[0-9a-f]{4})*"')
 
@@ -436,11 +445,15 @@ def test_no_value_can_break_out_of_the_page_arguments(tmp_path: Path, texts: lis
     inputs = [{"selector": text, "text": text} for text in [*texts, *HOSTILE]]
     answer = wrap_in_node(tmp_path, inputs)
     prefix = "(" + answer["echo"] + ")(JSON.parse("
+    around = "(" + answer["element"] + ", JSON.parse("
     for args, item in zip(inputs, answer["out"], strict=True):
-        source = item["source"]
-        assert source.startswith(prefix) and source.endswith("))")
-        assert LITERAL.fullmatch(source[len(prefix) : -2]), source
-        assert json.loads(item["back"]) == args
+        for start, source, back in [
+            (prefix, item["source"], item["back"]),
+            (around, item["around"], item["back_around"]),
+        ]:
+            assert source.startswith(start) and source.endswith("))")
+            assert LITERAL.fullmatch(source[len(start) : -2]), source
+            assert json.loads(back) == args
 
 
 @pytest.mark.parametrize(
@@ -462,11 +475,12 @@ def test_tab_scripts_take_one_json_argument_and_run_no_code(script: Path) -> Non
             assert token not in source, token
     if script == PAGE_SCRIPT:
         # The one call into the page, fed only by run_js's approved code or a constant page
-        # function applied to JSON data.
+        # function (alone, or around the element it acts on) applied to JSON data.
         assert source.count("doJavaScript(") == 1 and source.count("execute(") == 1
         assert re.findall(r"\bsource = [^;]+;", source) == [
             "source = input.code;",
             "source = pageSource(PAGE_FUNCTIONS[input.op], input.args);",
+            "source = elementSource(ELEMENT_FUNCTIONS[input.op], input.args);",
         ]
 
 

@@ -33,8 +33,8 @@ from ui.screen.overlay import (
     StopPill,
     typed_text,
 )
+from ui.screen.own_windows import own_window_rects
 from ui.window.main_window import MainWindow
-from ui.window.own_windows import own_window_rects
 
 
 @pytest.fixture

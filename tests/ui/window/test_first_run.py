@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QPushButton
 from desktop.workspace import Workspace
 from tests.support.waiting import wait_until
 from ui.settings import SettingsDialog
-from ui.window.browser_download import BrowserDownloadDialog
+from ui.sheets.browser_download import BrowserDownloadDialog
 from ui.window.main_window import MainWindow
 
 
@@ -28,7 +28,7 @@ def test_first_run_without_a_key_opens_settings_with_a_welcome(
     assert isinstance(dialog, SettingsDialog) and dialog.isVisible()
     assert dialog.welcome is not None and "Anthropic API key" in dialog.welcome.text()
     assert "Claude can act for you" in dialog.welcome.text()
-    assert dialog._stack.currentIndex() == 0  # the Model page
+    assert dialog.page("model").isVisible()  # the Model page is the one shown
     assert dialog.welcome.isVisible()
     dialog.select_page("permissions")  # the welcome is about the key: it stays on its page
     assert not dialog.welcome.isVisible()

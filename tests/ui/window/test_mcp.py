@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt
 from desktop.workspace import Workspace
 from tests.support import mcp_servers
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
+from tests.support.waiting import wait_until
 from tests.ui.window.test_approvals import cards, sheet_open
 from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
 from ui.window.main_window import MainWindow
@@ -149,5 +150,11 @@ def test_a_server_that_crashes_mid_call_gives_a_clear_card(  # type: ignore[no-u
     [card] = cards(window)
     assert card.state.text() != "Done"
     assert "The MCP server “probe” stopped while running this tool" in card.outcome.text()
-    status = workspace.toolbox.mcp.status("probe")
-    assert status.state.value == "failed" and status.stderr == "probe: crashing on purpose"
+    # Connectors hears of the exit from the process itself, a moment after the call failed.
+    aloop.run_until_complete(
+        wait_until(
+            lambda: workspace.toolbox.mcp.status("probe").state.value == "failed",
+            what="the server to be marked failed",
+        )
+    )
+    assert workspace.toolbox.mcp.status("probe").stderr == "probe: crashing on purpose"

@@ -123,8 +123,10 @@ def test_the_windows_sheet_answers_an_mcp_clients_call(  # type: ignore[no-untyp
         denied = await done(second)
         assert denied.is_error and "/refused.html" not in pages.paths()
         assert text(denied) == (
-            "The person denied this action. Do not try it again in another way unless they "
-            "ask. Their reason: not that page"
+            "Refused: the person said no when Deskhand asked about this action. Do not try it "
+            "again in another way unless they ask; if they want it to run, they can allow it "
+            "when asked, or set “Browser: navigate” to Always allow in Deskhand → Settings → "
+            "Permissions. Their reason: not that page"
         )
 
     with_client(aloop, workspace.paths.root, work)
@@ -172,7 +174,9 @@ def test_a_window_that_goes_away_mid_question_refuses_the_call(  # type: ignore[
         refused = await done(asked)
         assert refused.is_error and pages.paths() == []
         assert text(refused) == (
-            "Deskhand's window went away before the person answered; nothing ran."
+            "Deskhand's window went away before the person answered; nothing ran. Tell the "
+            "person; with Deskhand's window open, calling again asks them again, or they can set "
+            "“Browser: navigate” to Always allow in Deskhand → Settings → Permissions."
         )
         await wait_until(lambda: not sheet_open(window), 10, "the sheet closing")
 

@@ -30,10 +30,10 @@ from tests.support.plan_sites import (
 from tests.ui.thread.test_replay import card_texts
 from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
 from tools.browser import find_browser
+from ui.sheets.approval import ApprovalSheet
+from ui.sheets.plan import PlanSheet
 from ui.thread.tool_card import ToolCard
-from ui.window.approval_sheet import ApprovalSheet
 from ui.window.main_window import MainWindow
-from ui.window.plan_sheet import PlanSheet
 
 pytestmark = pytest.mark.skipif(
     find_browser() is None, reason="no Chromium-family browser installed"

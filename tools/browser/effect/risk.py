@@ -136,14 +136,23 @@ def judge(effect: Effect | None) -> tuple[str, str]:
     return "change", f"Acts on {where}"
 
 
-def judge_effects(member: str, effects: Sequence[Effect | None]) -> tuple[str, str]:
-    """(risk, reason) of a call from the effects it was resolved to: the riskiest one counts."""
+def _fixed_risk(member: str) -> tuple[str, str] | None:
+    """(risk, reason) of a member whose risk does not depend on what it acts on; None for a
+    change member, which may weigh more by its target."""
     if member in CONSEQUENTIAL_MEMBERS:
         return "consequential", REASONS[member]
     if member in READ_MEMBERS:
         return "read", READ_REASON
     if member not in CHANGE_MEMBERS:
         return "consequential", "Unknown browser action"
+    return None
+
+
+def judge_effects(member: str, effects: Sequence[Effect | None]) -> tuple[str, str]:
+    """(risk, reason) of a call from the effects it was resolved to: the riskiest one counts."""
+    fixed = _fixed_risk(member)
+    if fixed is not None:
+        return fixed
     if member not in EFFECT_MEMBERS or not effects:
         return "change", REASONS.get(member, "Acts on the page")
     risk, reason = "read", READ_REASON
@@ -176,12 +185,9 @@ def browser_risk(
 
     Only the names of the model's last read are known here; the gate's decision comes from
     `judge_effects` on the live page."""
-    if member in CONSEQUENTIAL_MEMBERS:
-        return "consequential", REASONS[member]
-    if member in READ_MEMBERS:
-        return "read", READ_REASON
-    if member not in CHANGE_MEMBERS:
-        return "consequential", "Unknown browser action"
+    fixed = _fixed_risk(member)
+    if fixed is not None:
+        return fixed
     label = _label(input, ref_label)
     if member in CLICKS or member == "form_input":
         kind = weighty(label) if label else None

@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 from tools.browser.network.check import EgressChecker
 from tools.browser.network.grants import host_text
 from tools.browser.network.url_policy import IPAddress, Refusal, UrlRefused, canonical_host
+from tools.race import first_done
 
 log = logging.getLogger(__name__)
 
@@ -302,13 +303,9 @@ async def _relay(
     async def upstream_copy() -> None:
         await _copy(client_reader, upstream)
 
-    tasks = [asyncio.ensure_future(downstream()), asyncio.ensure_future(upstream_copy())]
     try:
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        await first_done(downstream(), upstream_copy())
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
         with contextlib.suppress(ConnectionError, OSError):
             await client.drain()
 

@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.mac.osa.errors import OsaError, ProblemKind, classify, from_stderr, problem
@@ -180,35 +181,27 @@ class Worker:
         kill_group(self.proc)
 
 
+@dataclass(kw_only=True, eq=False)
 class WorkerPool:
     """A fixed number of worker slots; each slot holds a live worker or None (start on use)."""
 
-    def __init__(
-        self,
-        *,
-        osascript: str,
-        worker_script: Path,
-        scripts_dir: Path,
-        size: int = 2,
-        cap: int = 1_000_000,
-        start_timeout: float = 10.0,
-        retry_after: float = 30.0,
-    ) -> None:
-        self._osascript = osascript
-        self._worker_script = worker_script
-        self._scripts_dir = scripts_dir
-        self._cap = cap
-        self._start_timeout = start_timeout
-        self._retry_after = retry_after
-        self._retry_at = 0.0
-        self._slots: asyncio.Queue[Worker | None] = asyncio.Queue()
-        for _ in range(size):
+    osascript: str
+    worker_script: Path
+    scripts_dir: Path
+    size: int = 2
+    cap: int = 1_000_000
+    start_timeout: float = 10.0
+    retry_after: float = 30.0
+    _retry_at: float = field(default=0.0, init=False)
+    _slots: asyncio.Queue[Worker | None] = field(default_factory=asyncio.Queue, init=False)
+    _live: set[Worker] = field(default_factory=set, init=False)
+    _refills: set[asyncio.Task[None]] = field(default_factory=set, init=False)
+    _next_id: int = field(default=0, init=False)
+    _closed: bool = field(default=False, init=False)
+
+    def __post_init__(self) -> None:
+        for _ in range(self.size):
             self._slots.put_nowait(None)
-        self._live: set[Worker] = set()
-        self._refills: set[asyncio.Task[None]] = set()
-        self._next_id = 0
-        self._closed = False
-        self.size = size
 
     @property
     def pids(self) -> list[int]:
@@ -279,14 +272,14 @@ class WorkerPool:
             return None
         try:
             worker = await Worker.start(
-                self._osascript,
-                self._worker_script,
-                self._scripts_dir,
-                cap=self._cap,
-                ready_timeout=self._start_timeout,
+                self.osascript,
+                self.worker_script,
+                self.scripts_dir,
+                cap=self.cap,
+                ready_timeout=self.start_timeout,
             )
         except WorkerStartError as exc:
-            self._retry_at = time.monotonic() + self._retry_after
+            self._retry_at = time.monotonic() + self.retry_after
             log.warning("could not start a JXA worker (%s); using one-shot runs for now", exc)
             return None
         self._live.add(worker)

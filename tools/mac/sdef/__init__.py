@@ -10,8 +10,9 @@ dictionary FILE`) needs the parser, not the tools or the catalog.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tools.lazy import lazy_names
 
 if TYPE_CHECKING:
     from tools.mac.sdef.app_tools import AppCommandTool, AppDictionaryTool, AppsListTool
@@ -37,10 +38,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'tools.mac.sdef' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"tools.mac.sdef.{home}"), name)
-    globals()[name] = value  # the next lookup is an ordinary one
-    return value
+__getattr__ = lazy_names(__name__, _HOMES)

@@ -19,7 +19,7 @@ import time
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from tools.base import RunContext, ToolResult
 from tools.screen import errors
@@ -30,6 +30,7 @@ from tools.screen.events import ScreenEvent
 from tools.screen.geometry import Point, Rect
 from tools.screen.hand import Hand
 from tools.screen.risk import quote
+from tools.screen.see import report
 from tools.screen.see.access import ScreenAccess
 from tools.screen.see.snapshot import Item, role_word
 from tools.screen.windows import window_at
@@ -71,6 +72,10 @@ class Acting:
     def display(self, point: Point) -> int | None:
         display = display_at(self.displays, point)
         return display.index if display is not None else None
+
+    def how(self, means: str, point: Point | None) -> dict[str, Any]:
+        """How an action acted ("accessibility", "pointer", "none") and where, for programs."""
+        return {"how": means, **report.placed(point, self.displays)}
 
 
 class ElementActions:
@@ -164,14 +169,19 @@ class ElementActions:
     ) -> ToolResult:
         if await accessibility.press(item.node.ref):
             # Pressed by its own action: the ring still marks it where the person sees it.
-            self._emit_click(acting, _centre(item.node) if item.node.showing else None)
-            return ToolResult(text=f"Pressed {named(item)}.")
+            middle = _centre(item.node) if item.node.showing else None
+            self._emit_click(acting, middle)
+            return ToolResult(
+                text=f"Pressed {named(item)}.", data=acting.how("accessibility", middle)
+            )
         point = await self._clickable_centre(item, accessibility, acting.worker)
         if point is None:
             return ToolResult.failure(errors.NOT_PRESSED)
         self._emit_click(acting, point)
         await acting.input(functools.partial(_click_at, point=point))
-        return ToolResult(text=f"Clicked {named(item)} at its centre.")
+        return ToolResult(
+            text=f"Clicked {named(item)} at its centre.", data=acting.how("pointer", point)
+        )
 
     async def _set_value(
         self, item: Item, value: str, accessibility: AccessibilityBackend, acting: Acting
@@ -191,7 +201,10 @@ class ElementActions:
             now = await accessibility.text(ref)
             if now is not None and now != value:
                 return ToolResult.failure(errors.NOT_SET)
-            return ToolResult(text=f"Set {named(item)} to '{quote(value)}'.")
+            return ToolResult(
+                text=f"Set {named(item)} to '{quote(value)}'.",
+                data=acting.how("accessibility", point),
+            )
         return await self._type_into(item, value, accessibility, acting)
 
     async def _type_into(
@@ -226,13 +239,15 @@ class ElementActions:
             chunk = value[start : start + TYPE_CHUNK]
             await acting.input(functools.partial(_type, text=chunk))
         now = await accessibility.text(item.node.ref)
+        typed = acting.how("pointer", point)
         if now is None:
             return ToolResult(
-                text=f"Typed '{quote(value)}' into {named(item)} (its text cannot be read back)."
+                text=f"Typed '{quote(value)}' into {named(item)} (its text cannot be read back).",
+                data=typed,
             )
         if now != value:
             return ToolResult.failure(errors.TYPED_DIFFERENTLY)
-        return ToolResult(text=f"Set {named(item)} to '{quote(value)}' by typing.")
+        return ToolResult(text=f"Set {named(item)} to '{quote(value)}' by typing.", data=typed)
 
     async def _has_focus(
         self,
@@ -262,7 +277,8 @@ class ElementActions:
         scroller = await _scroller(accessibility, item.node)
         if _in_view(item.node, scroller):
             return ToolResult(
-                text=f"{named(item)[:1].upper()}{named(item)[1:]} is in view already."
+                text=f"{named(item)[:1].upper()}{named(item)[1:]} is in view already.",
+                data=acting.how("none", _centre(item.node)),
             )
         box = scroller.bounds if scroller is not None else None
         mark = _centre(scroller) if scroller is not None else _centre(item.node)
@@ -280,7 +296,7 @@ class ElementActions:
         if await accessibility.scroll_to(ref):
             (scrolled,) = await accessibility.read([ref])
             if scrolled is not None and _in_view(scrolled, scroller):
-                return _scrolled(item, scrolled)
+                return _scrolled(item, scrolled, acting.how("accessibility", _centre(scrolled)))
         if box is None:
             return ToolResult.failure(errors.NOT_SCROLLED)
         point = Point(box.x + box.width // 2, box.y + box.height // 2)
@@ -307,7 +323,7 @@ class ElementActions:
             if now is None:
                 return ToolResult.failure(errors.STALE)
             if _in_view(now, scroller):
-                return _scrolled(item, now)
+                return _scrolled(item, now, acting.how("pointer", point))
             node = now
         return ToolResult.failure(errors.NOT_SCROLLED)
 
@@ -356,12 +372,13 @@ def _in_view(node: Node, scroller: Node | None) -> bool:
     return scroller.bounds.intersection(node.bounds) == node.bounds
 
 
-def _scrolled(item: Item, node: Node) -> ToolResult:
+def _scrolled(item: Item, node: Node, data: dict[str, Any]) -> ToolResult:
     assert node.bounds is not None
     box = node.bounds
     return ToolResult(
         text=f"Scrolled {named(item)} into view (now at global ({box.x}, {box.y}) "
-        f"{box.width}×{box.height}; see again for its screenshot coordinates)."
+        f"{box.width}×{box.height}; see again for its screenshot coordinates).",
+        data=data,
     )
 
 

@@ -27,7 +27,23 @@ MAX_CANDIDATES = 20
 
 
 class TargetError(Exception):
-    """The target names no window, or several; the message (for the model) lists candidates."""
+    """The target names no window, or several; the message (for the model) lists candidates.
+
+    `code` says which for programs (`report.py`): `not_found`, `ambiguous`, `app_not_running`,
+    `bad_input` or `no_display`; `windows` / `displays` are the candidates the message lists."""
+
+    def __init__(
+        self,
+        message: str,
+        code: str = "not_found",
+        *,
+        windows: Sequence[Window] = (),
+        displays: Sequence[Display] = (),
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.windows = tuple(windows)
+        self.displays = tuple(displays)
 
 
 class Target(BaseModel):
@@ -135,11 +151,12 @@ def resolve(
     left out); raises `TargetError` with the candidates."""
     names = dict(app_names or {})
     if not displays:
-        raise TargetError("No display was found.")
+        raise TargetError("No display was found.", "no_display")
     if target.display is not None:
         if not 0 <= target.display < len(displays):
             raise TargetError(
-                f"There is no display {target.display}. The displays are 0 to {len(displays) - 1}."
+                f"There is no display {target.display}. The displays are 0 to {len(displays) - 1}.",
+                displays=displays,
             )
         display = displays[target.display]
         on_it = tuple(w for w in windows if display_of(w, displays).index == display.index)
@@ -154,7 +171,8 @@ def _one_window(target: Target, windows: Sequence[Window], names: dict[int, str]
         if found is None:
             raise TargetError(
                 f"No window has the id {target.window_id} (it may have closed). The windows "
-                f"open now:\n{_candidates(windows, names)}"
+                f"open now:\n{_candidates(windows, names)}",
+                windows=windows,
             )
         return found
     pool = list(windows)
@@ -163,13 +181,17 @@ def _one_window(target: Target, windows: Sequence[Window], names: dict[int, str]
         if not pool:
             raise TargetError(
                 f"No open window belongs to an app named '{quote(target.app, 40)}'. The "
-                f"windows open now:\n{_candidates(windows, names)}"
+                f"windows open now:\n{_candidates(windows, names)}",
+                "app_not_running",
+                windows=windows,
             )
         apps = {w.pid if w.pid is not None else w.app for w in pool}
         if len(apps) > 1:
             raise TargetError(
                 f"Several apps match '{quote(target.app, 40)}'; name one by its window id or "
-                f"its full name. They are:\n{_candidates(pool, names, windows)}"
+                f"its full name. They are:\n{_candidates(pool, names, windows)}",
+                "ambiguous",
+                windows=pool,
             )
     if target.title is not None:
         wanted = target.title.casefold()
@@ -177,21 +199,25 @@ def _one_window(target: Target, windows: Sequence[Window], names: dict[int, str]
         if not titled:
             raise TargetError(
                 f"No window's title contains '{quote(target.title, 40)}'. The windows "
-                f"open now:\n{_candidates(pool if target.app else windows, names, windows)}"
+                f"open now:\n{_candidates(pool if target.app else windows, names, windows)}",
+                windows=pool if target.app else windows,
             )
         if len(titled) > 1 and target.window_index is None:
             raise TargetError(
                 f"Several windows' titles contain '{quote(target.title, 40)}'; name one by its "
-                f"window id. They are:\n{_candidates(titled, names, windows)}"
+                f"window id. They are:\n{_candidates(titled, names, windows)}",
+                "ambiguous",
+                windows=titled,
             )
         pool = titled
     if target.window_index is not None:
         if target.app is None:
-            raise TargetError("A window index needs the app it belongs to.")
+            raise TargetError("A window index needs the app it belongs to.", "bad_input")
         if target.window_index >= len(pool):
             raise TargetError(
                 f"'{quote(target.app, 40)}' has no window #{target.window_index}. Its windows:"
-                f"\n{_candidates(pool, names, windows)}"
+                f"\n{_candidates(pool, names, windows)}",
+                windows=pool,
             )
         return pool[target.window_index]
     if target.app is not None or target.title is not None:

@@ -35,11 +35,11 @@ import io
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Any
 
 from PIL import Image
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from tools.base import (
     ActionInfo,
@@ -64,6 +64,7 @@ from tools.screen.errors import AccessibilityDenied, ScreenError
 from tools.screen.events import around_capture
 from tools.screen.risk import quote, screen_risk
 from tools.screen.scaling import ImageFrame
+from tools.screen.see import report
 from tools.screen.see.access import Looks, ScreenAccess
 from tools.screen.see.acting import (
     POLL,
@@ -74,6 +75,16 @@ from tools.screen.see.acting import (
     refusal,
 )
 from tools.screen.see.annotate import annotate
+from tools.screen.see.inputs import (
+    DESCRIPTION,
+    FIRST_LOOK,
+    FIRST_LOOK_REASON,
+    LAST_SEEN,
+    READS,
+    ROWS,
+    ScreenCall,
+    ScreenInput,
+)
 from tools.screen.see.snapshot import (
     Item,
     Snapshot,
@@ -83,90 +94,13 @@ from tools.screen.see.snapshot import (
     role_word,
     shown_rect,
 )
-from tools.screen.see.targets import Resolved, Target, TargetError, resolve
+from tools.screen.see.targets import Resolved, TargetError, resolve
 from tools.screen.windows import Window, describe_windows
 from tools.screen.worker import ScreenWorker
 
 log = logging.getLogger(__name__)
 
 __all__ = ["Looks", "ScreenCall", "ScreenInput", "ScreenTool"]
-
-Action = Literal[
-    "screens", "windows", "see", "screenshot", "wait", "click", "set_value", "scroll_to"
-]
-READS = frozenset({"screens", "windows", "see", "screenshot", "wait"})
-WAIT_DEFAULT = 5.0
-WAIT_MAX = 30.0
-LAST_SEEN = 30  # element lines a failed wait reports
-FIRST_LOOK = "Let Claude see your screen in this chat?"
-FIRST_LOOK_REASON = "The first look at your screen in this chat"
-
-DESCRIPTION = """\
-See and use other apps' windows through their accessibility elements, with ids.
-- windows: the open windows, front to back, with ids. screens: the displays.
-- see: a snapshot of a window: an id and a line per element, e.g. `T1 text field "Name" (412,230 \
-200×28)`. Ids: B button, T text field, L link, C checkbox, R radio, S slider, M menu item, \
-I image, G group, X other. Bounds are pixels of a screenshot of the window's display (the \
-computer tool's coordinates). annotate: true adds that screenshot with the ids drawn on it.
-- click, set_value (with value), scroll_to: act on an element by its id from the latest see \
-(or from `snapshot`). If the window changed since, you are asked to see again.
-- wait: until an element with that role and/or label appears (gone: true, disappears), \
-up to timeout seconds (default 5, at most 30).
-- screenshot: the pixels of a window or display.
-Target (see, wait, screenshot): nothing for the front-most window; app (its name or class), \
-with window_index (0 = its front-most window) or title; title alone (text in the window title); \
-window_id (from windows); display (an index: all of it). Password fields are never filled."""
-
-
-class ScreenInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    action: Action
-    app: str | None = Field(default=None, max_length=200)
-    title: str | None = Field(default=None, max_length=200)
-    window_index: int | None = Field(default=None, ge=0, le=1000)
-    window_id: int | None = Field(default=None, ge=0)
-    display: int | None = Field(default=None, ge=0, le=64)
-    annotate: bool = False
-    id: str | None = Field(default=None, pattern=r"^[BTLCRSMIGX][0-9]{1,4}$")
-    snapshot: str | None = Field(default=None, pattern=r"^s[0-9]{1,9}$")
-    value: str | None = Field(default=None, max_length=10_000)
-    role: str | None = Field(default=None, max_length=60)
-    label: str | None = Field(default=None, max_length=200)
-    gone: bool = False
-    timeout: float = Field(default=WAIT_DEFAULT, gt=0, le=WAIT_MAX)
-
-    def target(self) -> Target:
-        return Target.model_validate(self.model_dump(include=set(Target.model_fields)))
-
-
-@dataclass(frozen=True)
-class ScreenCall:
-    """One call: its input and the chat it is made in."""
-
-    input: ScreenInput
-    session_id: int = 0
-
-
-@dataclass(frozen=True)
-class _Row:
-    """One action: its usual risk (before the element is known) and what it is for."""
-
-    risk: Risk
-    description: str
-    member: str = ""  # the computer member it is judged like ("left_click", "type", "scroll")
-
-
-ROWS: dict[str, _Row] = {
-    "screens": _Row(Risk.READ, "Lists the displays"),
-    "windows": _Row(Risk.READ, "Lists the open windows"),
-    "see": _Row(Risk.READ, "Reads a window's elements (names, values, where they are)"),
-    "screenshot": _Row(Risk.READ, "Takes a screenshot of a window or display"),
-    "wait": _Row(Risk.READ, "Waits for an element to appear or disappear"),
-    "click": _Row(Risk.CHANGE, "Presses an element; judged by the element", "left_click"),
-    "set_value": _Row(Risk.CHANGE, "Puts text in a field; judged by the field", "type"),
-    "scroll_to": _Row(Risk.READ, "Scrolls an element into view", "scroll"),
-}
 
 
 class ScreenTool(ElementActions, FunctionTool[ScreenCall]):
@@ -277,6 +211,10 @@ class ScreenTool(ElementActions, FunctionTool[ScreenCall]):
         """What no answer could allow, refused before anyone is asked: a missing id or value,
         an id from no fresh snapshot, a changed window, a password field, Deskhand's own.
         Else the call, with its element read again so the gate judges it as it is now."""
+        prepared = await self._prepare(call)
+        return _coded(prepared) if isinstance(prepared, ToolResult) else prepared
+
+    async def _prepare(self, call: ScreenCall) -> ScreenCall | ToolResult:
         given = call.input
         if given.action == "wait" and not (given.role or given.label):
             return ToolResult.failure(errors.NEEDS_WHAT)
@@ -315,25 +253,47 @@ class ScreenTool(ElementActions, FunctionTool[ScreenCall]):
             return ToolResult.failure(errors.UNAVAILABLE)
         try:
             result = await self._run(action, call, worker, ctx)
-        except (TargetError, PersonHadControls) as exc:
-            return ToolResult.failure(str(exc))
+        except TargetError as exc:
+            return await self._missed(exc, worker)
+        except PersonHadControls as exc:  # the person's own hand took over: not sent
+            return ToolResult.failure(str(exc), {"code": "refused"})
         except AccessibilityDenied:
-            return ToolResult.failure(errors.ACCESSIBILITY_DENIED)
+            return _coded(ToolResult.failure(errors.ACCESSIBILITY_DENIED))
         except ScreenError:
             log.warning("the screen tool's %s failed", action, exc_info=True)
-            return ToolResult.failure(errors.UNEXPECTED)
+            return _coded(ToolResult.failure(errors.UNEXPECTED))
         if action in READS and not result.is_error and self._access.looks is not None:
             self._access.looks.saw(call.session_id)
-        return result
+        return _coded(result)
+
+    async def _missed(self, exc: TargetError, worker: ScreenWorker) -> ToolResult:
+        """A target that named no window (or several): the message, and the candidates as data."""
+        try:
+            displays = await worker.displays() if exc.windows else list(exc.displays)
+            every = await self._windows(worker) if exc.windows else []
+        except (TargetError, ScreenError):
+            displays, every = [], []
+        names = await self._app_names()
+        candidates = [
+            {"type": "window", **report.window(w, displays, every, names)} for w in exc.windows
+        ] + [{"type": "screen", **report.screen(d)} for d in exc.displays]
+        return ToolResult.failure(str(exc), {"code": exc.code, "candidates": candidates})
 
     async def _run(
         self, action: str, call: ScreenCall, worker: ScreenWorker, ctx: RunContext
     ) -> ToolResult:
         if action == "screens":
-            return ToolResult(text=describe_displays(await worker.displays(), None))
+            displays = await worker.displays()
+            return ToolResult(
+                text=describe_displays(displays, None),
+                data={"screens": [report.screen(display) for display in displays]},
+            )
         if action == "windows":
             windows = await self._windows(worker)
-            return ToolResult(text=await self._windows_text(windows))
+            displays = await worker.displays()
+            names = await self._app_names()
+            listed = [report.window(w, displays, windows, names) for w in windows]
+            return ToolResult(text=await self._windows_text(windows), data={"windows": listed})
         if action == "screenshot":
             return await self._screenshot(call.input, worker)
         accessibility = self._access.accessibility
@@ -354,10 +314,20 @@ class ScreenTool(ElementActions, FunctionTool[ScreenCall]):
         hand = self._access.hand_for(call.session_id)
         acting = Acting(call.session_id, worker, ctx, await worker.displays(), hand)
         if action == "click":
-            return await self._click(fresh, accessibility, acting)
-        if action == "set_value":
-            return await self._set_value(fresh, call.input.value or "", accessibility, acting)
-        return await self._scroll_to(fresh, accessibility, acting)
+            done = await self._click(fresh, accessibility, acting)
+        elif action == "set_value":
+            done = await self._set_value(fresh, call.input.value or "", accessibility, acting)
+        else:
+            done = await self._scroll_to(fresh, accessibility, acting)
+        if done.data is not None:  # how and where it acted, with the element it acted on
+            snapshot = self.snapshots.get(call.session_id, call.input.snapshot)
+            display = report.screen_of(acting.displays, fresh.node.bounds)
+            done.data = {
+                "snapshot": snapshot.id if snapshot is not None else None,
+                "element": report.element(fresh, display),
+                **done.data,
+            }
+        return done
 
     # --- looking -------------------------------------------------------------------------------
 
@@ -397,14 +367,24 @@ class ScreenTool(ElementActions, FunctionTool[ScreenCall]):
         self, call: ScreenCall, accessibility: AccessibilityBackend, worker: ScreenWorker
     ) -> ToolResult:
         resolved, names = await self._resolve(call.input, worker)
-        snapshot, silent = await self._snapshot(call.session_id, resolved, names, accessibility)
+        snapshot, silent, bundles = await self._snapshot(
+            call.session_id, resolved, names, accessibility
+        )
         text = snapshot.lines()
         if silent:
             text += "\n" + "\n".join(f"- window {w.id}: {errors.NO_APP_ELEMENTS}" for w in silent)
+        data = report.snapshot(snapshot, resolved.display, resolved.window, bundles, names)
+        data["silent_windows"] = [w.id for w in silent]
         if not call.input.annotate:
-            return ToolResult(text=text)
+            return ToolResult(text=text, data=data)
         image = await self._annotated(snapshot, worker)
-        return ToolResult(text=text, images=[image])
+        frame = snapshot.frame
+        data["image"] = {
+            "width": image.width,
+            "height": image.height,
+            "scale": frame.width / frame.region.width,
+        }
+        return ToolResult(text=text, images=[image], data=data)
 
     async def _snapshot(
         self,
@@ -412,10 +392,12 @@ class ScreenTool(ElementActions, FunctionTool[ScreenCall]):
         resolved: Resolved,
         names: Mapping[int, str],
         accessibility: AccessibilityBackend,
-    ) -> tuple[Snapshot, list[Window]]:
+    ) -> tuple[Snapshot, list[Window], dict[int, str]]:
+        """The snapshot, the windows whose apps share no elements, and the apps' bundle ids."""
         frame = ImageFrame.for_region(resolved.display.index, resolved.display.frame)
         found: list[tuple[Node, str, int | None, Window | None]] = []
         silent: list[Window] = []
+        bundles: dict[int, str] = {}
         cut = False
         budget = self.limits.elements
         for window in resolved.windows:
@@ -427,6 +409,8 @@ class ScreenTool(ElementActions, FunctionTool[ScreenCall]):
                 silent.append(window)
                 continue
             app, root = framed
+            if app.pid is not None and app.bundle_id:
+                bundles[app.pid] = app.bundle_id
             nodes, window_cut = await accessibility.tree(
                 [root.ref], replace(self.limits, elements=budget)
             )
@@ -437,7 +421,7 @@ class ScreenTool(ElementActions, FunctionTool[ScreenCall]):
         snapshot = self.snapshots.add(
             session_id, frame, number_items(found), resolved.subject(names), cut=cut
         )
-        return snapshot, silent
+        return snapshot, silent, bundles
 
     async def _annotated(self, snapshot: Snapshot, worker: ScreenWorker) -> ToolImage:
         frame = snapshot.frame
@@ -464,7 +448,15 @@ class ScreenTool(ElementActions, FunctionTool[ScreenCall]):
             f"{region.width}×{region.height} of display {resolved.display.index}, at "
             f"{frame.width}×{frame.height}."
         )
-        return ToolResult(text=text, images=[image])
+        data = {
+            "width": image.width,
+            "height": image.height,
+            "scale": image.width / region.width,
+            "screen": resolved.display.index,
+            "window": resolved.window.id if resolved.window is not None else None,
+            "global_bounds": report.rect(region),
+        }
+        return ToolResult(text=text, images=[image], data=data)
 
     async def _capture(self, worker: ScreenWorker, frame: ImageFrame) -> Image.Image:
         async with around_capture(self._access.before_capture, self._access.after_capture):
@@ -499,21 +491,30 @@ class ScreenTool(ElementActions, FunctionTool[ScreenCall]):
                 waited = time.monotonic() - started
                 break
             if time.monotonic() >= deadline or ctx.cancelled.is_set():
-                return ToolResult.failure(_timed_out(given, resolved, names, last))
+                phrase = _timed_out(given, resolved, names, last)
+                return ToolResult.failure(phrase, {"code": "timeout", "candidates": []})
             await asyncio.sleep(POLL)
         what = _wanted_words(given.role, given.label)
+        elapsed = round(waited * 1000)
         if given.gone:
             return ToolResult(
-                text=f"{what[:1].upper()}{what[1:]} disappeared after {waited:.2f} s."
+                text=f"{what[:1].upper()}{what[1:]} disappeared after {waited:.2f} s.",
+                data={"state": "gone", "element": None, "snapshot": None, "elapsed_ms": elapsed},
             )
-        snapshot, _ = await self._snapshot(call.session_id, resolved, names, accessibility)
-        ids = [
-            item.id for item in snapshot.items.values() if item.node.ref in {m.ref for m in matches}
-        ]
-        found = ", ".join(ids) if ids else "it (not in the new snapshot)"
+        snapshot, _, _ = await self._snapshot(call.session_id, resolved, names, accessibility)
+        wanted_refs = {m.ref for m in matches}
+        items = [item for item in snapshot.items.values() if item.node.ref in wanted_refs]
+        found = ", ".join(item.id for item in items) if items else "it (not in the new snapshot)"
+        first = report.element(items[0], resolved.display) if items else None
         return ToolResult(
             text=f"{what[:1].upper()}{what[1:]} appeared after {waited:.2f} s: {found}.\n"
-            + snapshot.lines()
+            + snapshot.lines(),
+            data={
+                "state": "found",
+                "element": first,
+                "snapshot": snapshot.id,
+                "elapsed_ms": elapsed,
+            },
         )
 
 
@@ -568,3 +569,10 @@ def _timed_out(
         f"Timed out: {what} did not {change} in {resolved.subject(names)} within "
         f"{given.timeout:g} s. What it showed last (no ids; see again to act):\n{seen}"
     )
+
+
+def _coded(result: ToolResult) -> ToolResult:
+    """A failure with its code for programs, when it has none yet (`report.CODES`)."""
+    if result.is_error and result.data is None:
+        return result.model_copy(update={"data": {"code": report.code_of(result.text)}})
+    return result

@@ -5,13 +5,6 @@
 // times in ms since the epoch, sorted by start. Calendar's scripting returns a recurring event
 // once, at its first occurrence, so repeats of older recurring events are not listed.
 
-function clip(text, limit) {
-  if (typeof text !== "string") {
-    return "";
-  }
-  return text.length <= limit ? text : text.slice(0, limit);
-}
-
 function run(argv) {
   var input = JSON.parse(argv[0]);
   var start = new Date(input.start);

@@ -5,13 +5,6 @@
 //          "total": <unread in all>, "mailboxes": <mailboxes searched>}
 //     or  {"problem": "no_such_mailbox"}.
 
-function clip(text, limit) {
-  if (typeof text !== "string") {
-    return "";
-  }
-  return text.length <= limit ? text : text.slice(0, limit);
-}
-
 function run(argv) {
   var input = JSON.parse(argv[0]);
   var wanted = (input.mailbox === null ? "INBOX" : input.mailbox).toLowerCase();

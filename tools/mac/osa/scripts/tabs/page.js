@@ -33,7 +33,9 @@ function pageLinks(args) {
   return JSON.stringify({ links: links, total: anchors.length });
 }
 
-function pageClick(args) {
+// `act(element, args)` on the first element `args.selector` matches, or the problem that it is
+// no valid selector or matches nothing. It runs in the page around an element function.
+function onElement(act, args) {
   var element;
   try {
     element = document.querySelector(args.selector);
@@ -43,6 +45,10 @@ function pageClick(args) {
   if (!element) {
     return JSON.stringify({ problem: "not_found" });
   }
+  return act(element, args);
+}
+
+function pageClick(element) {
   if (element.scrollIntoView) {
     element.scrollIntoView();
   }
@@ -50,16 +56,7 @@ function pageClick(args) {
   return JSON.stringify({ done: String(element.tagName).toLowerCase() });
 }
 
-function pageFill(args) {
-  var element;
-  try {
-    element = document.querySelector(args.selector);
-  } catch (error) {
-    return JSON.stringify({ problem: "bad_selector" });
-  }
-  if (!element) {
-    return JSON.stringify({ problem: "not_found" });
-  }
+function pageFill(element, args) {
   var tag = String(element.tagName).toLowerCase();
   var kind = String(element.type || element.getAttribute("type") || "").toLowerCase();
   var autofill = String(element.getAttribute("autocomplete") || "").toLowerCase();
@@ -83,16 +80,7 @@ function pageFill(args) {
 
 // What clicking or filling `args.selector` would act on, for the approval: the element, its
 // role and name, the form a click would submit and how, and whether it leads to a password.
-function pageDescribe(args) {
-  var element;
-  try {
-    element = document.querySelector(args.selector);
-  } catch (error) {
-    return JSON.stringify({ problem: "bad_selector" });
-  }
-  if (!element) {
-    return JSON.stringify({ problem: "not_found" });
-  }
+function pageDescribe(element, args) {
   var clean = function (text) {
     return String(text || "").replace(/\s+/g, " ").trim().slice(0, 200);
   };
@@ -145,7 +133,11 @@ function pageDescribe(args) {
 
 var PAGE_FUNCTIONS = {
   text: pageText,
-  links: pageLinks,
+  links: pageLinks
+};
+
+// Page functions of one element, which `onElement` finds for them.
+var ELEMENT_FUNCTIONS = {
   click: pageClick,
   fill: pageFill,
   describe: pageDescribe
@@ -165,6 +157,13 @@ function literal(text) {
 // The page source for a constant page function applied to `args` (JSON data).
 function pageSource(fn, args) {
   return "(" + fn.toString() + ")(JSON.parse(" + literal(JSON.stringify(args)) + "))";
+}
+
+// The page source for a constant element function applied, through `onElement`, to the
+// element `args.selector` finds.
+function elementSource(fn, args) {
+  return "(" + onElement.toString() + ")(" + fn.toString() + ", JSON.parse("
+    + literal(JSON.stringify(args)) + "))";
 }
 
 function run(argv) {
@@ -188,6 +187,8 @@ function run(argv) {
       source = input.code;
     } else if (PAGE_FUNCTIONS.hasOwnProperty(input.op)) {
       source = pageSource(PAGE_FUNCTIONS[input.op], input.args);
+    } else if (ELEMENT_FUNCTIONS.hasOwnProperty(input.op)) {
+      source = elementSource(ELEMENT_FUNCTIONS[input.op], input.args);
     } else {
       return JSON.stringify({ problem: "bad_op" });
     }

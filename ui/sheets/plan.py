@@ -16,9 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QCheckBox,
-    QDialog,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPushButton,
     QVBoxLayout,
@@ -28,58 +26,46 @@ from PySide6.QtWidgets import (
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Answer
 from desktop.calls.plans import STILL_ASKS, PlanInput
+from ui.boxes import STRETCH, boxed
+from ui.sheets.approval import RequestSheet, plain_label
 
 APPROVE_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
 
 
-def _label(text: str, name: str = "", *, muted: bool = False) -> QLabel:
-    label = QLabel(text)
-    label.setTextFormat(Qt.TextFormat.PlainText)  # Claude wrote it: never rich text
-    label.setWordWrap(True)
-    if name:
-        label.setObjectName(name)
-    if muted:
-        label.setEnabled(False)  # the palette's muted text, in light and dark
-    return label
-
-
-class PlanSheet(QDialog):
+class PlanSheet(RequestSheet):
     """Asks about one proposed plan; answers `request` once, whichever way the sheet closes."""
 
     def __init__(self, request: ApprovalRequest, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.request = request
+        super().__init__(request, parent)
         self.setObjectName("planSheet")
         self.setWindowTitle("Approve plan")
-        self.setWindowModality(Qt.WindowModality.WindowModal)
-        self.setMinimumWidth(520)
-        self._answered = False
         plan = PlanInput.model_validate(request.call.input)  # checked before it was asked
 
-        title = _label("Approve Claude's plan?", "planTitle")
+        title = plain_label("Approve Claude's plan?", "planTitle")
         font = title.font()
         font.setPointSizeF(font.pointSizeF() * 1.25)
         font.setBold(True)
         title.setFont(font)
-        intro = _label(
+        intro = plain_label(
             "Claude will work on these sites and apps without asking for each step.", muted=True
         )
         self.steps = [
-            _label(f"{number}. {step}", "planStep") for number, step in enumerate(plan.approach, 1)
+            plain_label(f"{number}. {step}", "planStep")
+            for number, step in enumerate(plan.approach, 1)
         ]
         self.sites = [self._item(domain) for domain in plan.domains]
         self.apps = [self._item(app) for app in plan.apps]
-        self.still_asks = _label(STILL_ASKS, "planStillAsks", muted=True)
+        self.still_asks = plain_label(STILL_ASKS, "planStillAsks", muted=True)
 
         self.reason = QLineEdit()
         self.reason.setPlaceholderText("What should change? (optional, Claude will read it)")
-        self.reason.returnPressed.connect(self._make_changes)  # Enter here: Make changes
+        self.reason.returnPressed.connect(self._decline)  # Enter here: Make changes
         self.make_changes = QPushButton("Make changes  Esc")
         self.approve = QPushButton(f"Approve plan  {APPROVE_KEYS}")
         self.approve.setObjectName("approvePlan")
         for button in (self.make_changes, self.approve):
             button.setAutoDefault(False)  # plain Enter approves nothing
-        self.make_changes.clicked.connect(self._make_changes)
+        self.make_changes.clicked.connect(self._decline)
         self.approve.clicked.connect(self._approve)
 
         layout = QVBoxLayout(self)
@@ -87,27 +73,22 @@ class PlanSheet(QDialog):
         layout.addWidget(title)
         layout.addWidget(intro)
         layout.addSpacing(4)
-        layout.addWidget(_label("Approach", "planHeading"))
+        layout.addWidget(plain_label("Approach", "planHeading"))
         for step in self.steps:
             layout.addWidget(step)
         layout.addSpacing(4)
-        layout.addWidget(_label("Sites", "planHeading"))
+        layout.addWidget(plain_label("Sites", "planHeading"))
         for box in self.sites:
             layout.addWidget(box)
         if self.apps:
-            layout.addWidget(_label("Apps", "planHeading"))
+            layout.addWidget(plain_label("Apps", "planHeading"))
             for box in self.apps:
                 layout.addWidget(box)
-        layout.addWidget(_label("Untick anything Claude should not use.", muted=True))
+        layout.addWidget(plain_label("Untick anything Claude should not use.", muted=True))
         layout.addSpacing(4)
         layout.addWidget(self.still_asks)
         layout.addWidget(self.reason)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.make_changes)
-        buttons.addWidget(self.approve)
-        layout.addLayout(buttons)
-        request.on_cancel.append(self._cancelled)
+        layout.addLayout(boxed(QHBoxLayout(), STRETCH, self.make_changes, self.approve))
 
     def _item(self, name: str) -> QCheckBox:
         box = QCheckBox(name)
@@ -137,26 +118,6 @@ class PlanSheet(QDialog):
 
     def _approve(self) -> None:
         self._finish(Answer(allow=True, keep=self.kept()))
-
-    def _make_changes(self) -> None:
-        self._finish(Answer(allow=False, reason=self.reason.text()))
-
-    def _finish(self, answer: Answer) -> None:
-        if not self._answered:
-            self._answered = True
-            self.request.answer(answer)
-        self.accept() if answer.allow else self.reject()
-
-    def reject(self) -> None:  # Esc, the close button, or Make changes
-        if not self._answered:
-            self._answered = True
-            self.request.answer(Answer(allow=False, reason=self.reason.text()))
-        super().reject()
-
-    def _cancelled(self) -> None:
-        """The turn was stopped while the sheet was open: close it (the gate records it)."""
-        self._answered = True
-        super().reject()
 
 
 STYLE = """

@@ -31,6 +31,7 @@ from desktop.system.playwright_env import (
     default_browsers_path,
     download_chromium,
 )
+from ui.boxes import STRETCH, boxed
 
 Download = Callable[[], AsyncGenerator[DownloadProgress, None]]
 
@@ -76,11 +77,9 @@ class BrowserDownloadDialog(QDialog):
         self.cancel_button = QPushButton("Not now")
         self.cancel_button.clicked.connect(self.reject)
 
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.details_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.download_button)
+        buttons = boxed(
+            QHBoxLayout(), self.details_button, STRETCH, self.cancel_button, self.download_button
+        )
         layout = QVBoxLayout(self)
         layout.addWidget(self.message)
         layout.addWidget(self.item)

@@ -36,59 +36,94 @@ from desktop.calls.permissions import (
     input_for_approver,
     scope_sentence,
 )
+from ui.boxes import STRETCH, boxed
 
 ALLOW_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
 
 
-class ApprovalSheet(QDialog):
-    """Asks about one tool call; answers `request` once, whichever way the sheet closes."""
+def plain_label(text: str, name: str = "", *, muted: bool = False, wrap: bool = True) -> QLabel:
+    """A label of a sheet: its text is shown as written, never as rich text (the model, a page
+    or an app may have written it)."""
+    label = QLabel(text)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(wrap)
+    if name:
+        label.setObjectName(name)
+    if muted:
+        label.setEnabled(False)  # the palette's muted text, in light and dark
+    return label
 
-    def __init__(self, request: ApprovalRequest, label: str, parent: QWidget | None = None) -> None:
+
+class RequestSheet(QDialog):
+    """A sheet that answers its `request` once, whichever way it closes: closing it any other
+    way than by an answer declines, with what the person wrote in `reason`."""
+
+    reason: QLineEdit
+
+    def __init__(self, request: ApprovalRequest, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.request = request
-        call = request.call
-        self.setObjectName("approvalSheet")
-        self.setWindowTitle("Approve action")
         self.setWindowModality(Qt.WindowModality.WindowModal)
         self.setMinimumWidth(520)
         self._answered = False
+        request.on_cancel.append(self._cancelled)
+
+    def _decline(self) -> None:
+        self._finish(Answer(allow=False, reason=self.reason.text()))
+
+    def _finish(self, answer: Answer) -> None:
+        if not self._answered:
+            self._answered = True
+            self.request.answer(answer)
+        self.accept() if answer.allow else self.reject()
+
+    def reject(self) -> None:  # Esc, the close button, or the declining button
+        if not self._answered:
+            self._answered = True
+            self.request.answer(Answer(allow=False, reason=self.reason.text()))
+        super().reject()
+
+    def _cancelled(self) -> None:
+        """The turn was stopped while the sheet was open: close it (the gate records it)."""
+        self._answered = True
+        super().reject()
+
+
+class ApprovalSheet(RequestSheet):
+    """Asks about one tool call; answers `request` once, whichever way the sheet closes."""
+
+    def __init__(self, request: ApprovalRequest, label: str, parent: QWidget | None = None) -> None:
+        super().__init__(request, parent)
+        call = request.call
+        self.setObjectName("approvalSheet")
+        self.setWindowTitle("Approve action")
         self._confirm: QMessageBox | None = None
 
         # Who asks, when it is not Claude in this window's chats (an MCP client over the socket).
-        self.asker = QLabel(f"{request.asker} asks:" if request.asker else "")
-        self.asker.setObjectName("approvalAsker")
-        self.asker.setTextFormat(Qt.TextFormat.PlainText)
-        self.asker.setWordWrap(True)
+        self.asker = plain_label(f"{request.asker} asks:" if request.asker else "", "approvalAsker")
         self.asker.setVisible(bool(request.asker))
-        title = QLabel(f"Allow {label}?")
-        title.setObjectName("approvalTitle")
+        title = plain_label(f"Allow {label}?", "approvalTitle", wrap=False)
         font = title.font()
         font.setPointSizeF(font.pointSizeF() * 1.25)
         font.setBold(True)
         title.setFont(font)
-        title.setTextFormat(Qt.TextFormat.PlainText)
 
-        self.badge = QLabel(f"{RISK_TITLES[call.risk]} · {call.reason}")
-        self.badge.setObjectName("riskBadge")
+        self.badge = plain_label(
+            f"{RISK_TITLES[call.risk]} · {call.reason}", "riskBadge", wrap=False
+        )
         self.badge.setProperty("risk", call.risk.value)  # coloured by STYLE, in the theme
-        self.badge.setTextFormat(Qt.TextFormat.PlainText)
-        self.summary = QLabel(call.summary)
-        self.summary.setObjectName("approvalSummary")
-        self.summary.setTextFormat(Qt.TextFormat.PlainText)
-        self.summary.setWordWrap(True)
-        self.target = QLabel(f"Target: {call.target}" if call.target else "")
-        self.target.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary = plain_label(call.summary, "approvalSummary")
+        self.target = plain_label(f"Target: {call.target}" if call.target else "", wrap=False)
         self.target.setVisible(bool(call.target))
         # Why an approved plan does not cover it: "Not in the plan: elsewhere.example".
-        self.plan_note = QLabel(request.note)
-        self.plan_note.setObjectName("approvalPlanNote")
-        self.plan_note.setTextFormat(Qt.TextFormat.PlainText)
-        self.plan_note.setWordWrap(True)
+        self.plan_note = plain_label(request.note, "approvalPlanNote")
         self.plan_note.setVisible(bool(request.note))
-        tool_line = QLabel(f"Exact input · tool {call.tool} · action {call.action}")
-        tool_line.setObjectName("approvalInputTitle")
-        tool_line.setTextFormat(Qt.TextFormat.PlainText)
-        tool_line.setEnabled(False)  # secondary: the palette's muted text, in light and dark
+        tool_line = plain_label(
+            f"Exact input · tool {call.tool} · action {call.action}",
+            "approvalInputTitle",
+            muted=True,
+            wrap=False,
+        )
 
         self.input_view = QPlainTextEdit(input_for_approver(call))
         self.input_view.setObjectName("approvalInput")
@@ -104,7 +139,7 @@ class ApprovalSheet(QDialog):
         self.reason = QLineEdit()
         reader = "the client" if request.asker else "Claude"  # who gets the reason back
         self.reason.setPlaceholderText(f"Reason for denying (optional, {reader} will read it)")
-        self.reason.returnPressed.connect(self._deny)  # Enter here means "no, because…"
+        self.reason.returnPressed.connect(self._decline)  # Enter here means "no, because…"
 
         self.scope = RuleScope.of(call)
         self.allow_once = QPushButton(f"Allow once  {ALLOW_KEYS}")
@@ -126,22 +161,15 @@ class ApprovalSheet(QDialog):
         (self.deny if safe_first else self.allow_once).setDefault(True)
         self.allow_once.clicked.connect(lambda: self._finish(Answer(allow=True)))
         self.allow_always.clicked.connect(self._allow_always)
-        self.deny.clicked.connect(self._deny)
+        self.deny.clicked.connect(self._decline)
 
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.allow_always)
-        buttons.addStretch(1)
-        buttons.addWidget(self.deny)
-        buttons.addWidget(self.allow_once)
+        buttons = boxed(QHBoxLayout(), self.allow_always, STRETCH, self.deny, self.allow_once)
 
         layout = QVBoxLayout(self)
         layout.setSpacing(8)
         layout.addWidget(self.asker)
         layout.addWidget(title)
-        badge_row = QHBoxLayout()
-        badge_row.addWidget(self.badge)
-        badge_row.addStretch(1)
-        layout.addLayout(badge_row)
+        layout.addLayout(boxed(QHBoxLayout(), self.badge, STRETCH))
         layout.addWidget(self.summary)
         layout.addWidget(self.target)
         layout.addWidget(self.plan_note)
@@ -157,8 +185,6 @@ class ApprovalSheet(QDialog):
         summary_font = QFont(self.summary.font())
         summary_font.setPointSizeF(summary_font.pointSizeF() * 1.05)
         self.summary.setFont(summary_font)
-
-        request.on_cancel.append(self._cancelled)
 
     def _allow_always(self) -> None:
         if self.request.call.risk is not Risk.CONSEQUENTIAL:
@@ -195,27 +221,10 @@ class ApprovalSheet(QDialog):
             return
         super().keyPressEvent(event)
 
-    def _deny(self) -> None:
-        self._finish(Answer(allow=False, reason=self.reason.text()))
-
-    def _finish(self, answer: Answer) -> None:
-        if not self._answered:
-            self._answered = True
-            self.request.answer(answer)
-        self.accept() if answer.allow else self.reject()
-
-    def reject(self) -> None:  # Esc, the close button, or Deny
-        if not self._answered:
-            self._answered = True
-            self.request.answer(Answer(allow=False, reason=self.reason.text()))
-        super().reject()
-
     def _cancelled(self) -> None:
-        """The turn was stopped while the sheet was open: close it (the gate records the denial)."""
-        self._answered = True
         if self._confirm is not None:
             self._confirm.close()
-        super().reject()
+        super()._cancelled()
 
 
 STYLE = """

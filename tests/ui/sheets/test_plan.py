@@ -7,8 +7,8 @@ from PySide6.QtWidgets import QWidget
 
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Risk, ToolCall
-from tests.ui.window.test_approval_sheet import answer_of
-from ui.window.plan_sheet import PlanSheet
+from tests.ui.sheets.test_approval import answer_of
+from ui.sheets.plan import PlanSheet
 
 PLAN = {
     "domains": ["docs.python.org", "*.python.org"],

@@ -11,7 +11,7 @@ from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Answer, ToolCall
 from tests.support.waiting import wait_until
 from tools.base import Risk
-from ui.window.approval_sheet import ApprovalSheet
+from ui.sheets.approval import ApprovalSheet
 
 
 def make_call(risk: Risk = Risk.CHANGE, **input: object) -> ToolCall:
