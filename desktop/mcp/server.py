@@ -454,9 +454,8 @@ async def serve(workspace: Workspace, limit: float | None = None) -> None:
     def left_out() -> list[Missing]:
         return missing(workspace.settings, toolbox.screen, macos_status())
 
-    calls = ServedCalls(workspace, offered_tools(sources), left_out, limit)
     await workspace.keys.aget()  # known from now on: no result sent to a client carries it
-    calls = ServedCalls(workspace, offered_tools(sources))
+    calls = ServedCalls(workspace, offered_tools(sources), left_out, limit)
     calls.warn_outside()
     server = build_server(calls)
     try:
