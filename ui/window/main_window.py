@@ -44,6 +44,7 @@ from ui import theme
 from ui.screen.overlay import ScreenVisualizer
 from ui.screen.own_windows import own_window_rects
 from ui.sheets.approval import ApprovalSheet
+from ui.sheets.outside_changes import OutsideWatch
 from ui.sheets.plan import PlanSheet
 from ui.thread import items as thread_items
 from ui.thread.view import ThreadView
@@ -52,7 +53,6 @@ from ui.window.banners import BrowserOffer, NoticeBanner
 from ui.window.chat_export import ChatExport
 from ui.window.composer import Composer, takes_drop
 from ui.window.menus import ShortcutsDialog, about_box, build_menus
-from ui.window.outside_changes import OutsideWatch
 from ui.window.plan_chip import PlanChip
 from ui.window.session_list import Sidebar
 from ui.window.settings_opener import SettingsOpener

@@ -19,8 +19,8 @@ from desktop.workspace import Workspace
 from tests.support import mcp_servers
 from tests.ui.window.test_main_window import settle
 from tools.mcp.spec import ServerState
+from ui.sheets.outside_changes import PERMISSIONS_TITLE, OutsideChangeSheet
 from ui.window.main_window import MainWindow
-from ui.window.outside_changes import PERMISSIONS_TITLE, OutsideChangeSheet
 
 
 def write_elsewhere(path: Path, text: str) -> None:
