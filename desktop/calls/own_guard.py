@@ -11,7 +11,6 @@ replaced before the result is stored or sent anywhere, and the card says so.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 from collections.abc import Callable
@@ -69,11 +68,14 @@ async def own_place_refusal(
     directories) says which through an optional `path_bases(use) -> list[Path]`."""
     more: Callable[[Any], list[Path]] | None = getattr(source, "path_bases", None)
 
-    def look() -> list[Touch]:  # reads the file system (symlinks, folders): off the loop
+    def look() -> list[Touch]:
         bases = [*(more(use) if more is not None else []), *default_bases()]
         return touches([use.input, call.input], bases, action=f"{call.tool} {call.action}")
 
-    found = await asyncio.to_thread(look)
+    # On the loop's own thread: a few lstat calls per path (microseconds), and `path_bases` reads
+    # the source's live state, which belongs to this thread. Run from a worker thread, the look
+    # raced the window's objects and crashed the process.
+    found = look()
     if not found:
         return None
     first = found[0]
