@@ -31,7 +31,7 @@ from desktop.system.paths import DataPaths
 from desktop.system.settings import KeyStorage, Settings, SettingsFile
 from desktop.system.signed_settings import OutsideChange, part_of, with_part
 from desktop.system.store import AuditEntry, Store
-from tools.mac.apps import Preset
+from tools.mac.presets import Preset
 from tools.plan import PlanTool
 
 

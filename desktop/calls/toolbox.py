@@ -28,8 +28,8 @@ from desktop.system import heavy
 from desktop.system.paths import DataPaths
 from desktop.system.settings import Settings
 from tools.base import FunctionTool, ToolRegistry
-from tools.mac.macos import AutomationLog, MacosTool, macos_available
-from tools.mac.osa.engine import OsaEngine
+from tools.mac.osa.automation import AutomationLog
+from tools.mac.osa.engine import OsaEngine, macos_available
 
 # How long a message sent at launch waits for the tool sources still starting.
 START_WAIT = 15.0
@@ -82,6 +82,7 @@ class Toolbox:
         if settings.apps.macos_enabled and macos_available():
             # The Mac's own tools: loaded only where they can run.
             from tools.mac.apps import AppsTool
+            from tools.mac.macos import MacosTool
             from tools.mac.sdef import AppCatalog, AppCommandTool, AppDictionaryTool, AppsListTool
             from tools.mac.tabs import TabsTool
 

@@ -29,7 +29,7 @@ from desktop.system.signed_settings import (
     part_of,
     with_part,
 )
-from tools.mac.apps import Preset
+from tools.mac.presets import Preset
 
 log = logging.getLogger(__name__)
 

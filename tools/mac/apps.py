@@ -14,15 +14,16 @@ import logging
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Self
 
-from pydantic import AfterValidator, BaseModel, Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from tools.base import Risk, ToolResult
 from tools.mac.action_table import Action, ActionInput, ActionTable, LookedUp, TableTool
 from tools.mac.osa.engine import OsaEngine
 from tools.mac.osa.errors import OsaError, OsaProblem, ProblemKind, problem
 from tools.mac.osa.text import as_data, quote
+from tools.mac.presets import MAX_NAME, Monitor, Preset, PresetItem
 
 __all__ = [
     "ACTIONS",
@@ -37,11 +38,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-Monitor = Literal["main", "left", "right"]
 MONITORS: dict[str, Monitor] = {"main": "main", "left": "left", "right": "right"}
 Bounds = tuple[int, int, int, int]
 
-MAX_NAME = 200
 MAX_INSTALLED = 100
 MIN_SIDE = 100  # the smallest window width or height accepted, in points
 LAUNCH_WAIT_MS = 5_000
@@ -67,21 +66,6 @@ NO_SCREENS = "macOS reported no screens, so windows cannot be placed now."
 NO_SUCH_PRESET = "There is no layout preset with that name. Saved presets: "
 NO_PRESETS_STORE = "Layout presets cannot be saved here."
 NOTHING_TO_SAVE = "No app has an open window, so there is no layout to save."
-
-
-class PresetItem(BaseModel):
-    """One app's place in a layout: exact bounds, the monitor as a fallback, or both."""
-
-    app: str = Field(max_length=MAX_NAME)
-    monitor: Monitor | None = None
-    bounds: list[int] | None = Field(None, min_length=4, max_length=4)
-
-
-class Preset(BaseModel):
-    """A named layout, as stored in settings (plain data: `model_dump()`)."""
-
-    name: str = Field(max_length=MAX_NAME)
-    items: list[PresetItem] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
