@@ -17,7 +17,7 @@ from desktop.calls.gate import Gate
 from desktop.calls.permissions import Mode, PermissionSettings, Rule
 from desktop.calls.plans import PlanBook
 from desktop.calls.runner import ToolCalls
-from desktop.calls.sources.browser import browser_config
+from desktop.calls.sources.browser.source import browser_config
 from desktop.calls.toolbox import Toolbox
 from desktop.chat.agent import Agent
 from desktop.chat.conversations import Conversations

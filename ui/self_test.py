@@ -35,7 +35,7 @@ import qasync
 from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
-from desktop.calls.sources.browser import browser_config
+from desktop.calls.sources.browser.source import browser_config
 from desktop.model_stream.client import ClientConfig, list_models, make_client
 from desktop.model_stream.errors import ModelCallFailed
 from desktop.model_stream.worker import shared_worker

@@ -15,7 +15,7 @@ from typing import Literal
 
 from desktop.calls.contract import STOPPED_TOOL
 from desktop.calls.permissions import DENIED_BY_PERSON, DENIED_BY_RULE, NO_APPROVER
-from desktop.calls.sources.browser import NOT_EXECUTED
+from desktop.calls.sources.browser.source import NOT_EXECUTED
 from tools.base import BAD_INPUT, NOT_AN_OBJECT, TOOL_FAILED, UNKNOWN_TOOL
 from tools.browser import errors
 from tools.browser.network.url_policy import PHRASES, Refusal

@@ -18,10 +18,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from desktop.calls.contract import ActionGroup, ToolSource
-from desktop.calls.sources.browser import BrowserSource, browser_config
-from desktop.calls.sources.browser_hand import BrowserHand
+from desktop.calls.sources.browser.hand import BrowserHand
+from desktop.calls.sources.browser.source import BrowserSource, browser_config
 from desktop.calls.sources.function_tools import FunctionTools
-from desktop.calls.sources.screen_hooks import ScreenHooks
+from desktop.calls.sources.screen.hooks import ScreenHooks
 from desktop.calls.sources.toolsets import ToolsetSource
 from desktop.mcp.source import McpSource
 from desktop.system import heavy
@@ -35,7 +35,7 @@ from tools.mac.osa.engine import OsaEngine, macos_available
 START_WAIT = 15.0
 
 if TYPE_CHECKING:
-    from desktop.calls.sources.screen import ScreenControl
+    from desktop.calls.sources.screen.source import ScreenControl
     from tools.browser.pool import BrowserPool
     from tools.mac.osa.errors import OsaProblem
     from tools.screen.backends.window_shot import WindowShooter
@@ -167,7 +167,7 @@ class Toolbox:
         while Settings → Screen allows it)."""
         if self._screen is None:
             heavy.wait()  # at once once loaded; `settled` and `start` await it off the loop
-            from desktop.calls.sources.screen import ScreenControl
+            from desktop.calls.sources.screen.source import ScreenControl
 
             self._screen = ScreenControl(
                 enabled=lambda: self._settings().screen.enabled, hooks=self.screen_hooks

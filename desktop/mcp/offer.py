@@ -32,7 +32,7 @@ from desktop.calls.sources.toolsets import ToolsetSource
 from desktop.system.settings import BrowserSettings, Settings
 
 if TYPE_CHECKING:
-    from desktop.calls.sources.screen import ScreenControl
+    from desktop.calls.sources.screen.source import ScreenControl
 
 # The generated tool_use unions the SDK parses each family's member inputs with.
 TOOLSET_UNIONS: dict[str, Any] = {

@@ -22,7 +22,7 @@ from typing import Literal
 import anthropic
 from pydantic import BaseModel
 
-from desktop.calls.sources.screen import BACKEND_TITLES, screen_report, status_line
+from desktop.calls.sources.screen.source import BACKEND_TITLES, screen_report, status_line
 from desktop.model_stream import errors
 from desktop.system.playwright_env import is_frozen
 from desktop.workspace import Workspace

@@ -33,7 +33,7 @@ TOOLS = (
     "anthropic.tools.computer",
     "httpx2",
     "tools.browser.pool",
-    "desktop.calls.sources.screen",
+    "desktop.calls.sources.screen.source",
 )
 # What a connector needs: the MCP SDK's client and its transports.
 MCP = ("mcp_types", "tools.mcp.connection")

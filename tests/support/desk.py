@@ -20,7 +20,7 @@ import pytest
 
 from tests.support.atspi import SessionBus, atspi_missing
 from tests.support.x11 import TargetApp, Xvfb, Zenity, gui_env, xvfb_missing
-from tools.screen.a11y.atspi import Accessibility
+from tools.screen.a11y.atspi.reader import Accessibility
 from tools.screen.geometry import Rect
 
 __all__ = ["DIALOG_ARGS", "FORM_RECT", "Desk", "running_desk", "wait_accessible"]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Answer, ToolCall
-from desktop.calls.sources.browser import BrowserSource, browser_config
+from desktop.calls.sources.browser.source import BrowserSource, browser_config
 from desktop.workspace import Workspace
 from tests.support import turns
 from tests.support.model_server import (

@@ -53,8 +53,8 @@ from ui.screen.pill import (
 )
 
 if TYPE_CHECKING:
-    from desktop.calls.sources.screen import ScreenEvent
-    from desktop.calls.sources.screen_hooks import HandState
+    from desktop.calls.sources.screen.hooks import HandState
+    from desktop.calls.sources.screen.source import ScreenEvent
 
 __all__ = [
     "ACCENT",

@@ -31,7 +31,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
-from desktop.calls.sources.screen_hooks import PAUSED, TAKEN, Holder
+from desktop.calls.sources.screen.hooks import PAUSED, TAKEN, Holder
 
 __all__ = [
     "ACCENT",

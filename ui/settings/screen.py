@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QFont
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from desktop.calls.sources.screen import (
+from desktop.calls.sources.screen.source import (
     RELAUNCH_NOTE,
     ScreenPermission,
     request_permission,

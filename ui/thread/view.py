@@ -17,7 +17,7 @@ import shiboken6
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QWidget
 
-from desktop.calls.sources.browser_hand import BROWSER_TITLE
+from desktop.calls.sources.browser.hand import BROWSER_TITLE
 from desktop.chat.events import (
     AgentEvent,
     EarlierVersions,

@@ -17,7 +17,7 @@ import pytest
 from anthropic.tools.computer import BetaComputerConfirmContext
 from anthropic.types.beta import BetaToolUseBlock
 
-from desktop.calls.sources.screen import ScreenControl
+from desktop.calls.sources.screen.source import ScreenControl
 from tests.support.desk import Desk, running_desk
 from tools.screen.geometry import Point, Rect
 from tools.screen.scaling import ImageFrame
@@ -112,7 +112,7 @@ def test_the_screen_tools_clicks_reach_the_visualizer_through_the_hooks(on_desk:
     from desktop.calls.contract import CallContext, ToolUse
     from desktop.calls.permissions import Decision
     from desktop.calls.sources.function_tools import FunctionTools
-    from desktop.calls.sources.screen_hooks import ScreenHooks
+    from desktop.calls.sources.screen.hooks import ScreenHooks
     from tools.base import ToolRegistry
 
     hooks = ScreenHooks()

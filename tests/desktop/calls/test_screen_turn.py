@@ -14,7 +14,7 @@ import pytest
 
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Answer, ToolCall
-from desktop.calls.sources.screen import ScreenEvent, status_line
+from desktop.calls.sources.screen.source import ScreenEvent, status_line
 from desktop.chat.events import AgentEvent, ToolFinished
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, computer_use, text_reply, tool_reply

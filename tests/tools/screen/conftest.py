@@ -24,7 +24,7 @@ from PIL import Image, ImageChops
 from tests.support.desk import Desk, running_desk
 from tests.support.x11 import TargetApp, Xvfb, xvfb_missing
 from tools.screen import Rect, ScreenComputer, ScreenEvent
-from tools.screen.a11y.atspi import Accessibility
+from tools.screen.a11y.atspi.reader import Accessibility
 from tools.screen.a11y.elements import Element, Inspector
 from tools.screen.geometry import Point
 from tools.screen.worker import ScreenWorker

@@ -15,7 +15,7 @@ from tests.support.desk import Desk
 from tests.support.see_target import SECRET
 from tests.tools.screen.conftest import Screen
 from tools.screen import errors
-from tools.screen.a11y.atspi import Accessibility, AtspiInspector, accessibility_status
+from tools.screen.a11y.atspi.reader import Accessibility, AtspiInspector, accessibility_status
 from tools.screen.geometry import Point, Rect
 from tools.screen.scaling import ImageFrame
 from tools.screen.windows import Window

@@ -24,7 +24,7 @@ from tools.screen.backends.mac_permissions import GRANT_ACCESSIBILITY
 from tools.screen.geometry import Point
 
 if TYPE_CHECKING:
-    from tools.screen.a11y.ax import AxAccessibility
+    from tools.screen.a11y.ax.reader import AxAccessibility
 
 pytestmark = [
     pytest.mark.macos,
@@ -37,7 +37,7 @@ SECRET = "hunter2"
 
 
 def trusted() -> None:
-    from tools.screen.a11y import ax
+    from tools.screen.a11y.ax import reader as ax
 
     status = ax.status()
     if not status.available:
@@ -45,7 +45,7 @@ def trusted() -> None:
 
 
 def test_the_status_is_available_or_says_where_to_grant_accessibility() -> None:
-    from tools.screen.a11y import ax
+    from tools.screen.a11y.ax import reader as ax
 
     status = ax.status()
     assert status.available or status.fix == GRANT_ACCESSIBILITY
@@ -54,7 +54,7 @@ def test_the_status_is_available_or_says_where_to_grant_accessibility() -> None:
 @pytest.fixture
 async def accessibility() -> AsyncIterator[AxAccessibility]:
     trusted()
-    from tools.screen.a11y.ax import AxAccessibility
+    from tools.screen.a11y.ax.reader import AxAccessibility
 
     made = AxAccessibility()
     yield made
@@ -122,7 +122,7 @@ async def test_the_gate_sees_the_text_under_a_point_and_with_the_focus(
 ) -> None:
     from AppKit import NSApplicationActivateIgnoringOtherApps, NSRunningApplication
 
-    from tools.screen.a11y.ax import AxInspector
+    from tools.screen.a11y.ax.reader import AxInspector
 
     app, frame = await _window(accessibility, "com.apple.TextEdit", textedit.name)
     running = NSRunningApplication.runningApplicationWithProcessIdentifier_(app.pid)

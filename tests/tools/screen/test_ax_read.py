@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from tools.screen.a11y.accessible import LIMITS, Limits, Node
-from tools.screen.a11y.ax_read import ax_node, ax_rect, walk
-from tools.screen.a11y.ax_tables import ax_role, is_secure, reads_value
+from tools.screen.a11y.ax.read import ax_node, ax_rect, walk
+from tools.screen.a11y.ax.tables import ax_role, is_secure, reads_value
 from tools.screen.geometry import Point, Rect
 from tools.screen.risk import screen_risk
 from tools.screen.scaling import ImageFrame

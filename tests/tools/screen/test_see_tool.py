@@ -19,7 +19,7 @@ from tests.support.see_target import SECRET
 from tests.support.x11 import Zenity, gui_env
 from tests.tools.screen.conftest import Elements
 from tools.screen import errors
-from tools.screen.a11y.atspi import Accessibility
+from tools.screen.a11y.atspi.reader import Accessibility
 from tools.screen.geometry import Rect
 from tools.screen.scaling import ImageFrame
 from tools.screen.see.snapshot import shown_rect

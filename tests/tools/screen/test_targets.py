@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.screen.a11y.atspi import Node
+from tools.screen.a11y.atspi.reader import Node
 from tools.screen.displays import Display
 from tools.screen.geometry import Rect
 from tools.screen.scaling import ImageFrame

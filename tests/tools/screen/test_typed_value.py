@@ -20,7 +20,7 @@ from tests.support.typed_target import PLAIN_START
 from tests.support.x11 import TargetApp, Xvfb, xvfb_missing
 from tests.tools.screen.conftest import Elements
 from tools.screen import errors
-from tools.screen.a11y.atspi import Accessibility
+from tools.screen.a11y.atspi.reader import Accessibility
 from tools.screen.geometry import Point, Rect
 from tools.screen.worker import ScreenWorker
 

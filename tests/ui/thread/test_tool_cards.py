@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 
 from desktop.calls.contract import STOPPED_TOOL
 from desktop.calls.permissions import DENIED_BY_PERSON, DENIED_BY_RULE
-from desktop.calls.sources.browser import NOT_EXECUTED
+from desktop.calls.sources.browser.source import NOT_EXECUTED
 from desktop.chat.events import (
     AgentEvent,
     MessageCommitted,

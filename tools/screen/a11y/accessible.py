@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from tools.screen.a11y.atspi_tables import kind_of
+from tools.screen.a11y.atspi.tables import kind_of
 from tools.screen.a11y.elements import Element
 from tools.screen.geometry import Point, Rect
 from tools.screen.windows import Window

@@ -30,13 +30,13 @@ MISSING = AccessibilityStatus(available=False, reason=MISSING_LIBRARIES, fix=REI
 async def accessibility_status() -> AccessibilityStatus:
     if sys.platform == "darwin":
         try:
-            from tools.screen.a11y import ax
+            from tools.screen.a11y.ax import reader as ax
         except ImportError:
             return MISSING
         return await asyncio.to_thread(ax.status)
     if sys.platform.startswith("linux") or "bsd" in sys.platform:
         try:
-            from tools.screen.a11y import atspi
+            from tools.screen.a11y.atspi import reader as atspi
         except ImportError:
             return MISSING
         return await atspi.accessibility_status()
@@ -49,11 +49,11 @@ def open_accessibility(
     """The backend and the gate's inspector for this computer (connecting lazily, on first
     use). Call it after `accessibility_status()` said the service is available."""
     if sys.platform == "darwin":
-        from tools.screen.a11y.ax import AxAccessibility, AxInspector
+        from tools.screen.a11y.ax.reader import AxAccessibility, AxInspector
 
         ax = AxAccessibility()
         return ax, AxInspector(ax, own_pids=own_pids)
-    from tools.screen.a11y.atspi import Accessibility, AtspiInspector
+    from tools.screen.a11y.atspi.reader import Accessibility, AtspiInspector
 
     accessibility = Accessibility()
     return accessibility, AtspiInspector(accessibility, worker, own_pids=own_pids)

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from tools.screen.a11y.accessible import Node
-from tools.screen.a11y.atspi_tables import KIND_NAMES
+from tools.screen.a11y.atspi.tables import KIND_NAMES
 from tools.screen.geometry import Point, Rect
 from tools.screen.risk import quote
 from tools.screen.scaling import ImageFrame

@@ -58,7 +58,7 @@ from tools.screen.a11y.accessible import (
     Limits,
     Node,
 )
-from tools.screen.a11y.atspi_tables import KIND_NAMES
+from tools.screen.a11y.atspi.tables import KIND_NAMES
 from tools.screen.displays import describe_displays
 from tools.screen.errors import AccessibilityDenied, ScreenError
 from tools.screen.events import around_capture

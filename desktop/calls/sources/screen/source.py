@@ -24,8 +24,8 @@ from typing import Any
 from anthropic.tools.computer import BetaComputerConfirmContext
 from anthropic.types.beta import BetaComputerScreenshotInput
 
-from desktop.calls.sources.screen_elements import ScreenElements
-from desktop.calls.sources.screen_hooks import ScreenHooks
+from desktop.calls.sources.screen.elements import ScreenElements
+from desktop.calls.sources.screen.hooks import ScreenHooks
 from desktop.calls.sources.toolsets import Confirm, ToolsetSource
 from tools.base import ActionInfo, Risk
 from tools.screen import (

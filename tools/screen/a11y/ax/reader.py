@@ -40,8 +40,8 @@ from tools.screen.a11y.accessible import (
     best_frame,
     nearest_control,
 )
-from tools.screen.a11y.ax_read import Raw, ax_node, walk
-from tools.screen.a11y.ax_tables import ATTRIBUTES, is_secure, reads_value
+from tools.screen.a11y.ax.read import Raw, ax_node, walk
+from tools.screen.a11y.ax.tables import ATTRIBUTES, is_secure, reads_value
 from tools.screen.a11y.elements import Element
 from tools.screen.backends.mac_permissions import GRANT_ACCESSIBILITY
 from tools.screen.errors import AccessibilityDenied, ScreenError

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desktop.calls.sources.browser_hand import BROWSER_TITLE, BrowserHand
+from desktop.calls.sources.browser.hand import BROWSER_TITLE, BrowserHand
 from desktop.calls.sources.toolsets import Confirm, ToolsetSource
 from desktop.system.playwright_env import is_frozen
 from desktop.system.settings import BrowserSettings

@@ -30,7 +30,7 @@ from tools.screen.a11y.accessible import (
     TreeBudget,
     named_by_labels,
 )
-from tools.screen.a11y.ax_tables import ax_role, reads_value
+from tools.screen.a11y.ax.tables import ax_role, reads_value
 from tools.screen.geometry import Rect
 
 __all__ = ["VALUE_LIMIT", "Raw", "Reader", "ax_node", "ax_rect", "walk"]

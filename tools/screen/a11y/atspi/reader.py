@@ -38,8 +38,8 @@ from tools.screen.a11y.accessible import (
     named_by_labels,
     nearest_control,
 )
-from tools.screen.a11y.atspi_bus import CALL_LIMIT, BusClient, BusError, Call
-from tools.screen.a11y.atspi_tables import State, has_state, role_name
+from tools.screen.a11y.atspi.bus import CALL_LIMIT, BusClient, BusError, Call
+from tools.screen.a11y.atspi.tables import State, has_state, role_name
 from tools.screen.a11y.elements import Element
 from tools.screen.errors import ScreenError
 from tools.screen.geometry import Point, Rect
