@@ -92,9 +92,10 @@ async def first_turn(window: MainWindow, text: str) -> tuple[Probes, float]:
     stream process, the background loading and the tool sources, and send `text` at once. The
     loop is watched from the first paint until the reply is in; (probes, seconds to the reply).
     """
-    from desktop.app import first_paint, freeze_startup_objects, start_behind_the_window
+    from desktop.app import freeze_startup_objects, start_behind_the_window
     from desktop.model_stream.worker import shared_worker
     from desktop.system import heavy
+    from ui.first_paint import first_paint
 
     window.show()
     await first_paint(window)

@@ -3,7 +3,13 @@ around them. No Qt here, but in the composition root (`__main__.py`, `app.py`)."
 
 from __future__ import annotations
 
+import os
 from typing import Any
+
+# No third-party pydantic plugin runs inside Deskhand: one installed beside it would see every
+# setting and tool value it validates. (Looking for plugins also scans every installed
+# package's metadata when the first model is built, before the window can show.)
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 
 def __getattr__(name: str) -> Any:

@@ -8,6 +8,7 @@ each command loads only what it uses, when it runs."""
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import shutil
@@ -239,6 +240,10 @@ def main(argv: list[str] | None = None) -> int:
         from ui.self_test import run_self_test
 
         return run_self_test(args.data_dir)
+    # Building the window makes many objects and frees few: the collector's passes over them
+    # only delay it (by about a tenth of its start). It is on again once the window is painted
+    # (desktop/app.py), and what start-up built is then kept out of its sight (`gc.freeze`).
+    gc.disable()
     # PySide6 reads the source of every module imported after it (looking for its `__feature__`
     # switches): the app's Qt-free core loads first, which shortens the way to the window.
     import desktop.workspace  # noqa: F401

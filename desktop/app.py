@@ -26,13 +26,12 @@ import qasync
 from PySide6.QtCore import (
     QEvent,
     QMessageLogContext,
-    QObject,
     QtMsgType,
     Signal,
     qInstallMessageHandler,
 )
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop.calls.permissions import Mode
 from desktop.model_stream.worker import StreamWorker, shared_worker
@@ -115,40 +114,13 @@ def _app_icon() -> QIcon:
     return icon if not icon.isNull() else QIcon.fromTheme("dialog-information")
 
 
-FIRST_PAINT_WAIT_S = 3.0
-
-
-class _FirstPaint(QObject):
-    """Resolves `painted` when the watched widget is first painted."""
-
-    def __init__(self, widget: QWidget) -> None:
-        super().__init__(widget)
-        self.painted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        widget.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Paint and not self.painted.done():
-            self.painted.set_result(None)
-        return False
-
-
-async def first_paint(widget: QWidget) -> None:
-    """Once `widget` is on screen (or has had a few seconds to get there)."""
-    watcher = _FirstPaint(widget)
-    try:
-        await asyncio.wait_for(watcher.painted, FIRST_PAINT_WAIT_S)
-    except TimeoutError:
-        pass  # never painted (minimised, offscreen): go on anyway
-    widget.removeEventFilter(watcher)
-
-
 def start_behind_the_window(workspace: Workspace, streams: StreamWorker) -> asyncio.Future[None]:
     """What starts once the window is on screen, while the person reads it: the stream process
     loads the SDK on its own core, the tools load on a thread here (`heavy`), and the tool
     sources start (an MCP server may take seconds to answer). None of it holds up the loop.
     Returns the sources' start."""
     streams.start()
-    heavy.start(heavy.TOOLS + heavy.COMMANDS)
+    heavy.start(heavy.WINDOW + heavy.TOOLS + heavy.COMMANDS)
     return asyncio.ensure_future(_close("tool sources", workspace.toolbox.start))
 
 
@@ -186,6 +158,7 @@ def _setup_logging(paths: DataPaths) -> None:
 
 
 async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
+    from ui.first_paint import first_paint
     from ui.window.main_window import MainWindow
     from ui.window.quick_entry import QuickEntryController
 
@@ -208,6 +181,7 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     window = MainWindow(workspace)
     window.show()
     await first_paint(window)
+    gc.enable()  # off while the window was built (desktop/__main__.py)
     starting = start_behind_the_window(workspace, streams)
     if args.send:
         window.send(args.send)  # at once: the turn waits for what it needs, not the window

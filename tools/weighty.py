@@ -14,6 +14,7 @@ Languages: English, German, French, Spanish, Italian, Portuguese, Dutch, Japanes
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -453,7 +454,12 @@ def _compile(phrases: Iterable[str]) -> tuple[re.Pattern[str], frozenset[str]]:
     return re.compile("|".join(_pattern(phrase) for phrase in inside)), exact
 
 
-_KIND_PATTERNS = {kind: _compile(phrases) for kind, phrases in KINDS.items()}
+@functools.cache
+def _kind_patterns() -> dict[str, tuple[re.Pattern[str], frozenset[str]]]:
+    """Compiled on first use, not at import: the window imports this module before it shows."""
+    return {kind: _compile(phrases) for kind, phrases in KINDS.items()}
+
+
 _TRIM = " .,:;!?…→›»>-–—()[]"
 
 
@@ -462,7 +468,7 @@ def weighty(*texts: str | None) -> str | None:
 
     Each text is one thing the control says (its name, its content, its title)."""
     folded = [fold(text) for text in texts if text]
-    for kind, (pattern, exact) in _KIND_PATTERNS.items():
+    for kind, (pattern, exact) in _kind_patterns().items():
         for text in folded:
             if text.strip(_TRIM) in exact or pattern.search(text):
                 return kind

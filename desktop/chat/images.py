@@ -12,8 +12,6 @@ import math
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
 MAX_EDGE = 1568
 MAX_PIXELS = 1_150_000
 MAX_BASE64 = 5 * 1024 * 1024
@@ -28,6 +26,10 @@ def bounded_size(width: int, height: int) -> tuple[int, int]:
 
 def bound(data: bytes, media_type: str) -> tuple[bytes, str, int, int]:
     """`data` scaled (and recompressed if needed) to fit the limits. CPU work: call it in a thread."""
+    # Pillow loads on first use, not before the window (desktop/system/heavy.py loads it
+    # right after the first paint); a call holds no import lock, so it can meet that load.
+    from PIL import Image
+
     with Image.open(io.BytesIO(data)) as image:
         size = bounded_size(*image.size)
         if size == image.size and len(data) * 4 // 3 < MAX_BASE64:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desktop import __version__
+import desktop  # `desktop.__version__` reads the package's metadata when first asked for
 from desktop.calls.contract import (
     ActionGroup,
     CallContext,
@@ -248,7 +248,7 @@ class McpSource(ToolSource):
             entry.spec(),
             stderr_log=self.logs_dir / "mcp" / f"{server_key(server)}.log",
             on_change=self._changed,
-            client_info=mcp_types.Implementation(name="Deskhand", version=__version__),
+            client_info=mcp_types.Implementation(name="Deskhand", version=desktop.__version__),
         )
 
     async def _reconcile(self) -> None:

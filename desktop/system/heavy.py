@@ -1,5 +1,5 @@
 """The one place the slow modules are imported: the model's SDK, Playwright, the browser and screen
-tools, and (when a connector is configured) the MCP client.
+tools, the keychain, and (when a connector is configured) the MCP client.
 
 Together they take more than a second to import, so the window shows without them; the app asks
 for them right after its first paint and they load here, on a thread of their own, while the
@@ -25,6 +25,10 @@ from concurrent.futures import Future
 
 log = logging.getLogger(__name__)
 
+# What the window needs once it shows a reply or an image: the Markdown parser and Pillow. They
+# load first after the first paint; the window also imports them itself, on first use, from
+# inside a function (holding no import lock, so meeting this load there can only wait for it).
+WINDOW = ("markdown_it", "markdown_it.renderer", "PIL.Image")
 # What a turn needs: the SDK and its toolsets, the browser tool (Playwright) and the screen tool.
 TOOLS = (
     "anthropic",
@@ -37,6 +41,17 @@ TOOLS = (
 )
 # What a connector needs: the MCP SDK's client and its transports.
 MCP = ("mcp_types", "tools.mcp.connection")
+# The keychain: keyring and every backend it looks through to find this machine's (on Linux,
+# importing the macOS one alone runs a compiler to look for a library).
+KEYCHAIN = (
+    "keyring",
+    "keyring.backends.chainer",
+    "keyring.backends.kwallet",
+    "keyring.backends.libsecret",
+    "keyring.backends.macOS",
+    "keyring.backends.SecretService",
+    "keyring.backends.Windows",
+)
 # The `deskhand ui` socket: not slow to import, but not needed for the window to show either.
 COMMANDS = ("desktop.command.listener",)
 

@@ -13,6 +13,7 @@ import logging
 import os
 from pathlib import Path
 
+from desktop.system import heavy
 from desktop.system.own_places import remember_key
 from desktop.system.settings import KeyStorage
 
@@ -23,8 +24,12 @@ ENV_KEY = "ANTHROPIC_API_KEY"
 
 
 def keychain_available() -> bool:
-    """True when keyring has a real backend (macOS Keychain, Secret Service, Windows...)."""
-    import keyring  # finding the backend probes the system: not before the window shows
+    """True when keyring has a real backend (macOS Keychain, Secret Service, Windows...).
+
+    It probes the system (a D-Bus service, a library) the first time: call it off the event
+    loop (`KeyStore.aget`)."""
+    heavy.wait(heavy.KEYCHAIN)  # keyring's modules come from the one place that imports them
+    import keyring
 
     try:
         backend = keyring.get_keyring()
@@ -143,5 +148,7 @@ class KeyStore:
             pass
 
     async def aget(self) -> str | None:
-        """`get()` off the event loop: a keychain may show a prompt and take its time."""
+        """`get()` off the event loop: finding the keychain probes the system, and a keychain
+        may show a prompt and take its time."""
+        await heavy.ready(heavy.KEYCHAIN)
         return await asyncio.to_thread(self.get)

@@ -1,7 +1,7 @@
 """Markdown parsed into blocks for Qt's rich text, with no widgets and no Qt.
 
 `render_blocks(text)` parses Markdown with markdown-it (CommonMark + tables, raw HTML off,
-so model text can never inject markup) and returns one `Block` per top-level Markdown
+so model text can never inject markup; `markdown_render.py`) and returns one `Block` per top-level Markdown
 block: prose as Qt-flavoured HTML, fenced code as its raw text. While a reply streams,
 `SettledSplitter` finds the last point before which the text can no longer change its
 rendering, so that part is rendered once and only the short unsettled tail is re-rendered
@@ -13,17 +13,13 @@ parsing can be tested and reused without a display.
 
 from __future__ import annotations
 
-import html
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from markdown_it import MarkdownIt
-from markdown_it.renderer import RendererHTML
-from markdown_it.token import Token
-from markdown_it.utils import EnvType, OptionsDict
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 COPY_SCHEME = "copy"
 SAFE_LINK_SCHEMES = ("http", "https", "mailto")
@@ -93,68 +89,6 @@ class Block:
     line: int = field(default=0, compare=False)  # where it starts in the source, from 0
 
 
-def _code_text(token: Token) -> str:
-    # The block's own lines, without the newline markdown-it keeps after the last one.
-    return token.content[:-1] if token.content.endswith("\n") else token.content
-
-
-class _QtRenderer(RendererHTML):
-    """markdown-it's HTML renderer with output tuned for Qt's rich-text engine."""
-
-    def table_open(
-        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
-    ) -> str:
-        # Qt draws grid lines from attributes more reliably than from CSS.
-        return (
-            '<table class="grid" border="1" cellspacing="0" cellpadding="6" '
-            'style="border-collapse: collapse; border-style: solid;">\n'
-        )
-
-    def fence(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
-        # Only reached for code nested in other blocks; top-level code gets its own widget.
-        codes: list[str] = env.setdefault("codes", [])
-        codes.append(_code_text(tokens[idx]))
-        return (
-            '<table class="code" width="100%" cellspacing="0" cellpadding="8" '
-            'style="border-style: none; margin-top: 4px; margin-bottom: 4px;"><tr><td>'
-            f'<p align="right"><a href="{COPY_SCHEME}:{len(codes) - 1}">Copy</a></p>'
-            f"<pre>{html.escape(_code_text(tokens[idx]))}</pre></td></tr></table>\n"
-        )
-
-    code_block = fence
-
-    def blockquote_open(
-        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
-    ) -> str:
-        # Qt draws no left border on blocks; a thin tinted table cell stands in for it.
-        return (
-            '<table cellspacing="0" cellpadding="0" style="margin-top: 2px; margin-bottom: 2px;">'
-            '<tr><td class="quotebar" width="3"></td>'
-            '<td class="quote" style="padding-left: 12px;">\n'
-        )
-
-    def blockquote_close(
-        self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
-    ) -> str:
-        return "</td></tr></table>\n"
-
-    def image(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
-        # Never let a reply make Qt load a file or URL; show the picture as a link instead.
-        token = tokens[idx]
-        alt = html.escape(self.renderInlineAsText(token.children or [], options, env) or "image")
-        src = str(token.attrGet("src") or "")
-        if src.split(":", 1)[0].lower() in SAFE_LINK_SCHEMES:
-            return f'<a href="{html.escape(src)}">[{alt}]</a>'
-        return f"[{alt}]"
-
-
-@cache
-def _markdown() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False}, renderer_cls=_QtRenderer)
-    md.enable(["table", "strikethrough"])
-    return md
-
-
 def _top_level_groups(tokens: list[Token]) -> list[list[Token]]:
     """Split a token stream into the tokens of each top-level block."""
     groups: list[list[Token]] = []
@@ -169,14 +103,18 @@ def _top_level_groups(tokens: list[Token]) -> list[list[Token]]:
 
 def render_blocks(markdown: str) -> list[Block]:
     """Render Markdown source into one `Block` per top-level block (styled by `style_for`)."""
-    md = _markdown()
+    # markdown-it is loaded when the first reply is shown, not before the window is (the app
+    # loads it right after the first paint; see markdown_render).
+    from ui.thread.markdown_render import code_text, parser
+
+    md = parser()
     blocks: list[Block] = []
     for group in _top_level_groups(md.parse(markdown)):
         first = group[0]
         line = first.map[0] if first.map else 0
         if len(group) == 1 and first.type in ("fence", "code_block"):
             language = first.info.strip().split(" ", 1)[0] if first.info else ""
-            blocks.append(Block(kind="code", code=_code_text(first), language=language, line=line))
+            blocks.append(Block(kind="code", code=code_text(first), language=language, line=line))
             continue
         env: dict[str, Any] = {}
         body = md.renderer.render(group, md.options, env)

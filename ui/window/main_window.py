@@ -14,7 +14,7 @@ import asyncio
 import logging
 
 import shiboken6
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import (
     QCloseEvent,
     QDragEnterEvent,
@@ -93,6 +93,7 @@ class MainWindow(QMainWindow):
         self.current_session_id: int | None = None
         self.settings = SettingsOpener(self, workspace, self._settings_saved)
         self._first_run_checked = False
+        self._first_run: asyncio.Future[None] | None = None
         self.setAcceptDrops(True)  # files dropped anywhere on the window are attached
 
         self.sidebar = Sidebar(workspace.store)
@@ -562,19 +563,21 @@ class MainWindow(QMainWindow):
         self.toolbar.settings_saved()
         self.statusBar().showMessage("Settings saved.", 3000)
 
-    def first_run_check(self) -> None:
-        self.settings.first_run_check()
+    async def first_run_check(self) -> None:
+        await self.settings.first_run_check()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if not self._first_run_checked:
             self._first_run_checked = True
-            # After the window is on screen, so the dialog opens over it.
-            QTimer.singleShot(0, self, self.first_run_check)
+            # Once the window is painted, so the dialog opens over it.
+            self._first_run = asyncio.ensure_future(self.first_run_check())
 
     async def shutdown(self) -> None:
         """On quit: stop running replies and wait until their partial text is saved."""
         self.browser_offer.cancel()
+        if self._first_run is not None:
+            self._first_run.cancel()
         self.toolbar.cancel_loading()
         if shiboken6.isValid(self.outside_watch):  # gone already if the window was deleted
             self.outside_watch.stop()

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop import __version__
+import desktop  # `desktop.__version__` reads the package's metadata when first asked for
 
 Key = str | QKeySequence.StandardKey | None
 SWITCH_CHATS = 9
@@ -183,7 +183,7 @@ def about_box(parent: QWidget) -> QMessageBox:
     box = QMessageBox(parent)
     box.setWindowTitle("About Deskhand")
     box.setIconPixmap(QApplication.windowIcon().pixmap(64, 64))
-    box.setText(f"<b>Deskhand</b> {__version__}")
+    box.setText(f"<b>Deskhand</b> {desktop.__version__}")
     box.setInformativeText(
         "A desktop assistant that acts on your computer, with Claude. "
         "Nothing runs that you would not have approved."

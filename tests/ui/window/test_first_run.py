@@ -43,7 +43,7 @@ def test_with_a_key_nothing_opens(qtbot, aloop, workspace: Workspace) -> None:  
     window = MainWindow(workspace)
     qtbot.addWidget(window)
     window.show()
-    window.first_run_check()
+    aloop.run_until_complete(window.first_run_check())
     assert window.settings_dialog is None
 
 

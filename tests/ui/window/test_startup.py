@@ -27,7 +27,7 @@ import asyncio, sys, tempfile
 from pathlib import Path
 import qasync
 from PySide6.QtWidgets import QApplication
-from desktop.app import first_paint
+from ui.first_paint import first_paint
 from desktop.system import heavy
 from desktop.workspace import Workspace
 from ui.window.main_window import MainWindow

@@ -8,14 +8,16 @@ canonical names of `keys`. Which backend this computer runs is `factory`'s to sa
 
 from __future__ import annotations
 
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
-from PIL import Image
 from pydantic import BaseModel, ConfigDict
 
 from tools.screen.displays import Display
 from tools.screen.errors import ScreenError
 from tools.screen.geometry import Point, Rect
+
+if TYPE_CHECKING:
+    from PIL import Image  # the app's window imports this module; Pillow loads with the screen
 
 __all__ = [
     "MouseButton",
