@@ -3,12 +3,13 @@
     python bench/startup.py [--runs 5] [--screenshots 300]
 
 Launch: starts `python -m desktop` with a fresh data dir, as a person's launcher would,
-and watches the X display until a Deskhand window is mapped (`xdotool search
---onlyvisible`), polling every few milliseconds; then closes the app. In turn with each
+and listens on the X display until a window of that process named Deskhand is mapped (a
+MapNotify event: nothing polls, so nothing takes CPU from the launch it times); then closes
+the app. In turn with each
 launch, the same for a bare PySide6 window (a QApplication and an empty QMainWindow, nothing
 else): the yardstick for what this machine can do right now. Median of `runs` each, and the
 median of the per-pair ratios. It needs an X display: it uses $DISPLAY, or starts its own
-Xvfb when there is none (Debian: xvfb, xdotool).
+Xvfb when there is none (Debian: xvfb).
 
 First turn: in this process, an offscreen window is shown and, the moment it is painted, a
 message is sent, as the app does at start (`stalls.py`): the longest event-loop stall from
@@ -30,6 +31,7 @@ import argparse
 import io
 import os
 import resource
+import select
 import shutil
 import signal
 import statistics
@@ -41,13 +43,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 LAUNCH_TARGET_S = 1.5
 RATIO_TARGET = 3.0  # launch to window, over a bare PySide6 window's
 OPEN_TARGET_S = 1.0
 MEMORY_TARGET_MB = 500.0
-POLL_S = 0.005
 
 
 @contextmanager
@@ -60,7 +62,19 @@ def x_display() -> Iterator[str]:
         raise SystemExit("No X display: set DISPLAY or install Xvfb (Debian: xvfb).")
     read, write = os.pipe()
     server = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write), "-screen", "0", "1400x900x24", "-nolisten", "tcp"],
+        # -noreset: otherwise the server resets as each launch's window closes, and the next
+        # launch, connecting meanwhile, is refused ("could not connect to display").
+        [
+            "Xvfb",
+            "-displayfd",
+            str(write),
+            "-screen",
+            "0",
+            "1400x900x24",
+            "-nolisten",
+            "tcp",
+            "-noreset",
+        ],
         pass_fds=(write,),
         stderr=subprocess.DEVNULL,
     )
@@ -80,23 +94,59 @@ def x_display() -> Iterator[str]:
 
 
 def _answers(display: str) -> bool:
-    probe = subprocess.run(
-        ["xdotool", "getdisplaygeometry"],
-        env={**os.environ, "DISPLAY": display},
-        capture_output=True,
-        check=False,
-    )
-    return probe.returncode == 0
+    from Xlib import display as xdisplay
+    from Xlib.error import DisplayError
+
+    try:
+        xdisplay.Display(display).close()
+    except DisplayError:
+        return False
+    return True
 
 
-def window_shown(display: str, pid: int) -> bool:
-    found = subprocess.run(
-        ["xdotool", "search", "--onlyvisible", "--pid", str(pid), "--name", "Deskhand"],
-        env={**os.environ, "DISPLAY": display},
-        capture_output=True,
-        check=False,
-    )
-    return found.returncode == 0 and bool(found.stdout.strip())
+class MapWatch:
+    """A connection to the X server that hears each top-level window as it is mapped.
+
+    Event-driven: nothing polls the display while a launch runs (a poll would take CPU from the
+    launch it times, and see the window only at its next tick)."""
+
+    def __init__(self, display: str) -> None:
+        from Xlib import X
+        from Xlib import display as xdisplay
+
+        self._x = X
+        self.connection = xdisplay.Display(display)
+        self.root = self.connection.screen().root
+        self.root.change_attributes(event_mask=X.SubstructureNotifyMask)
+        self.pid_atom = self.connection.intern_atom("_NET_WM_PID")
+        self.connection.sync()
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def _ours(self, window: Any, pid: int) -> bool:
+        """Whether `window` is a Deskhand window of process `pid`."""
+        try:
+            owner = window.get_full_property(self.pid_atom, self._x.AnyPropertyType)
+            name = window.get_wm_name() or ""
+        except Exception:  # gone again already
+            return False
+        return owner is not None and pid in owner.value and "Deskhand" in str(name)
+
+    def mapped(self, app: subprocess.Popen[bytes], limit: float) -> float | None:
+        """When (time.monotonic) a window of `app` was mapped; None if `app` exited first."""
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            if not self.connection.pending_events():
+                select.select([self.connection.fileno()], [], [], 0.05)
+                if app.poll() is not None:
+                    return None
+                if not self.connection.pending_events():
+                    continue
+            event = self.connection.next_event()
+            if event.type == self._x.MapNotify and self._ours(event.window, app.pid):
+                return time.monotonic()
+        raise SystemExit(f"no Deskhand window after {limit:.0f} s")
 
 
 BARE_WINDOW = """
@@ -111,7 +161,7 @@ sys.exit(app.exec())
 """
 
 
-def launch_once(display: str, data_dir: Path, bare: bool = False) -> float:
+def launch_once(watch: MapWatch, display: str, data_dir: Path, bare: bool = False) -> float:
     """Seconds from starting the process (the app, or with `bare` the bare window) to its
     window being mapped on the display."""
     env = {
@@ -125,6 +175,8 @@ def launch_once(display: str, data_dir: Path, bare: bool = False) -> float:
         "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
     }
     errors = tempfile.TemporaryFile()
+    while watch.connection.pending_events():  # what earlier launches left
+        watch.connection.next_event()
     started = time.monotonic()
     command = ["-c", BARE_WINDOW] if bare else ["-m", "desktop", "--data-dir", str(data_dir)]
     app = subprocess.Popen(
@@ -135,15 +187,12 @@ def launch_once(display: str, data_dir: Path, bare: bool = False) -> float:
         stderr=errors,
     )
     try:
-        while not window_shown(display, app.pid):
-            if app.poll() is not None:
-                errors.seek(0)
-                said = errors.read().decode(errors="replace")[-2000:]
-                raise LaunchFailed(f"Deskhand exited with {app.returncode} first:\n{said}")
-            if time.monotonic() - started > 60:
-                raise SystemExit("no Deskhand window after 60 s")
-            time.sleep(POLL_S)
-        return time.monotonic() - started
+        shown = watch.mapped(app, limit=60)
+        if shown is None:
+            errors.seek(0)
+            said = errors.read().decode(errors="replace")[-2000:]
+            raise LaunchFailed(f"Deskhand exited with {app.returncode} first:\n{said}")
+        return shown - started
     finally:
         app.send_signal(signal.SIGTERM)
         try:
@@ -157,12 +206,14 @@ class LaunchFailed(Exception):
     pass
 
 
-def launch(display: str, data_dir: Path, attempts: int = 3, bare: bool = False) -> float:
+def launch(
+    watch: MapWatch, display: str, data_dir: Path, attempts: int = 3, bare: bool = False
+) -> float:
     """`launch_once`, tried again when Qt could not reach the display (a shared machine's
     X servers come and go); any other failure ends the benchmark."""
     for attempt in range(attempts):
         try:
-            return launch_once(display, data_dir / str(attempt), bare)
+            return launch_once(watch, display, data_dir / str(attempt), bare)
         except LaunchFailed as failed:
             if "platform plugin" not in str(failed) or attempt == attempts - 1:
                 raise SystemExit(str(failed)) from None
@@ -171,15 +222,17 @@ def launch(display: str, data_dir: Path, attempts: int = 3, bare: bool = False) 
 
 def bench_launch(runs: int) -> tuple[list[float], list[float]]:
     """(the app's launch times, the bare window's), taken in turn so both see the same machine."""
-    if not shutil.which("xdotool"):
-        raise SystemExit("xdotool is needed to see the window appear (Debian: xdotool).")
     times, bare_times = [], []
     with x_display() as display, tempfile.TemporaryDirectory() as tmp:
-        launch(display, Path(tmp) / "warm")  # fills the OS file cache, like a second launch
-        launch(display, Path(tmp) / "warm-bare", bare=True)
-        for run in range(runs):
-            bare_times.append(launch(display, Path(tmp) / f"bare{run}", bare=True))
-            times.append(launch(display, Path(tmp) / f"run{run}"))
+        watch = MapWatch(display)
+        try:
+            launch(watch, display, Path(tmp) / "warm")  # fills the OS file cache
+            launch(watch, display, Path(tmp) / "warm-bare", bare=True)
+            for run in range(runs):
+                bare_times.append(launch(watch, display, Path(tmp) / f"bare{run}", bare=True))
+                times.append(launch(watch, display, Path(tmp) / f"run{run}"))
+        finally:
+            watch.close()
     return times, bare_times
 
 

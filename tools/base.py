@@ -20,7 +20,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tools.data import Data
 
 
 class ToolFailure(Exception):
@@ -41,20 +43,20 @@ class Risk(StrEnum):
     CONSEQUENTIAL = "consequential"  # sends, deletes, quits, pays, runs code
 
 
-class ActionInfo(BaseModel):
+class ActionInfo(Data):
     name: str
     risk: Risk
     description: str = ""
 
 
-class ToolImage(BaseModel):
+class ToolImage(Data):
     data: bytes
     media_type: str = "image/png"
     width: int
     height: int
 
 
-class ToolResult(BaseModel):
+class ToolResult(Data):
     """What a tool hands back: text and/or images, or an error written as a fixed phrase.
 
     `data` is the same outcome as plain values for programs (the command line's `--json`): the
@@ -70,10 +72,10 @@ class ToolResult(BaseModel):
         return cls(text=phrase, is_error=True, data=data)
 
 
-class RunContext(BaseModel):
+class RunContext(Data):
     """What a running tool may use: report progress, notice cancellation, store attachments."""
 
-    model_config = {"arbitrary_types_allowed": True}
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     session_id: int
     attachments_dir: Path

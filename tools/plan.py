@@ -18,9 +18,10 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from tools.base import ActionInfo, Risk, RunContext, Tool, ToolResult
+from tools.data import Data
 
 if TYPE_CHECKING:
     from tldextract import TLDExtract
@@ -38,7 +39,7 @@ DESCRIPTION = (
 )
 
 
-class PlanInput(BaseModel):
+class PlanInput(Data):
     """The plan as Claude proposes it."""
 
     domains: list[str] = Field(

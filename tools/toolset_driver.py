@@ -30,7 +30,9 @@ from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from tools.data import Data
 
 if TYPE_CHECKING:
     from anthropic.tools import ToolError
@@ -125,7 +127,7 @@ def base64_image(
     return base64.b64encode(buffer.getvalue()).decode("ascii"), "image/jpeg"
 
 
-class Judged(BaseModel):
+class Judged(Data):
     """One call as the gate and the person see it, from what it will really affect."""
 
     risk: str
@@ -137,7 +139,7 @@ class Judged(BaseModel):
     lands: list[str] = Field(default_factory=list)
 
 
-class ToolsetRun(BaseModel):
+class ToolsetRun(Data):
     """How one member call ended: the SDK's `tool_result` block, and whether it was refused,
     nothing done, because what it acts on changed after it was described."""
 

@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from desktop.calls.permissions import Decision, ToolCall
 from tools.base import ActionInfo, ToolImage, ToolResult
+from tools.data import Data
 
 Outcome = Literal["ok", "error", "denied", "blocked", "stopped"]
 
@@ -34,7 +35,7 @@ RESULT_PREVIEW = 300
 INPUT_PREVIEW = 160
 
 
-class ToolUse(BaseModel):
+class ToolUse(Data):
     """A `tool_use` block as the model sent it; `input` is whatever JSON arrived."""
 
     id: str
@@ -68,7 +69,7 @@ class ToolUse(BaseModel):
         return block
 
 
-class ActionGroup(BaseModel):
+class ActionGroup(Data):
     """One tool's actions for the Permissions page: rules are keyed `tool.action`."""
 
     tool: str
@@ -76,7 +77,7 @@ class ActionGroup(BaseModel):
     actions: list[ActionInfo]
 
 
-class CallResult(BaseModel):
+class CallResult(Data):
     """What a source hands back: API content blocks (text...) and images, in order."""
 
     content: list[dict[str, Any] | ToolImage] = Field(default_factory=list)
@@ -203,7 +204,7 @@ def tool_label(title: str, action: str) -> str:
     return f"{title}: {action.replace('_', ' ')}"
 
 
-class CallCard(BaseModel):
+class CallCard(Data):
     """What a tool card shows, stored beside the tool_result so a reopened chat shows the same."""
 
     label: str

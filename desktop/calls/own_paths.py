@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from pydantic import BaseModel
-
 from desktop.system.own_places import OWN_WORDS, SOCKET_PREFIX, Place, places, socket_folder
+from tools.data import Data
 
 # What separates the words of a command line or a sentence (`=` for --file=/path).
 _SPLIT = re.compile(r"[\s\"'`;|&<>(),=\[\]]+")
@@ -47,7 +46,7 @@ _FILE_WORDS = {
 _TAKES_AWAY = re.compile(r"move|rename|delete|remove|trash|rmdir|\brm\b|unlink", re.IGNORECASE)
 
 
-class Touch(BaseModel):
+class Touch(Data):
     """An own place an input names."""
 
     place: str  # "key file", "data folder"

@@ -13,10 +13,11 @@ from enum import StrEnum
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 # Re-exported: the ui reads risk levels from here, since it never imports `tools`.
 from tools.base import Risk as Risk
+from tools.data import Data
 
 
 class Mode(StrEnum):
@@ -41,7 +42,7 @@ class Rule(StrEnum):
 RULE_TITLES = {Rule.ALLOW: "Always allow", Rule.ASK: "Ask", Rule.NEVER: "Never"}
 
 
-class PermissionSettings(BaseModel):
+class PermissionSettings(Data):
     mode: Mode = Field(
         Mode.CHANGES,
         title="Mode",
@@ -61,7 +62,7 @@ class PermissionSettings(BaseModel):
     )
 
 
-class ToolCall(BaseModel):
+class ToolCall(Data):
     """One call as the gate and the approver see it."""
 
     session_id: int
@@ -92,7 +93,7 @@ class ToolCall(BaseModel):
 Verdict = Literal["allow", "deny", "ask"]
 
 
-class Decision(BaseModel):
+class Decision(Data):
     verdict: Verdict
     by: Literal["rule", "mode", "person", "stop", "plan"]
     reason: str = ""
@@ -106,7 +107,7 @@ RISK_ORDER = (Risk.READ, Risk.CHANGE, Risk.CONSEQUENTIAL)
 DEFAULT_CAP = Risk.CHANGE
 
 
-class RuleScope(BaseModel, frozen=True):
+class RuleScope(Data, frozen=True):
     """What one rule covers: a tool (all its actions, or one), any site or one, and for
     Always allow, the highest risk it lets through without asking.
 
@@ -229,7 +230,7 @@ def scope_sentence(scope: RuleScope, label: str = "") -> str:
     return text
 
 
-class Answer(BaseModel):
+class Answer(Data):
     allow: bool
     always: bool = False  # remember "Always allow" for this action
     reason: str = ""  # the person's optional reason for a denial

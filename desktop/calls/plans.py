@@ -26,9 +26,8 @@ from collections.abc import Callable
 from datetime import datetime
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel
-
 from desktop.calls.permissions import Decision, Mode, Risk, ToolCall
+from tools.data import Data
 from tools.plan import NAME as PLAN_TOOL
 from tools.plan import PlanInput, normal_host
 
@@ -60,7 +59,7 @@ def clock(at: float) -> str:
     return datetime.fromtimestamp(at).strftime("%H:%M")
 
 
-class Plan(BaseModel, frozen=True):
+class Plan(Data, frozen=True):
     """A plan the person approved for one chat."""
 
     session_id: int

@@ -21,9 +21,8 @@ import uuid
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel
-
 from desktop.chat import images
+from tools.data import Data
 
 ATTACHMENT_KEY = "deskhand_attachment"
 DOCUMENT_KEY = "deskhand_document"
@@ -43,7 +42,7 @@ class AttachmentError(Exception):
     """
 
 
-class Attachment(BaseModel):
+class Attachment(Data):
     """One attached file as kept: what the chip and the sent message show."""
 
     kind: Kind

@@ -17,8 +17,6 @@ from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from desktop.chat import attachments, user_content, versions
 from desktop.chat.agent import Agent
 from desktop.chat.attachments import Attachment
@@ -31,6 +29,7 @@ from desktop.chat.events import (
 )
 from desktop.chat.transcript import prompt_event
 from desktop.system.store import Store, StoredMessage
+from tools.data import Data
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +39,7 @@ UNEXPECTED_FAILURE = (
 )
 
 
-class TurnRunning(BaseModel):
+class TurnRunning(Data):
     """A chat's turn started (`running`) or ended; `stopped` when the person stopped it."""
 
     session_id: int
@@ -48,7 +47,7 @@ class TurnRunning(BaseModel):
     stopped: bool = False
 
 
-class HistoryReplaced(BaseModel):
+class HistoryReplaced(Data):
     """Edit, Regenerate or a switch of versions changed the end of a chat: show its history
     again from the store."""
 

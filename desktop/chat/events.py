@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from desktop.chat.attachments import Attachment
 from desktop.model_stream.errors import ProblemWords
+from tools.data import Data
 
 
-class Usage(BaseModel):
+class Usage(Data):
     """Token counts of one model call (or a whole turn, summed)."""
 
     input_tokens: int = 0
@@ -31,7 +32,7 @@ class Usage(BaseModel):
         )
 
 
-class SessionEvent(BaseModel):
+class SessionEvent(Data):
     """Something that happened in one chat's thread; `kind` tells the events apart."""
 
     kind: str
@@ -57,7 +58,7 @@ class ReplyContinued(SessionEvent):
     kind: Literal["reply_continued"] = "reply_continued"
 
 
-class EarlierVersion(BaseModel):
+class EarlierVersion(Data):
     """A prompt and its answer as they were before Edit or Regenerate replaced them."""
 
     message_id: int  # its prompt's: what choosing this version again names

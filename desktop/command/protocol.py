@@ -36,7 +36,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from desktop.calls.permissions import Answer, ToolCall
 from desktop.command.place import (
@@ -48,6 +48,7 @@ from desktop.command.place import (
     socket_path,
     write_private,
 )
+from tools.data import Data
 
 __all__ = [
     "AskRequest",
@@ -68,7 +69,7 @@ __all__ = [
 MAX_LINE = 1 << 16  # a request line; replies may carry images and are read without a limit
 
 
-class Request(BaseModel):
+class Request(Data):
     """Run one action (the `deskhand ui` commands)."""
 
     token: str
@@ -80,7 +81,7 @@ class Request(BaseModel):
 ASKER_LIMIT = 60  # characters of a client's name shown on the sheet
 
 
-class AskRequest(BaseModel):
+class AskRequest(Data):
     """Ask the person about a call another Deskhand process is about to make (`deskhand mcp`)."""
 
     token: str
@@ -105,14 +106,14 @@ def parse_request(line: bytes) -> Request | AskRequest:
         raise ValueError("not a request") from exc
 
 
-class Image(BaseModel):
+class Image(Data):
     media_type: str
     width: int
     height: int
     data: str  # base64
 
 
-class Result(BaseModel):
+class Result(Data):
     ok: bool
     text: str = ""
     images: list[Image] = Field(default_factory=list)
@@ -121,12 +122,12 @@ class Result(BaseModel):
     data: dict[str, Any] | None = None  # the outcome as plain values (`tools/screen/see/report.py`)
 
 
-class Event(BaseModel):
+class Event(Data):
     event: Literal["asking", "answered"]
     summary: str = ""
 
 
-class Reply(BaseModel):
+class Reply(Data):
     """One line from the app: an event, or the result or answer (the last line)."""
 
     event: Event | None = None

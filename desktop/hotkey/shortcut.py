@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from pydantic import BaseModel
+from tools.data import Data
 
 __all__ = ["DEFAULT_SHORTCUT", "MODIFIERS", "Shortcut"]
 
@@ -20,7 +20,7 @@ _MAC_SYMBOLS = {"ctrl": "⌃", "alt": "⌥", "shift": "⇧", "super": "⌘"}
 _LINUX_NAMES = {"ctrl": "Ctrl", "alt": "Alt", "shift": "Shift", "super": "Super"}
 
 
-class Shortcut(BaseModel, frozen=True):
+class Shortcut(Data, frozen=True):
     """Modifiers (at least one: a bare key would be taken from every app) and a key name."""
 
     modifiers: tuple[str, ...]

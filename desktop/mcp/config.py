@@ -18,15 +18,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
+from tools.data import Data
 from tools.mcp.spec import HttpSpec, ServerSpec, StdioSpec
 
 MAX_NAME = 40
 
 
-class ServerEntry(BaseModel):
+class ServerEntry(Data):
     """One server: a command to start (stdio) or a URL to reach (streamable HTTP)."""
 
     model_config = ConfigDict(extra="allow")
@@ -76,7 +77,7 @@ class ServerEntry(BaseModel):
         return self.model_dump(mode="json", exclude_defaults=True)
 
 
-class McpConfig(BaseModel):
+class McpConfig(Data):
     """The whole file."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
@@ -92,7 +93,7 @@ class McpConfig(BaseModel):
         return data
 
 
-class ConfigRead(BaseModel):
+class ConfigRead(Data):
     """What reading the file gave: the servers, or a problem the person must fix first."""
 
     config: McpConfig = Field(default_factory=McpConfig)

@@ -11,14 +11,13 @@ import copy
 import platform
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-
 from desktop.calls.contract import CARD_KEY, CallResult, ToolUse
 from desktop.calls.runner import result_block
 from desktop.chat import attachments, images
 from desktop.chat.user_content import CONTINUE_KEY
 from desktop.system.settings import Settings
 from desktop.system.store import StoredMessage
+from tools.data import Data
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -42,7 +41,7 @@ PLAN_PROMPT = """Before you act on websites or apps, call update_plan once with 
 When the task needs a site or app the plan does not name, call update_plan again with a wider plan instead of trying the step."""
 
 
-class ClientConfig(BaseModel, frozen=True):
+class ClientConfig(Data, frozen=True):
     """Everything a client is built from; equal configs can share one client."""
 
     api_key: str

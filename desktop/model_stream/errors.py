@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
+from tools.data import Data
 
 if TYPE_CHECKING:
     import anthropic
@@ -21,7 +21,7 @@ class MissingKeyError(AppError):
     """No API key is configured and none is in the environment."""
 
 
-class ProblemWords(BaseModel):
+class ProblemWords(Data):
     """What the person reads about a failure, and what the card offers: Retry, Settings."""
 
     title: str

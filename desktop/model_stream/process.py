@@ -21,15 +21,15 @@ import asyncio
 import logging
 import threading
 from collections import OrderedDict
-from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel
 
 from desktop.model_stream import errors
 from desktop.model_stream.client import ClientConfig, client_from
+from tools.data import Data
 
 if TYPE_CHECKING:  # the app imports this module for its messages; the SDK loads in the child
+    from multiprocessing.connection import Connection
+
     from anthropic import AsyncAnthropic
 
 log = logging.getLogger(__name__)
@@ -39,22 +39,22 @@ KEEP_CLIENTS = 4  # clients (one per key / base URL) kept open for the next requ
 KEEP_CANCELS = 100  # Cancels remembered for streams not started (or long ended)
 
 
-class StartStream(BaseModel):
+class StartStream(Data):
     stream_id: int
     client: ClientConfig
     request: dict[str, Any]
 
 
-class CancelStream(BaseModel):
+class CancelStream(Data):
     stream_id: int
 
 
-class StreamText(BaseModel):
+class StreamText(Data):
     stream_id: int
     text: str
 
 
-class StreamResult(BaseModel):
+class StreamResult(Data):
     """The final message, as the agent stores it."""
 
     content: list[dict[str, Any]]
@@ -63,12 +63,12 @@ class StreamResult(BaseModel):
     usage: dict[str, Any] | None
 
 
-class StreamDone(BaseModel):
+class StreamDone(Data):
     stream_id: int
     result: StreamResult
 
 
-class StreamFailed(BaseModel):
+class StreamFailed(Data):
     stream_id: int
     report: errors.ProblemReport
     error: str  # the exception's class name, for the app's log
@@ -85,6 +85,8 @@ def serve(connection: Connection) -> None:
 
 def main(argv: list[str]) -> int:
     """`deskhand --stream-process FD`: the app starts this with its end of a socket pair."""
+    from multiprocessing.connection import Connection
+
     serve(Connection(int(argv[0])))
     return 0
 

@@ -23,8 +23,7 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.model_stream import errors
 from desktop.model_stream.client import ClientConfig
@@ -38,6 +37,9 @@ from desktop.model_stream.process import (
     StreamText,
     ToProcess,
 )
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 STREAM_PROCESS_FLAG = "--stream-process"
 CLOSE_GRACE = 3.0  # seconds the process has to end by itself once its pipe is shut
@@ -128,6 +130,9 @@ class StreamWorker:
                 start_new_session=True,
             )
             theirs.close()  # only the process holds its end now: its exit ends our reads
+            # Loaded here, once the window shows, rather than with the window.
+            from multiprocessing.connection import Connection
+
             connection = Connection(os.dup(ours.fileno()))
             self._process, self._socket, self._connection = process, ours, connection
             self._reader = threading.Thread(

@@ -20,17 +20,17 @@ from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Literal
 
 import anthropic
-from pydantic import BaseModel
 
 from desktop.calls.sources.screen.source import BACKEND_TITLES, screen_report, status_line
 from desktop.model_stream import errors
 from desktop.system.playwright_env import is_frozen
 from desktop.workspace import Workspace
 from tools.browser.locate import find_browser, install_hint
+from tools.data import Data
 from tools.mac.macos import macos_status
 
 
-class Check(BaseModel):
+class Check(Data):
     name: str
     status: Literal["ok", "warn", "fail"]
     detail: str

@@ -15,10 +15,9 @@ import os
 import sys
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from desktop.system.paths import DataPaths
 from desktop.system.signed_settings import KEY_NAME
+from tools.data import Data
 
 # Temporary socket folders (`desktop/command/protocol.py`) are made with this prefix.
 SOCKET_PREFIX = "deskhand-ui-"
@@ -27,7 +26,7 @@ OWN_WORDS = ("deskhand", "deskhand.db", "deskhand.app")
 MIN_KEY = 8  # shorter strings are never taken for a key (they would match by chance)
 
 
-class Place(BaseModel, frozen=True):
+class Place(Data, frozen=True):
     """One own place: where it is, and what the person calls it ("the key file")."""
 
     path: Path

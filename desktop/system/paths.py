@@ -6,12 +6,13 @@ import hashlib
 from pathlib import Path
 
 import platformdirs
-from pydantic import BaseModel
+
+from tools.data import Data
 
 APP_NAME = "Deskhand"
 
 
-class DataPaths(BaseModel):
+class DataPaths(Data):
     """Every location Deskhand writes to. Two `DataPaths` built from different data dirs never overlap."""
 
     root: Path

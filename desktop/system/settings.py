@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
 from desktop.calls.permissions import PermissionSettings
@@ -29,6 +29,7 @@ from desktop.system.signed_settings import (
     part_of,
     with_part,
 )
+from tools.data import Data
 from tools.mac.presets import Preset
 
 log = logging.getLogger(__name__)
@@ -78,7 +79,7 @@ def _sdk_models() -> list[str]:
 DEFAULT_MODEL = newest_sonnet(_sdk_models()) or "claude-sonnet-4-5"
 
 
-class ModelSettings(BaseModel):
+class ModelSettings(Data):
     """The Model page: which server and model answer, and how."""
 
     base_url: str = Field(
@@ -122,7 +123,7 @@ class ModelSettings(BaseModel):
     )
 
 
-class AppsSettings(BaseModel):
+class AppsSettings(Data):
     """Settings → Apps: the Mac tools and what Deskhand learned about their permissions."""
 
     macos_enabled: bool = Field(
@@ -147,7 +148,7 @@ class AppsSettings(BaseModel):
     )
 
 
-class BrowserSettings(BaseModel):
+class BrowserSettings(Data):
     """Settings → Browser: which browser, how it shows, and what the model may do with it."""
 
     enabled: bool = Field(True, title="Browser", description="Let Claude use a browser for you.")
@@ -190,7 +191,7 @@ Theme = Literal["system", "light", "dark"]
 THEME_TITLES: dict[Theme, str] = {"system": "Same as the system", "light": "Light", "dark": "Dark"}
 
 
-class AppearanceSettings(BaseModel):
+class AppearanceSettings(Data):
     """Settings → Appearance: how Deskhand looks."""
 
     theme: Theme = Field(
@@ -204,7 +205,7 @@ class AppearanceSettings(BaseModel):
 KeyStorage = Literal["keychain", "session", "file"]
 
 
-class ScreenSettings(BaseModel):
+class ScreenSettings(Data):
     """Settings → Screen: whether Claude may see and use the screen, and the visualizer."""
 
     enabled: bool = Field(
@@ -222,7 +223,7 @@ class ScreenSettings(BaseModel):
 QuickEntryTarget = Literal["new", "latest"]
 
 
-class GeneralSettings(BaseModel):
+class GeneralSettings(Data):
     """Settings → General: the quick entry shortcut, and where what it sends goes."""
 
     quick_entry_shortcut: str = Field(
@@ -247,7 +248,7 @@ class GeneralSettings(BaseModel):
         return shortcut.stored() if shortcut is not None else ""
 
 
-class WindowSettings(BaseModel):
+class WindowSettings(Data):
     """How the person left the window, kept across restarts (no Settings page shows it)."""
 
     sidebar_visible: bool = Field(
@@ -255,7 +256,7 @@ class WindowSettings(BaseModel):
     )
 
 
-class Settings(BaseModel):
+class Settings(Data):
     """All of Deskhand's settings."""
 
     general: GeneralSettings = Field(default_factory=GeneralSettings, title="General")

@@ -23,7 +23,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from tools.data import Data
 
 SIGNED_KEY = "signed"  # the top-level key in settings.json: {"part": {...}, "mac": "..."}
 KEY_NAME = "permissions.key"
@@ -48,7 +48,7 @@ MODE_WORDS = {"ask": "Ask every time", "changes": "Ask for changes", "autonomous
 _made_here: set[Path] = set()  # keys this process made
 
 
-class OutsideChange(BaseModel):
+class OutsideChange(Data):
     """Guarded settings that differ from what Deskhand last wrote, waiting for the person."""
 
     differences: list[str]

@@ -17,10 +17,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
 from desktop.chat import user_content
 from desktop.chat.events import TurnFailed, TurnStopped, Usage
+from tools.data import Data
 
 SCHEMA_VERSION = 2
 DEFAULT_TITLE = "New chat"
@@ -87,14 +88,14 @@ CREATE INDEX IF NOT EXISTS turn_ends_by_session ON turn_ends(session_id, id);
 MessageStatus = Literal["complete", "stopped", "failed"]
 
 
-class Session(BaseModel):
+class Session(Data):
     id: int
     title: str
     created_at: float
     updated_at: float
 
 
-class StoredMessage(BaseModel):
+class StoredMessage(Data):
     id: int
     session_id: int
     role: Literal["user", "assistant"]
@@ -113,10 +114,13 @@ class StoredMessage(BaseModel):
 
 
 TurnEnd = Annotated[TurnFailed | TurnStopped, Field(discriminator="kind")]
-_TURN_END: TypeAdapter[TurnFailed | TurnStopped] = TypeAdapter(TurnEnd)
+_TURN_END: TypeAdapter[TurnFailed | TurnStopped] = TypeAdapter(
+    TurnEnd,
+    config=ConfigDict(defer_build=True),  # built on first use, like the models (Data)
+)
 
 
-class StoredTurnEnd(BaseModel):
+class StoredTurnEnd(Data):
     """How a turn ended (its error card, or that the person stopped it), after message
     `after_message` of its chat."""
 
@@ -474,7 +478,7 @@ class Store:
         return [AuditEntry(**dict(row)) for row in rows]
 
 
-class AuditEntry(BaseModel):
+class AuditEntry(Data):
     """One decision about a tool call and, once it ran, its outcome."""
 
     id: int | None = None

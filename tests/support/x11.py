@@ -77,6 +77,9 @@ class Xvfb:
                     f"{self.width}x{self.height}x24",
                     "-nolisten",
                     "tcp",
+                    # Without it the server resets when its last client leaves, and a client
+                    # that connects meanwhile is refused ("could not connect to display").
+                    "-noreset",
                     *self.options,
                 ],
                 pass_fds=(write_end,),

@@ -8,10 +8,10 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from pydantic import BaseModel
+from tools.data import Data
 
 
-class BrowserChoice(BaseModel):
+class BrowserChoice(Data):
     """Which browser Deskhand will drive, and where it was found."""
 
     source: str  # "settings", "playwright", "chrome", "msedge", "system"

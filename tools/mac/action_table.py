@@ -32,6 +32,7 @@ from pydantic.config import ExtraValues
 from pydantic.json_schema import SkipJsonSchema
 
 from tools.base import ActionInfo, Risk, RunContext, Tool, ToolResult
+from tools.data import Data
 from tools.mac.osa.engine import OsaEngine
 from tools.mac.osa.errors import OsaError, OsaProblem, ProblemKind, problem
 from tools.mac.osa.text import quote
@@ -55,7 +56,7 @@ LookedUp = Annotated[
 ]
 
 
-class ActionInput(BaseModel):
+class ActionInput(Data):
     """A call of a table tool: `action` names the row, and the row's model adds its fields.
 
     Each tool has one subclass (holding the fields every action shares); each action's fields

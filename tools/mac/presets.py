@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from tools.data import Data
 
 MAX_NAME = 200
 Monitor = Literal["main", "left", "right"]
 
 
-class PresetItem(BaseModel):
+class PresetItem(Data):
     """One app's place in a layout: exact bounds, the monitor as a fallback, or both."""
 
     app: str = Field(max_length=MAX_NAME)
@@ -20,7 +22,7 @@ class PresetItem(BaseModel):
     bounds: list[int] | None = Field(None, min_length=4, max_length=4)
 
 
-class Preset(BaseModel):
+class Preset(Data):
     """A named layout, as stored in settings (plain data: `model_dump()`)."""
 
     name: str = Field(max_length=MAX_NAME)

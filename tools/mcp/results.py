@@ -18,16 +18,17 @@ from typing import Any
 
 import mcp_types
 from PIL import Image
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from tools.base import ToolImage
+from tools.data import Data
 
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 MAX_TEXT = 100_000  # characters of text from one result
 CUT = "\n[The rest of this result was cut: it was {total:,} characters long.]"
 
 
-class McpOutput(BaseModel):
+class McpOutput(Data):
     """A result in the pipeline's terms: API text blocks and images, in the server's order."""
 
     content: list[dict[str, Any] | ToolImage] = Field(default_factory=list)

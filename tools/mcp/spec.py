@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from tools.data import Data
 
 
-class StdioSpec(BaseModel):
+class StdioSpec(Data):
     """A server Deskhand starts as a child process and talks to over stdin/stdout."""
 
     command: str
@@ -20,7 +22,7 @@ class StdioSpec(BaseModel):
     cwd: str | None = None
 
 
-class HttpSpec(BaseModel):
+class HttpSpec(Data):
     """A server already running somewhere, reached over streamable HTTP."""
 
     url: str
@@ -38,7 +40,7 @@ class ServerState(StrEnum):
     FAILED = "failed"
 
 
-class ServerStatus(BaseModel):
+class ServerStatus(Data):
     """What the Connectors page shows for a server."""
 
     state: ServerState = ServerState.OFF

@@ -21,16 +21,47 @@ Public pieces:
   X11, a Quartz tap on macOS) pauses the driver before its next input event.
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
-from tools.screen.a11y.elements import Element, Inspector
-from tools.screen.backends.base import ScreenBackend, ScreenStatus, ScreenUnavailable
-from tools.screen.backends.factory import screen_status
-from tools.screen.displays import Display, describe_displays
-from tools.screen.errors import ScreenError
-from tools.screen.events import ScreenEvent, ScreenEventSink
-from tools.screen.geometry import Point, Rect
-from tools.screen.risk import screen_action, screen_risk, screen_summary
+from typing import TYPE_CHECKING
+
+from tools.lazy import lazy_names
+
+# Each name loads its module when first used: the app's window imports `tools.screen.hand`
+# before it shows, and the driver brings in the SDK (a second to load).
+if TYPE_CHECKING:
+    from tools.screen.a11y.elements import Element, Inspector
+    from tools.screen.backends.base import ScreenBackend, ScreenStatus, ScreenUnavailable
+    from tools.screen.backends.factory import screen_status
+    from tools.screen.displays import Display, describe_displays
+    from tools.screen.driver import OwnWindows, Progress, ScreenComputer, progress_scope
+    from tools.screen.errors import ScreenError
+    from tools.screen.events import ScreenEvent, ScreenEventSink
+    from tools.screen.geometry import Point, Rect
+    from tools.screen.risk import screen_action, screen_risk, screen_summary
+
+_HOMES = {
+    "Element": "a11y.elements",
+    "Inspector": "a11y.elements",
+    "ScreenBackend": "backends.base",
+    "ScreenStatus": "backends.base",
+    "ScreenUnavailable": "backends.base",
+    "screen_status": "backends.factory",
+    "Display": "displays",
+    "describe_displays": "displays",
+    "OwnWindows": "driver",
+    "Progress": "driver",
+    "ScreenComputer": "driver",
+    "progress_scope": "driver",
+    "ScreenError": "errors",
+    "ScreenEvent": "events",
+    "ScreenEventSink": "events",
+    "Point": "geometry",
+    "Rect": "geometry",
+    "screen_action": "risk",
+    "screen_risk": "risk",
+    "screen_summary": "risk",
+}
 
 __all__ = [
     "Display",
@@ -55,17 +86,4 @@ __all__ = [
     "screen_summary",
 ]
 
-# The driver brings in the SDK (a second to load): it loads when first asked for, so that the
-# `screen` tool alone (`deskhand ui` with no app running) starts quickly.
-_DRIVER = ("OwnWindows", "Progress", "ScreenComputer", "progress_scope")
-
-if TYPE_CHECKING:
-    from tools.screen.driver import OwnWindows, Progress, ScreenComputer, progress_scope
-
-
-def __getattr__(name: str) -> Any:
-    if name in _DRIVER:
-        from tools.screen import driver
-
-        return getattr(driver, name)
-    raise AttributeError(name)
+__getattr__ = lazy_names(__name__, _HOMES)

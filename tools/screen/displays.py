@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
+from tools.data import Data
 from tools.screen.geometry import Point, Rect
 
 __all__ = [
@@ -29,7 +30,7 @@ __all__ = [
 ]
 
 
-class Display(BaseModel):
+class Display(Data):
     """One display as the desktop reports it, with its index in the documented order."""
 
     model_config = ConfigDict(frozen=True)

@@ -19,8 +19,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
+from tools.data import Data
 from tools.screen.geometry import Point, Rect
 
 __all__ = [
@@ -39,7 +40,7 @@ EventKind = Literal[
 ]
 
 
-class ScreenEvent(BaseModel):
+class ScreenEvent(Data):
     model_config = ConfigDict(frozen=True)
 
     kind: EventKind

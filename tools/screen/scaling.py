@@ -21,8 +21,9 @@ from __future__ import annotations
 import math
 
 from PIL import Image
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
+from tools.data import Data
 from tools.screen.geometry import Point, Rect
 from tools.toolset_driver import MAX_BASE64, MAX_EDGE, MAX_PIXELS, base64_image, fit_factor
 
@@ -55,7 +56,7 @@ def fit_size(width: int, height: int, *, upscale: float = 1.0) -> tuple[int, int
     return out_w, out_h
 
 
-class ImageFrame(BaseModel):
+class ImageFrame(Data):
     """How one screenshot maps to the screen: the region shown and the image's size."""
 
     model_config = ConfigDict(frozen=True)

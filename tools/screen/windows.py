@@ -14,8 +14,9 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
 from PIL import Image
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
+from tools.data import Data
 from tools.screen.geometry import Point, Rect
 from tools.screen.risk import quote
 
@@ -29,7 +30,7 @@ __all__ = [
 ]
 
 
-class Window(BaseModel):
+class Window(Data):
     model_config = ConfigDict(frozen=True)
 
     id: int

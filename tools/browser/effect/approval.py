@@ -22,7 +22,7 @@ from typing import Any
 
 from anthropic.types.beta import BetaBrowserCoordinateTarget
 from playwright.async_api import Locator
-from pydantic import BaseModel
+from pydantic import Field
 
 from tools.browser import errors
 from tools.browser.effect.destination import destination, site_of
@@ -31,6 +31,7 @@ from tools.browser.effect.target import Effect, Mode, effect_of_locator
 from tools.browser.page import keys
 from tools.browser.page.refs import RefEntry
 from tools.browser.tab import Tab
+from tools.data import Data
 
 __all__ = ["Plan", "Plans", "effect_of_target", "key_chords", "ref_locator", "resolve_effects"]
 
@@ -39,7 +40,7 @@ MAX_KEY_STEPS = 200  # chords of a sequence (repeats included) foreseen; later o
 KEPT = 64  # plans of calls that never ran (denied, failed before acting) are dropped after this
 
 
-class Plan(BaseModel):
+class Plan(Data):
     """What the approval of one call covered."""
 
     member: str
@@ -47,7 +48,7 @@ class Plan(BaseModel):
     tab_id: str | None = None
     url: str | None = None
     generation: int | None = None
-    effects: dict[int, Effect | None] = {}
+    effects: dict[int, Effect | None] = Field(default_factory=dict)
 
     def check_page(self, tab: Tab) -> None:
         """Refuse if the tab shows another document than the one the approval saw."""

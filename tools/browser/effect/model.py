@@ -10,7 +10,9 @@ from __future__ import annotations
 import logging
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ConfigDict, ValidationError
+
+from tools.data import Data
 
 log = logging.getLogger(__name__)
 
@@ -20,7 +22,7 @@ Mode = Literal["click", "fill", "enter", "space", "type"]
 Action = Literal["activate", "fill", "type"]
 
 
-class Effect(BaseModel):
+class Effect(Data):
     """The element an action lands on, as far as judging the action goes."""
 
     model_config = ConfigDict(frozen=True)

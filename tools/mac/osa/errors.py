@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from pydantic import BaseModel
-
 from tools.base import ToolFailure
+from tools.data import Data
 
 AUTOMATION_PATH = "System Settings → Privacy & Security → Automation"
 ACCESSIBILITY_PATH = "System Settings → Privacy & Security → Accessibility"
@@ -102,7 +101,7 @@ RETRYABLE: frozenset[ProblemKind] = frozenset(
 )
 
 
-class OsaProblem(BaseModel, frozen=True):
+class OsaProblem(Data, frozen=True):
     """One failure, as the person and the model each see it."""
 
     kind: ProblemKind

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field
 
 from tools.base import Risk, RunContext, Tool, ToolResult
+from tools.data import Data
 from tools.mac.osa.engine import OsaEngine
 from tools.mac.osa.errors import OsaError, OsaProblem, ProblemKind, problem
 from tools.mac.osa.text import as_data, quote
@@ -97,7 +98,7 @@ class CatalogTool(Tool[InputT]):
 # --- apps_list ------------------------------------------------------------------------------
 
 
-class AppsListInput(BaseModel):
+class AppsListInput(Data):
     name: str | None = Field(
         None, max_length=200, description="Only apps whose name or bundle id contains this."
     )
@@ -149,7 +150,7 @@ class AppsListTool(CatalogTool[AppsListInput]):
 # --- app_dictionary -------------------------------------------------------------------------
 
 
-class AppDictionaryInput(BaseModel):
+class AppDictionaryInput(Data):
     app: str = Field(max_length=APP_NAME_LIMIT, description="The app's name as apps_list shows it.")
     suite: str | None = Field(None, max_length=200, description="Only this suite.")
     name: str | None = Field(
@@ -211,7 +212,7 @@ class AppDictionaryTool(CatalogTool[AppDictionaryInput]):
 # --- app_command ----------------------------------------------------------------------------
 
 
-class AppCommandInput(BaseModel):
+class AppCommandInput(Data):
     app: str = Field(max_length=APP_NAME_LIMIT, description="The app's name as apps_list shows it.")
     command: str = Field(
         max_length=200,

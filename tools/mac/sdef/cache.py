@@ -14,8 +14,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import Field, ValidationError
 
+from tools.data import Data
 from tools.mac.sdef.model import Dictionary
 
 log = logging.getLogger(__name__)
@@ -23,7 +24,7 @@ log = logging.getLogger(__name__)
 CACHE_VERSION = 1
 
 
-class ScriptableApp(BaseModel):
+class ScriptableApp(Data):
     """One scriptable app as `apps_list` shows it."""
 
     name: str
@@ -34,14 +35,14 @@ class ScriptableApp(BaseModel):
     skipped_includes: list[str] = Field(default_factory=list)
 
 
-class IndexEntry(BaseModel):
+class IndexEntry(Data):
     stamp: str
     sdef_file: str | None = None
     app: ScriptableApp | None = None  # None: not scriptable, or no readable dictionary
     dictionary_file: str | None = None
 
 
-class CacheIndex(BaseModel):
+class CacheIndex(Data):
     version: int = CACHE_VERSION
     entries: dict[str, IndexEntry] = Field(default_factory=dict)
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from tools.base import Risk
+from tools.data import Data
 from tools.mac.osa.text import quote
 from tools.mac.sdef.errors import Refused
 from tools.mac.sdef.model import Command, Dictionary, jxa_name, term_key
@@ -32,7 +33,7 @@ SUMMARY_LIMIT = 300
 Form = Literal["get", "set", "exists", "count", "command"]
 
 
-class CallTarget(BaseModel):
+class CallTarget(Data):
     """The app a call goes to, as discovery found it."""
 
     name: str
@@ -45,7 +46,7 @@ class CallTarget(BaseModel):
         return self.bundle_id or self.path or self.name
 
 
-class PreparedCall(BaseModel):
+class PreparedCall(Data):
     """A checked call: what call.js receives, its risk, and the sentence for the approver."""
 
     app: str
@@ -57,7 +58,7 @@ class PreparedCall(BaseModel):
     summary: str
 
 
-class CallParts(BaseModel):
+class CallParts(Data):
     """What the model asks for (the input of `app_command` without the app and dry_run)."""
 
     command: str = Field(max_length=200)

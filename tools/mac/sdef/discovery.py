@@ -18,8 +18,7 @@ import shutil
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pydantic import BaseModel
-
+from tools.data import Data
 from tools.mac.osa.process import OutputTooLarge, kill_group, read_capped, read_tail, reap, spawn
 from tools.mac.sdef.xmlsafe import MAX_BYTES
 
@@ -37,7 +36,7 @@ SDEF_TOOL_TIMEOUT = 15.0
 MAX_BUNDLES = 2_000
 
 
-class BundleInfo(BaseModel):
+class BundleInfo(Data):
     """What an app's Info.plist says about scripting."""
 
     path: str

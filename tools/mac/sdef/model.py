@@ -12,7 +12,9 @@ import re
 from functools import cached_property
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from tools.data import Data
 
 Access = Literal["r", "w", "rw"]
 
@@ -35,7 +37,7 @@ def jxa_name(term: str) -> str:
     return first + "".join(word[0].upper() + word[1:] for word in words[1:])
 
 
-class TypeRef(BaseModel):
+class TypeRef(Data):
     """One allowed type: a type name ("text", "file", a class or enumeration) or a list of it."""
 
     name: str
@@ -45,7 +47,7 @@ class TypeRef(BaseModel):
         return f"list of {self.name}" if self.many else self.name
 
 
-class Term(BaseModel):
+class Term(Data):
     """What every named term of a dictionary has: its name, its four-character Apple Event code
     and the description the dictionary gives it."""
 
@@ -59,13 +61,13 @@ class Parameter(Term):
     optional: bool = False
 
 
-class DirectParameter(BaseModel):
+class DirectParameter(Data):
     types: list[TypeRef] = Field(default_factory=list)
     optional: bool = False
     description: str = ""
 
 
-class Result(BaseModel):
+class Result(Data):
     types: list[TypeRef] = Field(default_factory=list)
     description: str = ""
 
@@ -91,7 +93,7 @@ class Property(Term):
         return "w" in self.access
 
 
-class Element(BaseModel):
+class Element(Data):
     type: str  # the class of the elements
     access: Access = "rw"
 
@@ -110,7 +112,7 @@ class Enumerator(Term):
     """One named value of an enumeration."""
 
 
-class Enumeration(BaseModel):
+class Enumeration(Data):
     name: str
     code: str = ""
     enumerators: list[Enumerator] = Field(default_factory=list)
@@ -132,7 +134,7 @@ class Suite(Term):
     record_types: list[RecordType] = Field(default_factory=list)
 
 
-class MergedClass(BaseModel):
+class MergedClass(Data):
     """A class as scripts see it: every definition and extension of that name, plus what it
     inherits (properties and elements of ancestors included)."""
 
@@ -151,7 +153,7 @@ class MergedClass(BaseModel):
         return None
 
 
-class Dictionary(BaseModel):
+class Dictionary(Data):
     """One app's scripting dictionary, as parsed; `skipped_includes` names the included files
     that could not be read (off a Mac the system's CocoaStandard.sdef is missing)."""
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import ConfigDict, Field, TypeAdapter, model_validator
 
+from tools.data import Data
 from tools.mac.osa.text import quote
 from tools.mac.sdef.errors import Refused
 from tools.mac.sdef.model import Dictionary, Element, MergedClass, Property, jxa_name, term_key
@@ -22,7 +23,7 @@ MAX_STEPS = 20
 NAME_LIMIT = 200
 
 
-class ElementStep(BaseModel):
+class ElementStep(Data):
     """Elements of the object so far: one by name, index or id, or every one."""
 
     model_config = ConfigDict(extra="forbid")
@@ -45,7 +46,7 @@ class ElementStep(BaseModel):
         return self
 
 
-class PropertyStep(BaseModel):
+class PropertyStep(Data):
     """A property of the object so far."""
 
     model_config = ConfigDict(extra="forbid")
@@ -62,7 +63,7 @@ def step_schema() -> dict[str, Any]:
     return REFERENCE.json_schema()
 
 
-class Resolved(BaseModel):
+class Resolved(Data):
     """A checked reference: the JXA steps, what it ends at, and how to say it in words."""
 
     steps: list[dict[str, Any]]

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, Field
 
 from tools.browser.effect.model import Effect, Mode
+from tools.data import Data
 from tools.mac.action_table import ActionInput, LookedUp
 from tools.mac.osa.text import clip, quote
 from tools.mac.tabs.addresses import MAX_URL, normalize_url
@@ -27,7 +28,7 @@ MAX_CODE = 20_000
 MAX_FILL = 10_000
 
 
-class TabRef(BaseModel):
+class TabRef(Data):
     """A tab as it was when looked up before the approval sheet."""
 
     index: int

@@ -17,8 +17,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
+from tools.data import Data
 from tools.screen.a11y.atspi.tables import kind_of
 from tools.screen.a11y.elements import Element
 from tools.screen.geometry import Point, Rect
@@ -51,7 +52,7 @@ VALUE_ROLES = frozenset(
 )
 
 
-class AccessibilityStatus(BaseModel):
+class AccessibilityStatus(Data):
     """Whether other applications' elements can be read here, and if not why and what to do."""
 
     model_config = ConfigDict(frozen=True)

@@ -16,14 +16,15 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
+from tools.data import Data
 from tools.screen.geometry import Point, Rect
 
 __all__ = ["Element", "Inspector"]
 
 
-class Element(BaseModel):
+class Element(Data):
     """One accessible element."""
 
     model_config = ConfigDict(frozen=True)

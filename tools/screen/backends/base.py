@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
+from tools.data import Data
 from tools.screen.displays import Display
 from tools.screen.errors import ScreenError
 from tools.screen.geometry import Point, Rect
@@ -32,7 +33,7 @@ MouseButton = Literal["left", "middle", "right"]
 ScrollDirection = Literal["up", "down", "left", "right"]
 
 
-class WindowInfo(BaseModel):
+class WindowInfo(Data):
     """The top-level window that receives the keyboard: where it is and whose it is."""
 
     model_config = ConfigDict(frozen=True)
@@ -96,7 +97,7 @@ MISSING_LIBRARIES = "The libraries Deskhand uses to see and control the screen a
 REINSTALL = "Reinstall Deskhand (its screen libraries come with it)."
 
 
-class ScreenStatus(BaseModel):
+class ScreenStatus(Data):
     """Whether the screen can be seen and used, and if not, why and what to do (for a person)."""
 
     model_config = ConfigDict(frozen=True)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import sys
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
+from tools.data import Data
 from tools.screen.backends.base import MISSING_LIBRARIES, REINSTALL, ScreenStatus
 
 __all__ = [
@@ -44,7 +45,7 @@ GRANT_SCREEN_RECORDING = (
 _PANE = "x-apple.systempreferences:com.apple.preference.security?"
 
 
-class ScreenPermission(BaseModel):
+class ScreenPermission(Data):
     """One macOS permission as Settings → Screen shows it."""
 
     model_config = ConfigDict(frozen=True)

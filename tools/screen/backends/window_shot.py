@@ -21,9 +21,10 @@ import sys
 from collections.abc import Callable, Sequence
 
 from PIL import Image
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from tools.base import ToolImage
+from tools.data import Data
 from tools.screen.backends.base import ScreenBackend, ScreenStatus
 from tools.screen.backends.factory import open_backend, screen_status
 from tools.screen.displays import Display
@@ -75,7 +76,7 @@ class ShotRefused(ScreenError):
         self.phrase = phrase
 
 
-class WantedWindow(BaseModel):
+class WantedWindow(Data):
     """A window as the app that owns it describes it (screen content: data, never trusted)."""
 
     model_config = ConfigDict(frozen=True)
@@ -85,7 +86,7 @@ class WantedWindow(BaseModel):
     title: str = ""
 
 
-class Shot(BaseModel):
+class Shot(Data):
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
     image: ToolImage

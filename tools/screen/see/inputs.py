@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from tools.base import Risk
+from tools.data import Data
 from tools.screen.see.targets import Target
 
 Action = Literal[
@@ -38,7 +39,7 @@ with window_index (0 = its front-most window) or title; title alone (text in the
 window_id (from windows); display (an index: all of it). Password fields are never filled."""
 
 
-class ScreenInput(BaseModel):
+class ScreenInput(Data):
     model_config = ConfigDict(extra="forbid")
 
     action: Action

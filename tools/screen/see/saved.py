@@ -20,8 +20,9 @@ import time
 from collections.abc import Sequence
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import ConfigDict, Field, StringConstraints, ValidationError
 
+from tools.data import Data
 from tools.screen.a11y.accessible import Node
 from tools.screen.geometry import Rect
 from tools.screen.scaling import ImageFrame
@@ -40,7 +41,7 @@ class UnreadableSnapshots(ValueError):
     """The saved snapshots are not what `dump` writes (damaged, or written by something else)."""
 
 
-class _Model(BaseModel):
+class _Model(Data):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 

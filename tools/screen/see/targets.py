@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from tools.data import Data
 from tools.screen.displays import Display, primary_display
 from tools.screen.geometry import Point
 from tools.screen.risk import quote
@@ -46,7 +47,7 @@ class TargetError(Exception):
         self.displays = tuple(displays)
 
 
-class Target(BaseModel):
+class Target(Data):
     """Where to look: nothing set means the front-most window."""
 
     model_config = ConfigDict(frozen=True)
