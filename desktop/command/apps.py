@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import threading
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from desktop.workspace import Workspace
     from tools.mac.sdef.catalog import AppCatalog
+    from tools.mac.sdef.model import Dictionary
 
 NEEDS_A_MAC = (
     "Running app commands needs macOS (osascript). On this computer, `deskhand apps "
@@ -67,11 +69,12 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import asyncio
-
     if args.apps_command == "dictionary":
         path = Path(args.app).expanduser()
-        args.sdef = path if path.suffix == ".sdef" and path.is_file() else None
+        if path.suffix == ".sdef" and path.is_file():
+            return _dictionary_file(args, path)
+    import asyncio
+
     if args.apps_command != "call":
         return asyncio.run(_bounded(args, _read(args)))
     from desktop.workspace import Workspace
@@ -95,9 +98,7 @@ async def _bounded(args: argparse.Namespace, command: Coroutine[Any, Any, int]) 
 
 
 async def _read(args: argparse.Namespace) -> int:
-    """`apps list` and `apps dictionary`: dictionaries, read or from the data dir's cache."""
-    if args.apps_command == "dictionary" and args.sdef is not None:
-        return await _dictionary(args, None)
+    """`apps list` and `apps dictionary`: an app's dictionary, read or from the data dir's cache."""
     from desktop.system.paths import DataPaths
     from tools.mac.sdef.catalog import AppCatalog
 
@@ -128,43 +129,61 @@ async def _read(args: argparse.Namespace) -> int:
     return await _dictionary(args, catalog)
 
 
-async def _dictionary(args: argparse.Namespace, catalog: AppCatalog | None) -> int:
-    """A dictionary, from the `.sdef` file given (`catalog` unused) or the named app's."""
-    import asyncio
-
+def _dictionary_file(args: argparse.Namespace, path: Path) -> int:
+    """`apps dictionary PATH.sdef`: parsed on a thread of its own within `--timeout`. A file
+    needs no event loop (loading asyncio alone takes longer than most parses)."""
     from tools.mac.sdef.errors import SdefError
-    from tools.mac.sdef.export import dictionary_json
-    from tools.mac.sdef.model import Dictionary
     from tools.mac.sdef.parse import parse_sdef_file
 
-    name, bundle_id = str(args.app), None
-    path: Path | None = args.sdef
-    parsed: Dictionary | None
-    if path is not None:
+    outcome: list[Dictionary | SdefError] = []
+
+    def parse() -> None:
         try:
-            parsed = await asyncio.to_thread(parse_sdef_file, path)
+            outcome.append(parse_sdef_file(path))
         except SdefError as exc:
-            unreadable = f"{path} is not a dictionary Deskhand can read: {exc}"
-            if args.json:
-                return _refuse(args, unreadable, "bad_input")
-            print(unreadable, file=sys.stderr)
-            return 1
-        name = path.stem
-    else:
-        assert catalog is not None
-        app = await catalog.find(name)
-        if app is None:
-            unknown = f"No scriptable app named {name!r}. `deskhand apps list` shows them."
-            if args.json:
-                return _refuse(args, unknown, "not_found")
-            print(unknown)
-            return 1
-        parsed, name, bundle_id = await catalog.dictionary(app), app.name, app.bundle_id
-        if parsed is None:
-            if args.json:
-                return _refuse(args, f"{name}'s dictionary could not be read.", "failed")
-            print(f"{name}'s dictionary could not be read.", file=sys.stderr)
-            return 1
+            outcome.append(exc)
+
+    reader = threading.Thread(target=parse, name="sdef", daemon=True)
+    reader.start()
+    reader.join(args.timeout)
+    if not outcome:
+        message = f"`deskhand apps {args.apps_command}` did not finish in time (--timeout)."
+        return _refuse(args, message, "timeout")
+    parsed = outcome[0]
+    if isinstance(parsed, SdefError):
+        unreadable = f"{path} is not a dictionary Deskhand can read: {parsed}"
+        if args.json:
+            return _refuse(args, unreadable, "bad_input")
+        print(unreadable, file=sys.stderr)
+        return 1
+    return _show_dictionary(args, path.stem, parsed, None)
+
+
+async def _dictionary(args: argparse.Namespace, catalog: AppCatalog) -> int:
+    """The named app's dictionary, from the data dir's cache or read again."""
+    name = str(args.app)
+    app = await catalog.find(name)
+    if app is None:
+        unknown = f"No scriptable app named {name!r}. `deskhand apps list` shows them."
+        if args.json:
+            return _refuse(args, unknown, "not_found")
+        print(unknown)
+        return 1
+    parsed = await catalog.dictionary(app)
+    if parsed is None:
+        if args.json:
+            return _refuse(args, f"{app.name}'s dictionary could not be read.", "failed")
+        print(f"{app.name}'s dictionary could not be read.", file=sys.stderr)
+        return 1
+    return _show_dictionary(args, app.name, parsed, app.bundle_id)
+
+
+def _show_dictionary(
+    args: argparse.Namespace, name: str, parsed: Dictionary, bundle_id: str | None
+) -> int:
+    """The dictionary as JSON (`--json`) or as a list of suites, commands and classes."""
+    from tools.mac.sdef.export import dictionary_json
+
     model = dictionary_json(name, parsed, bundle_id=bundle_id)
     if args.json:
         print(json.dumps(model, indent=2, ensure_ascii=False))

@@ -59,6 +59,17 @@ def test_the_json_of_a_dictionary_has_the_documented_shape(tmp_path: Path) -> No
 
 
 @pytest.mark.skipif(sys.platform == "darwin", reason="on a Mac the call runs")
+def test_a_broken_dictionary_file_says_so_and_exits_for_bad_input(tmp_path: Path) -> None:
+    from desktop.command.answers import exit_code
+
+    broken = FIXTURES / "Malformed.sdef"
+    shown = deskhand("apps", "dictionary", str(broken), "--json", data_dir=tmp_path)
+    assert shown.returncode == exit_code("bad_input")
+    assert f"{broken} is not a dictionary Deskhand can read" in shown.stderr
+    answer = checked(json.loads(shown.stdout))
+    assert answer["error"]["code"] == "bad_input"
+
+
 def test_a_call_off_a_mac_says_what_works_instead(tmp_path: Path) -> None:
     called = deskhand("apps", "call", "Finder", "delete", "--dry-run", data_dir=tmp_path)
     assert called.returncode == 5  # cannot run here
