@@ -7,8 +7,9 @@ and listens on the X display until a window of that process named Deskhand is ma
 MapNotify event: nothing polls, so nothing takes CPU from the launch it times); then closes
 the app. In turn with each
 launch, the same for a bare PySide6 window (a QApplication and an empty QMainWindow, nothing
-else): the yardstick for what this machine can do right now. Median of `runs` each, and the
-median of the per-pair ratios. It needs an X display: it uses $DISPLAY, or starts its own
+else): the yardstick for what this machine can do right now; and a window on Deskhand's stack
+with none of its code (asyncio, qasync, pydantic, SQLite, a few widgets), to show how much of
+the launch is the stack's. Median of `runs` each, and the median of the per-pair ratios. It needs an X display: it uses $DISPLAY, or starts its own
 Xvfb when there is none (Debian: xvfb).
 
 First turn: in this process, an offscreen window is shown and, the moment it is painted, a
@@ -160,10 +161,66 @@ window.show()
 sys.exit(app.exec())
 """
 
+# What Deskhand's stack costs before any of its own code: asyncio and qasync, pydantic with a
+# few models validated, an SQLite file, the Qt namespace and a handful of widgets. Printed
+# beside the bare window, so the share of the launch that is Deskhand's own is plain.
+STACK_WINDOW = """
+import asyncio, json, sqlite3, sys, tempfile
+import qasync
+from pydantic import BaseModel, Field
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QApplication, QLabel, QListWidget, QMainWindow, QPlainTextEdit, QPushButton, QSplitter,
+    QVBoxLayout, QWidget,
+)
 
-def launch_once(watch: MapWatch, display: str, data_dir: Path, bare: bool = False) -> float:
-    """Seconds from starting the process (the app, or with `bare` the bare window) to its
-    window being mapped on the display."""
+class Window(BaseModel):
+    sidebar_visible: bool = True
+
+class Model(BaseModel):
+    model: str = "claude"
+    max_retries: int = 2
+
+class Permissions(BaseModel):
+    mode: str = "changes"
+    rules: dict[str, str] = Field(default_factory=dict)
+
+class Settings(BaseModel):
+    window: Window = Field(default_factory=Window)
+    model: Model = Field(default_factory=Model)
+    permissions: Permissions = Field(default_factory=Permissions)
+
+settings = Settings.model_validate(json.loads("{}"))
+store = sqlite3.connect(tempfile.mkdtemp() + "/store.db")
+store.execute("CREATE TABLE IF NOT EXISTS sessions (id INTEGER PRIMARY KEY, title TEXT)")
+app = QApplication(sys.argv)
+loop = qasync.QEventLoop(app)
+asyncio.set_event_loop(loop)
+
+async def main() -> None:
+    window = QMainWindow()
+    window.setWindowTitle("Deskhand (stack)")
+    window.resize(1100, 760)
+    splitter = QSplitter(Qt.Orientation.Horizontal)
+    splitter.addWidget(QListWidget())
+    pane = QWidget()
+    column = QVBoxLayout(pane)
+    column.addWidget(QLabel("thread"), 1)
+    column.addWidget(QPlainTextEdit())
+    column.addWidget(QPushButton("Send"))
+    splitter.addWidget(pane)
+    window.setCentralWidget(splitter)
+    window.show()
+    await asyncio.Event().wait()
+
+with loop:
+    loop.run_until_complete(main())
+"""
+
+
+def launch_once(watch: MapWatch, display: str, data_dir: Path, script: str | None = None) -> float:
+    """Seconds from starting the process (the app, or the window `script` makes) to its window
+    being mapped on the display."""
     env = {
         # As on a person's machine, compiled modules are kept: a setting that forbids it
         # would compile every module of the source tree again at each launch.
@@ -178,7 +235,7 @@ def launch_once(watch: MapWatch, display: str, data_dir: Path, bare: bool = Fals
     while watch.connection.pending_events():  # what earlier launches left
         watch.connection.next_event()
     started = time.monotonic()
-    command = ["-c", BARE_WINDOW] if bare else ["-m", "desktop", "--data-dir", str(data_dir)]
+    command = ["-c", script] if script else ["-m", "desktop", "--data-dir", str(data_dir)]
     app = subprocess.Popen(
         [sys.executable, *command],
         cwd=ROOT,
@@ -207,33 +264,39 @@ class LaunchFailed(Exception):
 
 
 def launch(
-    watch: MapWatch, display: str, data_dir: Path, attempts: int = 3, bare: bool = False
+    watch: MapWatch, display: str, data_dir: Path, attempts: int = 3, script: str | None = None
 ) -> float:
     """`launch_once`, tried again when Qt could not reach the display (a shared machine's
     X servers come and go); any other failure ends the benchmark."""
     for attempt in range(attempts):
         try:
-            return launch_once(watch, display, data_dir / str(attempt), bare)
+            return launch_once(watch, display, data_dir / str(attempt), script)
         except LaunchFailed as failed:
             if "platform plugin" not in str(failed) or attempt == attempts - 1:
                 raise SystemExit(str(failed)) from None
     raise AssertionError("unreachable")
 
 
-def bench_launch(runs: int) -> tuple[list[float], list[float]]:
-    """(the app's launch times, the bare window's), taken in turn so both see the same machine."""
-    times, bare_times = [], []
+def bench_launch(runs: int) -> tuple[list[float], list[float], list[float]]:
+    """(the app's launch times, the bare window's, the stack window's), taken in turn so all
+    three see the same machine."""
+    times: list[float] = []
+    bare_times: list[float] = []
+    stack_times: list[float] = []
     with x_display() as display, tempfile.TemporaryDirectory() as tmp:
         watch = MapWatch(display)
+        folder = Path(tmp)
         try:
-            launch(watch, display, Path(tmp) / "warm")  # fills the OS file cache
-            launch(watch, display, Path(tmp) / "warm-bare", bare=True)
+            launch(watch, display, folder / "warm")  # fills the OS file cache
+            launch(watch, display, folder / "warm-bare", script=BARE_WINDOW)
+            launch(watch, display, folder / "warm-stack", script=STACK_WINDOW)
             for run in range(runs):
-                bare_times.append(launch(watch, display, Path(tmp) / f"bare{run}", bare=True))
-                times.append(launch(watch, display, Path(tmp) / f"run{run}"))
+                bare_times.append(launch(watch, display, folder / f"b{run}", script=BARE_WINDOW))
+                times.append(launch(watch, display, folder / f"run{run}"))
+                stack_times.append(launch(watch, display, folder / f"s{run}", script=STACK_WINDOW))
         finally:
             watch.close()
-    return times, bare_times
+    return times, bare_times, stack_times
 
 
 def _serve(connection: Connection) -> None:
@@ -378,7 +441,7 @@ def main() -> None:
     parser.add_argument("--screenshots", type=int, default=300)
     args = parser.parse_args()
 
-    launches, bare = bench_launch(args.runs)
+    launches, bare, stack = bench_launch(args.runs)
     median = statistics.median(launches)
     ratio = statistics.median(
         app / yardstick for app, yardstick in zip(launches, bare, strict=True)
@@ -403,6 +466,11 @@ def main() -> None:
     print(
         f"{'  bare PySide6 window (median)':<44} {statistics.median(bare):>9.2f}s"
         "  (runs: " + ", ".join(f"{t:.2f}s" for t in bare) + ")"
+    )
+    stack_ratio = statistics.median(s / b for s, b in zip(stack, bare, strict=True))
+    print(
+        f"{'  the stack alone (asyncio, qasync, pydantic)':<44} {statistics.median(stack):>9.2f}s"
+        f"  ({stack_ratio:.2f}x the bare window, before any of Deskhand's own code)"
     )
     print(
         f"{'launch over bare window (median of pairs)':<44} {ratio:>9.2f}x  "
