@@ -51,7 +51,7 @@ from bench.stalls import STALL_TARGET_MS, Probes, first_turn, replied, watching
 from desktop.model_stream.worker import shared_worker
 from desktop.workspace import Workspace
 from tests.support.model_server import Reply, ScriptedModelServer, Text, Usage
-from ui.thread.markdown_view import MarkdownView
+from ui.thread.markdown.view import MarkdownView
 from ui.thread.rich_text import RichTextView
 from ui.window.main_window import MainWindow
 

@@ -247,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     # PySide6 reads the source of every module imported after it (looking for its `__feature__`
     # switches): the app's Qt-free core loads first, which shortens the way to the window.
     import desktop.workspace  # noqa: F401
-    import ui.thread.markdown_blocks  # noqa: F401  (the thread's Markdown parser: no Qt either)
+    import ui.thread.markdown.blocks  # noqa: F401  (the thread's Markdown parser: no Qt either)
     from desktop.app import run
 
     return run(args)

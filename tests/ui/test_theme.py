@@ -16,7 +16,7 @@ from tests.support.waiting import wait_until
 from ui import theme
 from ui.settings import SettingsDialog
 from ui.settings.appearance import AppearancePage
-from ui.thread.markdown_view import CodeBlockView, ProseBlockView
+from ui.thread.markdown.view import CodeBlockView, ProseBlockView
 from ui.window.main_window import MainWindow
 
 REPLY = "Claude's answer, in **plain** words with a [link](https://example.com).\n"

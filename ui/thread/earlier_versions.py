@@ -18,7 +18,7 @@ from desktop.chat.events import EarlierVersions
 from ui.boxes import boxed
 from ui.thread.items import action_button
 from ui.thread.labels import WrappingLabel
-from ui.thread.markdown_view import MarkdownView
+from ui.thread.markdown.view import MarkdownView
 
 BUSY_TIP = "Available when the reply is finished"
 

@@ -24,7 +24,7 @@ from desktop.chat.events import TurnFailed
 from ui.boxes import STRETCH, boxed
 from ui.thread.attachment_views import AttachmentStrip
 from ui.thread.labels import StableHints, WrappingLabel
-from ui.thread.markdown_view import MarkdownView
+from ui.thread.markdown.view import MarkdownView
 from ui.thread.text_selection import SelectionScope
 from ui.window.composer import MessageEdit
 

@@ -7,9 +7,10 @@ from ui import theme
 from ui.settings import welcome
 from ui.sheets import approval as approval_sheet
 from ui.sheets import plan as plan_sheet
-from ui.thread import attachment_views, earlier_versions, image_viewer, markdown_view, tool_card
+from ui.thread import attachment_views, earlier_versions, image_viewer, tool_card
 from ui.thread import items as thread_items
 from ui.thread import view as thread_view
+from ui.thread.markdown import view as markdown_view
 from ui.window import banners, composer, session_list
 from ui.window import toolbar as window_toolbar
 

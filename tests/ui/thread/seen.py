@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QAbstractButton, QLabel, QWidget
 
 from ui.thread.earlier_versions import EarlierVersionsView
 from ui.thread.items import AssistantMessage, ErrorCard, NoticeLine, TurnActions, UserBubble
-from ui.thread.markdown_view import ProseBlockView
+from ui.thread.markdown.view import ProseBlockView
 from ui.thread.tool_card import ToolCard, ToolRun
 from ui.thread.view import ThreadView
 

@@ -13,7 +13,7 @@ from tests.ui.window import test_main_window as main_window_tests
 from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
 from ui.thread.earlier_versions import EarlierVersionsView
 from ui.thread.items import AssistantMessage, NoticeLine, UserBubble
-from ui.thread.markdown_view import CodeBlockView, ProseBlockView
+from ui.thread.markdown.view import CodeBlockView, ProseBlockView
 from ui.window.main_window import MainWindow
 
 window = main_window_tests.window

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton, QToolButto
 
 from desktop.workspace import Workspace
 from ui import theme
-from ui.thread.markdown_view import CodeBlockView
+from ui.thread.markdown.view import CodeBlockView
 from ui.thread.tool_card import ToolCard
 from ui.window.main_window import MainWindow
 

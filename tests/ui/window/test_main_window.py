@@ -25,7 +25,7 @@ from tests.support.turns import turn_log
 from tests.support.waiting import wait_until
 from tests.ui.thread import seen
 from ui.thread.items import AssistantMessage, NoticeLine, TurnActions, UserBubble
-from ui.thread.markdown_view import CodeBlockView, MarkdownView, ProseBlockView
+from ui.thread.markdown.view import CodeBlockView, MarkdownView, ProseBlockView
 from ui.thread.tool_card import ToolCard
 from ui.thread.view import ThreadView
 from ui.window.banners import NoticeBanner

@@ -1,5 +1,5 @@
 """markdown-it set up for Qt's rich text: CommonMark with tables and strikethrough, raw HTML off,
-and an HTML renderer whose output Qt draws well (`markdown_blocks.render_blocks` uses it).
+and an HTML renderer whose output Qt draws well (`blocks.render_blocks` uses it).
 
 A module of its own so that markdown-it (a tenth of the window's start) loads when the first
 reply is shown, or right after the window's first paint, rather than before the window. No Qt
@@ -17,7 +17,7 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
-from ui.thread.markdown_blocks import COPY_SCHEME, SAFE_LINK_SCHEMES
+from ui.thread.markdown.blocks import COPY_SCHEME, SAFE_LINK_SCHEMES
 
 
 def code_text(token: Token) -> str:

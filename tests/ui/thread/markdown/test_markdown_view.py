@@ -8,9 +8,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QTextDocument, QTextTable
 
-import ui.thread.markdown_view as markdown_view
-from ui.thread.markdown_blocks import Block, SettledSplitter, render_blocks
-from ui.thread.markdown_view import CodeBlockView, MarkdownView, ProseBlockView, markdown_to_html
+import ui.thread.markdown.view as markdown_view
+from ui.thread.markdown.blocks import Block, SettledSplitter, render_blocks
+from ui.thread.markdown.view import CodeBlockView, MarkdownView, ProseBlockView, markdown_to_html
 
 DOCUMENT = """# Release notes
 

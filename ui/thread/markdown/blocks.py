@@ -1,7 +1,7 @@
 """Markdown parsed into blocks for Qt's rich text, with no widgets and no Qt.
 
 `render_blocks(text)` parses Markdown with markdown-it (CommonMark + tables, raw HTML off,
-so model text can never inject markup; `markdown_render.py`) and returns one `Block` per top-level Markdown
+so model text can never inject markup; `render.py`) and returns one `Block` per top-level Markdown
 block: prose as Qt-flavoured HTML, fenced code as its raw text. While a reply streams,
 `SettledSplitter` finds the last point before which the text can no longer change its
 rendering, so that part is rendered once and only the short unsettled tail is re-rendered
@@ -104,8 +104,8 @@ def _top_level_groups(tokens: list[Token]) -> list[list[Token]]:
 def render_blocks(markdown: str) -> list[Block]:
     """Render Markdown source into one `Block` per top-level block (styled by `style_for`)."""
     # markdown-it is loaded when the first reply is shown, not before the window is (the app
-    # loads it right after the first paint; see markdown_render).
-    from ui.thread.markdown_render import code_text, parser
+    # loads it right after the first paint; see render.py).
+    from ui.thread.markdown.render import code_text, parser
 
     md = parser()
     blocks: list[Block] = []

@@ -1,6 +1,6 @@
 """Replies as Markdown in Qt rich text, rendered so that streaming stays cheap.
 
-`MarkdownView` shows a reply with one widget per block from `ui.thread.markdown_blocks`; while a
+`MarkdownView` shows a reply with one widget per block from `ui.thread.markdown.blocks`; while a
 reply streams, the text before the last settled point (`SettledSplitter`) is rendered
 once and only the short unsettled tail is re-rendered on each frame. Its widgets keep
 their size hints constant (`ui.thread.labels`), so Qt never re-measures text that did not change.
@@ -26,7 +26,7 @@ from ui import theme
 from ui.boxes import STRETCH, boxed
 from ui.thread import highlight
 from ui.thread.labels import DEFAULT_POINT_SIZE, StableHints, reserve_space_while_hidden
-from ui.thread.markdown_blocks import (
+from ui.thread.markdown.blocks import (
     COPY_SCHEME,
     CSS_COLOURS,
     SAFE_LINK_SCHEMES,
