@@ -116,11 +116,12 @@ def _app_icon() -> QIcon:
 
 def start_behind_the_window(workspace: Workspace, streams: StreamWorker) -> asyncio.Future[None]:
     """What starts once the window is on screen, while the person reads it: the stream process
-    loads the SDK on its own core, the tools load on a thread here (`heavy`), and the tool
+    loads the SDK on its own core, the tools load on a thread here (`heavy`; first what the
+    window and the first-run check need: the Markdown parser, Pillow, the keychain), and the tool
     sources start (an MCP server may take seconds to answer). None of it holds up the loop.
     Returns the sources' start."""
     streams.start()
-    heavy.start(heavy.WINDOW + heavy.TOOLS + heavy.COMMANDS)
+    heavy.start(heavy.WINDOW + heavy.KEYCHAIN + heavy.TOOLS + heavy.COMMANDS)
     return asyncio.ensure_future(_close("tool sources", workspace.toolbox.start))
 
 

@@ -41,6 +41,7 @@ from desktop.chat.conversations import ConversationEvent, HistoryReplaced, TurnR
 from desktop.chat.events import MessageCommitted, TurnFailed, TurnFinished, Usage
 from desktop.workspace import Workspace
 from ui import theme
+from ui.first_paint import first_paint
 from ui.screen.overlay import ScreenVisualizer
 from ui.screen.own_windows import own_window_rects
 from ui.sheets.approval import ApprovalSheet
@@ -566,12 +567,17 @@ class MainWindow(QMainWindow):
     async def first_run_check(self) -> None:
         await self.settings.first_run_check()
 
+    async def _check_after_first_paint(self) -> None:
+        # Once the window is painted: the check neither holds up the first picture, and the
+        # dialog opens over the window.
+        await first_paint(self)
+        await self.first_run_check()
+
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if not self._first_run_checked:
             self._first_run_checked = True
-            # Once the window is painted, so the dialog opens over it.
-            self._first_run = asyncio.ensure_future(self.first_run_check())
+            self._first_run = asyncio.ensure_future(self._check_after_first_paint())
 
     async def shutdown(self) -> None:
         """On quit: stop running replies and wait until their partial text is saved."""

@@ -13,7 +13,6 @@ from PySide6.QtWidgets import QDialog, QMainWindow
 
 from desktop.system import heavy
 from desktop.workspace import Workspace
-from ui.first_paint import first_paint
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +63,7 @@ class SettingsOpener:
     async def first_run_check(self) -> None:
         """Without an API key nothing works: open Settings on its Model page, with a welcome.
 
-        Once the window is painted, and the key looked up off the event loop: finding the
-        keychain probes the system, and that must neither hold up the window nor freeze it."""
-        await first_paint(self.window)
+        The key is looked up off the event loop: finding the keychain probes the system, and
+        that must not freeze the window."""
         if not await self.workspace.keys.aget() and shiboken6.isValid(self.window):
             self.open("model", welcome=True)
