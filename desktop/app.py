@@ -40,6 +40,7 @@ from desktop.system.login_path import adopt_login_path
 from desktop.system.paths import DataPaths
 from desktop.system.playwright_env import configure_playwright
 from desktop.workspace import Workspace
+from ui.feature_probe import skip_feature_probe
 
 log = logging.getLogger(__name__)
 
@@ -208,6 +209,7 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    skip_feature_probe()  # before the window's modules load: none of them is read again
     configure_playwright()  # in a bundle: browsers in the per-user cache; before Playwright starts
     app = DeskhandApplication(sys.argv)
     app.setApplicationName("Deskhand")

@@ -144,7 +144,6 @@ class Composer(QFrame):
         self.attach_button.setAutoRaise(True)
         self.attach_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.attach_button.clicked.connect(self.choose_files)
-        self.attach_button.setVisible(attacher is not None)
         self.send_button = QPushButton("Send")
         self.send_button.setObjectName("sendButton")
         self.send_button.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -180,6 +179,9 @@ class Composer(QFrame):
         layout.setSpacing(6)
         layout.addWidget(self.tray_area)
         layout.addLayout(row)
+        # Only now, inside the composer: shown while it had no parent, the button would open
+        # as a window of its own (a flash at launch, and ~10 ms of the window's start).
+        self.attach_button.setVisible(attacher is not None)
         FocusRing(self, self.editor)
         self._fit_height()
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QLineEdit, QMessageBox
+from PySide6.QtWidgets import QApplication, QLineEdit, QMessageBox, QWidget
 
 from desktop.chat.events import MessageCommitted, MessageStarted, TextDelta, TurnStarted
 from desktop.workspace import Workspace
@@ -622,3 +622,35 @@ def test_streamed_text_repaints_itself_not_the_thread(qtbot, monkeypatch) -> Non
     qtbot.waitUntil(lambda: bar.value() == bar.maximum())
     # The prose above only scrolled: its pixels moved, nothing of it was drawn again.
     assert len(painted) <= 10, f"{len(painted)} repaints of the prose above the code"
+
+
+class _WindowsShown(QObject):
+    """Every widget shown as a window of its own, even for a moment."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shown: list[str] = []
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Show and isinstance(watched, QWidget) and watched.isWindow():
+            self.shown.append(type(watched).__name__)
+        return False
+
+
+def test_building_the_window_opens_no_other_window(qtbot, workspace, aloop) -> None:  # type: ignore[no-untyped-def]
+    """Nothing flashes on screen while the window is built: a widget shown before it has a
+    parent opens as a window of its own (the composer's attach button once did, at launch)."""
+    app = QApplication.instance()
+    assert app is not None
+    windows = _WindowsShown()
+    app.installEventFilter(windows)
+    try:
+        win = MainWindow(workspace)
+        qtbot.addWidget(win)
+        assert windows.shown == []
+        win.show()
+        qtbot.waitExposed(win)
+        assert windows.shown == ["MainWindow"]
+    finally:
+        app.removeEventFilter(windows)
+    aloop.run_until_complete(win.shutdown())
