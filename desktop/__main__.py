@@ -245,9 +245,13 @@ def main(argv: list[str] | None = None) -> int:
     # (desktop/app.py), and what start-up built is then kept out of its sight (`gc.freeze`).
     gc.disable()
     # PySide6 reads the source of every module imported after it (looking for its `__feature__`
-    # switches): the app's Qt-free core loads first, which shortens the way to the window.
+    # switches) unless told not to: the app's Qt-free core loads first, then PySide6 with its
+    # probe answered (ui/feature_probe.py), then the window's modules.
     import desktop.workspace  # noqa: F401
     import ui.thread.markdown.blocks  # noqa: F401  (the thread's Markdown parser: no Qt either)
+    from ui.feature_probe import skip_feature_probe
+
+    skip_feature_probe()
     from desktop.app import run
 
     return run(args)

@@ -40,7 +40,6 @@ from desktop.system.login_path import adopt_login_path
 from desktop.system.paths import DataPaths
 from desktop.system.playwright_env import configure_playwright
 from desktop.workspace import Workspace
-from ui.feature_probe import skip_feature_probe
 
 log = logging.getLogger(__name__)
 
@@ -117,13 +116,18 @@ def _app_icon() -> QIcon:
 
 def start_behind_the_window(workspace: Workspace, streams: StreamWorker) -> asyncio.Future[None]:
     """What starts once the window is on screen, while the person reads it: the stream process
-    loads the SDK on its own core, the tools load on a thread here (`heavy`; first what the
-    window and the first-run check need: the Markdown parser, Pillow, the keychain), and the tool
-    sources start (an MCP server may take seconds to answer). None of it holds up the loop.
+    loads the SDK on its own core, the tools load on a thread here (`heavy`; first the call
+    pipeline, then what the window and the first-run check need: the Markdown parser, Pillow,
+    the keychain), and the tool sources start (an MCP server may take seconds to answer). None of it holds up the loop.
     Returns the sources' start."""
     streams.start()
-    heavy.start(heavy.WINDOW + heavy.KEYCHAIN + heavy.TOOLS + heavy.COMMANDS)
-    return asyncio.ensure_future(_close("tool sources", workspace.toolbox.start))
+    heavy.start(heavy.PIPELINE + heavy.WINDOW + heavy.KEYCHAIN + heavy.TOOLS + heavy.COMMANDS)
+
+    async def start_tools() -> None:
+        await heavy.ready(heavy.PIPELINE)
+        await workspace.toolbox.start()
+
+    return asyncio.ensure_future(_close("tool sources", start_tools))
 
 
 def freeze_startup_objects() -> None:
@@ -162,7 +166,6 @@ def _setup_logging(paths: DataPaths) -> None:
 async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     from ui.first_paint import first_paint
     from ui.window.main_window import MainWindow
-    from ui.window.quick_entry import QuickEntryController
 
     quitting = asyncio.Event()
     app.quit_requested.connect(quitting.set)  # first: a quit while starting up is not lost
@@ -194,6 +197,8 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     await _close("command-line socket", commands.start)
     await _close("background loading", heavy.ready)
     # The system-wide shortcut: only the Deskhand that owns the socket takes it.
+    from ui.window.quick_entry import QuickEntryController
+
     quick_entry = QuickEntryController(window)
     await _close("quick entry shortcut", lambda: quick_entry.start(owner=commands.serving))
     freeze_startup_objects()
@@ -209,7 +214,6 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    skip_feature_probe()  # before the window's modules load: none of them is read again
     configure_playwright()  # in a bundle: browsers in the per-user cache; before Playwright starts
     app = DeskhandApplication(sys.argv)
     app.setApplicationName("Deskhand")

@@ -1,6 +1,15 @@
 """Everything one running Deskhand holds, without Qt: paths, settings, key, store, tools, agent.
 
 The composition root builds one `Workspace`; the window shows it and calls into it.
+
+It is built in two parts. What the window needs to show is built at once: the settings, the
+key, the store, the plans, the approval queue, the chats (`Conversations`), and the two hooks
+the window wires itself into before any tool exists (the browser's hand, the screen's hooks).
+The call pipeline (the toolbox with its sources, the gate, the call runner and the agent) is
+built on first use, from modules that load on `heavy`'s thread right after the window's first
+paint (`heavy.PIPELINE`): a message sent before they are in waits for them there
+(`agent_ready`), and code with no loop at hand (`deskhand mcp`, `deskhand apps call`) waits on
+the spot.
 """
 
 from __future__ import annotations
@@ -9,30 +18,34 @@ import asyncio
 import shutil
 import time
 from collections.abc import Callable
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.calls.approvals import ApprovalQueue
-from desktop.calls.gate import Gate
 from desktop.calls.permissions import Mode, PermissionSettings, Rule
 from desktop.calls.plans import PlanBook
-from desktop.calls.runner import ToolCalls
-from desktop.calls.sources.browser.source import browser_config
-from desktop.calls.toolbox import Toolbox
-from desktop.chat.agent import Agent
+from desktop.calls.sources.browser.hand import BrowserHand
+from desktop.calls.sources.screen.hooks import ScreenHooks
 from desktop.chat.conversations import Conversations
-from desktop.chat.events import AgentEvent
 from desktop.chat.transcript import replay
 from desktop.hotkey.owner import QuickEntryShortcut
-from desktop.mcp.config import ServerEntry
-from desktop.model_stream import client as model
+from desktop.system import heavy
 from desktop.system.keystore import KeyStore
 from desktop.system.paths import DataPaths
 from desktop.system.settings import KeyStorage, Settings, SettingsFile
 from desktop.system.signed_settings import OutsideChange, part_of, with_part
 from desktop.system.store import AuditEntry, Store
 from tools.mac.presets import Preset
-from tools.plan import PlanTool
+
+if TYPE_CHECKING:
+    from desktop.calls.gate import Gate
+    from desktop.calls.runner import ToolCalls
+    from desktop.calls.toolbox import Toolbox
+    from desktop.chat.agent import Agent
+    from desktop.chat.events import AgentEvent
+    from desktop.mcp.config import ServerEntry
+    from tools.base import ToolRegistry
 
 
 class Workspace:
@@ -52,32 +65,78 @@ class Workspace:
         self.store = Store.open(paths.database)
         # Each chat's approved plan; `update_plan` proposes one, and only the person approves.
         self.plans = PlanBook(lambda: self.settings.permissions.plan_minutes)
-        self.toolbox = Toolbox(
+        self.mode_override = mode  # --permission-mode: this run only, not saved
+        self.approvals = ApprovalQueue()
+        # Take over / Hand back, and the screen's visualizer: the window wires itself to these
+        # as it is built, before the tools that use them exist.
+        self.browser_hand = BrowserHand()
+        self.screen_hooks = ScreenHooks()
+        self.conversations = Conversations(
+            store=self.store,
+            agent=self.agent_ready,
+            delete_session=self.delete_session,
+            attachments_dir=paths.attachments,
+        )
+        self.listeners: list[Callable[[Settings], None]] = []
+        self.quick_entry_shortcut = QuickEntryShortcut()  # held once the app owns its socket
+        self._background: set[asyncio.Future[None]] = set()
+
+    # -- the call pipeline, built on first use --------------------------------------
+
+    @cached_property
+    def toolbox(self) -> Toolbox:
+        heavy.wait(heavy.PIPELINE)  # the one place those modules are imported
+        from desktop.calls.toolbox import Toolbox
+        from tools.plan import PlanTool
+
+        return Toolbox(
             self.settings,
-            paths,
+            self.paths,
             on_automation_change=self._remember_automation,
             on_save_preset=self.save_preset,
             current_settings=lambda: self.settings,
             plan_tool=PlanTool(self.plans.result_text),
             navigation_hold=self.plans.navigation_hold,
+            browser_hand=self.browser_hand,
+            screen_hooks=self.screen_hooks,
         )
-        self.registry = self.toolbox.registry  # the function tools (tests add their own)
-        self.mode_override = mode  # --permission-mode: this run only, not saved
-        self.approvals = ApprovalQueue()
-        self.gate = Gate(
+
+    @property
+    def registry(self) -> ToolRegistry:
+        """The function tools (tests add their own)."""
+        return self.toolbox.registry
+
+    @cached_property
+    def gate(self) -> Gate:
+        heavy.wait(heavy.PIPELINE)
+        from desktop.calls.gate import Gate
+
+        return Gate(
             settings=self.permissions,
             store=self.store,
             remember=self.set_rule,
             approvals=self.approvals,
             plans=self.plans,
         )
-        self.calls = ToolCalls(
+
+    @cached_property
+    def calls(self) -> ToolCalls:
+        heavy.wait(heavy.PIPELINE)
+        from desktop.calls.runner import ToolCalls
+
+        return ToolCalls(
             self.toolbox.sources,
             gate=self.gate,
             store=self.store,
-            attachments_dir=paths.attachments,
+            attachments_dir=self.paths.attachments,
         )
-        self.agent = Agent(
+
+    @cached_property
+    def agent(self) -> Agent:
+        heavy.wait(heavy.PIPELINE)
+        from desktop.chat.agent import Agent
+
+        return Agent(
             store=self.store,
             settings=lambda: self.settings,
             api_key=self.keys.aget,
@@ -85,15 +144,16 @@ class Workspace:
             settled=self.toolbox.settled,
             desktop_context=self.toolbox.desktop_context,
         )
-        self.conversations = Conversations(
-            store=self.store,
-            agent=self.agent,
-            delete_session=self.delete_session,
-            attachments_dir=paths.attachments,
-        )
-        self.listeners: list[Callable[[Settings], None]] = []
-        self.quick_entry_shortcut = QuickEntryShortcut()  # held once the app owns its socket
-        self._background: set[asyncio.Future[None]] = set()
+
+    async def agent_ready(self) -> Agent:
+        """The agent, once its modules are in: awaited, so a message sent as the window
+        appears never holds up the loop while they load."""
+        await heavy.ready(heavy.PIPELINE)
+        return self.agent
+
+    def pipeline_built(self) -> bool:
+        """Whether the toolbox exists yet (nothing needs building just to be looked at)."""
+        return "toolbox" in self.__dict__
 
     @classmethod
     def open(cls, data_dir: Path | None = None, **kwargs: object) -> Workspace:
@@ -126,9 +186,11 @@ class Workspace:
 
     def _reconfigure_browser(self) -> None:
         """New browser settings apply from the next browser call (a relaunch if needed)."""
-        pool = self.toolbox.built_browser_pool
+        pool = self.toolbox.built_browser_pool if self.pipeline_built() else None
         if pool is None:
             return  # built later, from the settings then in force
+        from desktop.calls.sources.browser.source import browser_config
+
         config = browser_config(self.settings.browser, self.paths.downloads)
         try:
             asyncio.get_running_loop()
@@ -264,7 +326,8 @@ class Workspace:
     async def delete_session(self, session_id: int) -> None:
         """Delete a chat: its plan, its messages, its attachments and its browser context."""
         self.plans.end(session_id)
-        await self.toolbox.close_session(session_id)
+        if self.pipeline_built():
+            await self.toolbox.close_session(session_id)
         for path in self.store.delete_session(session_id):
             path.unlink(missing_ok=True)
         shutil.rmtree(self.paths.attachments / str(session_id), ignore_errors=True)
@@ -279,7 +342,10 @@ class Workspace:
 
     async def list_models(self) -> list[str]:
         """Model ids from the server's models API, newest first. Raises on failure."""
-        return await model.list_models(await self.agent.client())
+        from desktop.model_stream import client as model
+
+        agent = await self.agent_ready()
+        return await model.list_models(await agent.client())
 
     def save_preset(self, preset: dict[str, Any]) -> None:
         """Keep a window layout; one with the same name (any case) is replaced."""
@@ -295,6 +361,9 @@ class Workspace:
         self.apply_settings(settings)
 
     async def close(self) -> None:
-        await self.toolbox.close()
-        await self.agent.close()
+        # What was never built has nothing to close (and is not built for it).
+        if self.pipeline_built():
+            await self.toolbox.close()
+        if "agent" in self.__dict__:
+            await self.agent.close()
         self.store.close()

@@ -22,8 +22,11 @@ def _with_defaults(_module: ModuleType) -> bool:
 
 
 def skip_feature_probe() -> bool:
-    """Answer the probe without reading sources, from now on. Call it once PySide6 is imported;
-    returns whether this PySide6 has the probe (a version without it needs nothing)."""
+    """Import PySide6 and answer its probe without reading sources, from now on (call it before
+    the window's modules load). Returns whether this PySide6 has the probe (a version without
+    it needs nothing)."""
+    import PySide6.QtCore  # noqa: F401  (installs the import hook and the probe)
+
     feature = sys.modules.get("shibokensupport.feature")
     if feature is None or not callable(getattr(feature, "_mod_uses_pyside", None)):
         return False

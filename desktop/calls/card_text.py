@@ -15,7 +15,6 @@ from typing import Literal
 
 from desktop.calls.contract import STOPPED_TOOL
 from desktop.calls.permissions import DENIED_BY_PERSON, DENIED_BY_RULE, NO_APPROVER
-from desktop.calls.sources.browser.source import NOT_EXECUTED
 from tools.base import BAD_INPUT, NOT_AN_OBJECT, TOOL_FAILED, UNKNOWN_TOOL
 from tools.browser import errors
 from tools.browser.network.url_policy import PHRASES, Refusal
@@ -92,7 +91,7 @@ _PHRASES: dict[str, CardOutcome] = {
     ),
     errors.STALE_REF: _PAGE_CHANGED,
     errors.AMBIGUOUS_REF: _PAGE_CHANGED,
-    NOT_EXECUTED: CardOutcome(
+    errors.NOT_EXECUTED: CardOutcome(
         "skipped", "Skipped", "Not run, because an earlier step in this reply failed."
     ),
     TOOL_FAILED: CardOutcome(

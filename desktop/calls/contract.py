@@ -28,8 +28,10 @@ from tools.data import Data
 
 Outcome = Literal["ok", "error", "denied", "blocked", "stopped"]
 
-# Kept on each stored tool_result for the thread; never sent to the API (see model.py).
+# Kept on each stored tool_result for the thread; never sent to the API (see
+# desktop/model_stream/client.py, PRIVATE_KEYS).
 CARD_KEY = "deskhand_card"
+OUTCOME_KEY = "deskhand_outcome"
 STOPPED_TOOL = "Stopped by the person before this action finished."
 RESULT_PREVIEW = 300
 INPUT_PREVIEW = 160
@@ -213,3 +215,25 @@ class CallCard(Data):
     result: str = ""
     notices: list[str] = Field(default_factory=list)
     offers: list[str] = Field(default_factory=list)
+
+
+def result_block(
+    use: ToolUse,
+    result: CallResult,
+    stored_images: list[dict[str, Any]] | None = None,
+    card: CallCard | None = None,
+) -> dict[str, Any]:
+    """The stored `tool_result`: content, is_error, the echoed `toolset_name`, and the card."""
+    content = [item for item in result.content if isinstance(item, dict)]
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": use.id,
+        "content": content or "Done.",
+    }
+    if result.is_error:
+        block["is_error"] = True
+    if use.toolset_name:
+        block["toolset_name"] = use.toolset_name  # the API requires it on every toolset result
+    if card is not None:
+        block[CARD_KEY] = card.model_dump()
+    return block

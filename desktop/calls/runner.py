@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from desktop.calls.contract import (
-    CARD_KEY,
     RESULT_PREVIEW,
     STOPPED_TOOL,
     CallCard,
@@ -32,6 +31,7 @@ from desktop.calls.contract import (
     ToolSource,
     ToolUse,
     input_line,
+    result_block,
 )
 from desktop.calls.gate import Gate
 from desktop.calls.gated import run_gated
@@ -242,25 +242,3 @@ def _outcome(result: CallResult, decision: Decision | None) -> Outcome:
     if decision is not None and decision.verdict == "deny":
         return "blocked" if decision.by == "rule" else "denied"
     return "error" if result.is_error else "ok"
-
-
-def result_block(
-    use: ToolUse,
-    result: CallResult,
-    stored_images: list[dict[str, Any]] | None = None,
-    card: CallCard | None = None,
-) -> dict[str, Any]:
-    """The stored `tool_result`: content, is_error, the echoed `toolset_name`, and the card."""
-    content = [item for item in result.content if isinstance(item, dict)]
-    block: dict[str, Any] = {
-        "type": "tool_result",
-        "tool_use_id": use.id,
-        "content": content or "Done.",
-    }
-    if result.is_error:
-        block["is_error"] = True
-    if use.toolset_name:
-        block["toolset_name"] = use.toolset_name  # the API requires it on every toolset result
-    if card is not None:
-        block[CARD_KEY] = card.model_dump()
-    return block

@@ -55,6 +55,8 @@ class Toolbox:
         current_settings: Callable[[], Settings] | None = None,
         plan_tool: FunctionTool[Any] | None = None,
         navigation_hold: Callable[[str], Callable[[str], bool] | None] | None = None,
+        browser_hand: BrowserHand | None = None,
+        screen_hooks: ScreenHooks | None = None,
     ) -> None:
         self._settings = current_settings or (lambda: settings)
         self._navigation_hold = navigation_hold  # where a chat's plan lets its tabs go
@@ -74,9 +76,11 @@ class Toolbox:
         self._browser_pool: BrowserPool | None = None
         self._browser: ToolsetSource | None = None
         self._browser_built = False
-        self.browser_hand = BrowserHand()  # Take over / Hand back; the window wires itself here
+        # Take over / Hand back, and the screen's hooks: the window wires itself to these
+        # (the workspace's own) before the toolbox is built.
+        self.browser_hand = browser_hand if browser_hand is not None else BrowserHand()
         self._screen: ScreenControl | None = None
-        self.screen_hooks = ScreenHooks()  # the window wires itself here before the screen loads
+        self.screen_hooks = screen_hooks if screen_hooks is not None else ScreenHooks()
         self._screen_source: ToolsetSource | None = None
         self._window_shooter: WindowShooter | None = None
         if settings.apps.macos_enabled and macos_available():

@@ -13,12 +13,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import shutil
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.chat import attachments, user_content, versions
-from desktop.chat.agent import Agent
 from desktop.chat.attachments import Attachment
 from desktop.chat.events import (
     AgentEvent,
@@ -30,6 +29,9 @@ from desktop.chat.events import (
 from desktop.chat.transcript import prompt_event
 from desktop.system.store import Store, StoredMessage
 from tools.data import Data
+
+if TYPE_CHECKING:
+    from desktop.chat.agent import Agent
 
 log = logging.getLogger(__name__)
 
@@ -65,12 +67,12 @@ class Conversations:
         self,
         *,
         store: Store,
-        agent: Agent,
+        agent: Callable[[], Awaitable[Agent]],
         delete_session: Callable[[int], Coroutine[Any, Any, None]],
         attachments_dir: Path,
     ) -> None:
         self.store = store
-        self.agent = agent
+        self._agent = agent  # awaited: the agent's modules may still be loading
         self.attachments_dir = attachments_dir
         # Attached but not sent: what is left from an earlier run was never sent.
         self.pending_dir = attachments_dir / "pending"
@@ -139,7 +141,7 @@ class Conversations:
                     message_id=message_id,
                 )
         self._show_prompt(message_id)
-        self._start(session_id, self.agent.continue_turn(session_id, self._emit))
+        self._start(session_id, self._continue(session_id))
         return True
 
     def _show_prompt(self, message_id: int) -> None:
@@ -160,7 +162,7 @@ class Conversations:
         """Answer the stored history again (Retry on an error card)."""
         if session_id in self._turns:
             return False
-        self._start(session_id, self.agent.continue_turn(session_id, self._emit))
+        self._start(session_id, self._continue(session_id))
         return True
 
     def last_prompt(self, session_id: int) -> StoredMessage | None:
@@ -208,7 +210,7 @@ class Conversations:
     def _replace(self, session_id: int, message_id: int, content: list[dict[str, Any]]) -> None:
         self.store.replace_from(session_id, message_id, content)
         self._emit(HistoryReplaced(session_id=session_id))
-        self._start(session_id, self.agent.continue_turn(session_id, self._emit))
+        self._start(session_id, self._continue(session_id))
 
     def use_version(self, session_id: int, message_id: int) -> bool:
         """Make an earlier version (its prompt `message_id`) the chat's current one again: its
@@ -243,7 +245,7 @@ class Conversations:
             return False
         self.store.add_message(session_id, "user", user_content.continue_content())
         self._emit(ReplyContinued(session_id=session_id))
-        self._start(session_id, self.agent.continue_turn(session_id, self._emit))
+        self._start(session_id, self._continue(session_id))
         return True
 
     def stop(self, session_id: int | None) -> bool:
@@ -267,6 +269,10 @@ class Conversations:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
         await self._delete_session(session_id)
+
+    async def _continue(self, session_id: int) -> None:
+        agent = await self._agent()
+        await agent.continue_turn(session_id, self._emit)
 
     def _start(self, session_id: int, turn: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(turn)

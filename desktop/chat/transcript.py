@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from desktop.calls.contract import CARD_KEY, RESULT_PREVIEW, CallCard, ToolUse
+from desktop.calls.contract import CARD_KEY, OUTCOME_KEY, RESULT_PREVIEW, CallCard, ToolUse
 from desktop.chat import user_content, versions
 from desktop.chat.events import (
     AgentEvent,
@@ -32,7 +32,6 @@ from desktop.chat.events import (
     TurnFinished,
 )
 from desktop.model_stream import errors
-from desktop.model_stream.client import OUTCOME_KEY
 from desktop.system.store import StoredMessage, StoredTurnEnd
 
 CardFor = Callable[[ToolUse], CallCard]

@@ -11,8 +11,7 @@ import copy
 import platform
 from typing import TYPE_CHECKING, Any
 
-from desktop.calls.contract import CARD_KEY, CallResult, ToolUse
-from desktop.calls.runner import result_block
+from desktop.calls.contract import CARD_KEY, OUTCOME_KEY, CallResult, ToolUse, result_block
 from desktop.chat import attachments, images
 from desktop.chat.user_content import CONTINUE_KEY
 from desktop.system.settings import Settings
@@ -25,7 +24,6 @@ if TYPE_CHECKING:
 CACHE = {"type": "ephemeral"}
 # What the thread keeps on stored blocks (a tool_result's card; before cards, how the call
 # ended; an attachment's name; a Continue request's mark); never sent to the API.
-OUTCOME_KEY = "deskhand_outcome"
 PRIVATE_KEYS = frozenset({OUTCOME_KEY, CARD_KEY, attachments.ATTACHMENT_KEY, CONTINUE_KEY})
 INTERRUPTED = (
     "This action did not finish: the reply was stopped or Deskhand closed before it completed."

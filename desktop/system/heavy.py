@@ -1,5 +1,5 @@
-"""The one place the slow modules are imported: the model's SDK, Playwright, the browser and screen
-tools, the keychain, and (when a connector is configured) the MCP client.
+"""The one place the slow modules are imported: the call pipeline, the model's SDK, Playwright, the
+browser and screen tools, the keychain, and (when a connector is configured) the MCP client.
 
 Together they take more than a second to import, so the window shows without them; the app asks
 for them right after its first paint and they load here, on a thread of their own, while the
@@ -25,6 +25,15 @@ from concurrent.futures import Future
 
 log = logging.getLogger(__name__)
 
+# The call pipeline: the toolbox and its sources, the gate, the call runner and the agent. The
+# workspace builds them on first use (desktop/workspace.py); they load first after the paint.
+PIPELINE = (
+    "desktop.calls.toolbox",
+    "desktop.calls.runner",
+    "desktop.calls.gate",
+    "desktop.chat.agent",
+    "tools.plan",
+)
 # What the window needs once it shows a reply or an image: the Markdown parser and Pillow. They
 # load first after the first paint; the window also imports them itself, on first use, from
 # inside a function (holding no import lock, so meeting this load there can only wait for it).

@@ -43,6 +43,8 @@ PASSWORD_FIELD = (
     "Refused: that is a password field. Deskhand never types or fills passwords; "
     "ask the person to enter it themselves."
 )
+# A browser action the turn skipped because one before it failed.
+NOT_EXECUTED = "Not executed: an earlier action in this turn failed."
 PAGE_CHANGED = "The page changed after the approval; nothing was done. Look at the page again."
 PAGE_CHANGED_MIDWAY = (
     "The page changed while the action ran, so it stopped partway (the earlier keys or text "

@@ -394,7 +394,7 @@ class ScreenVisualizer(QObject):
     def __init__(self, workspace: Workspace, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.workspace = workspace
-        hooks = workspace.toolbox.screen_hooks  # the screen itself loads after the first paint
+        hooks = workspace.screen_hooks  # the screen itself loads after the first paint
         self.controlling: set[int] = set()  # chats whose turn is using the screen
         self.overlays: list[ScreenOverlay] = []
         self.pills: list[StopPill] = []
@@ -584,7 +584,7 @@ class ScreenVisualizer(QObject):
         if self._closed:
             return
         self._closed = True
-        control = self.workspace.toolbox.screen_hooks
+        control = self.workspace.screen_hooks
         if self.show_event in control.listeners:
             control.listeners.remove(self.show_event)
         if control.before_capture == self.hide_for_capture:

@@ -225,7 +225,8 @@ class OutsideWatch(QObject):
                 lambda keep, c=change: self._permissions_answered(c, keep),
             )
             return
-        source = ws.toolbox.mcp
+        # Connectors once the tools are built (right after the first paint): never built here.
+        source = ws.toolbox.mcp if ws.pipeline_built() else None
         if source is None:
             return
         source.notice_file_change()

@@ -183,11 +183,11 @@ class MainWindow(QMainWindow):
             workspace.approvals.subscribe(self.show_approval),
             self.conversations.subscribe(self._on_conversation),
             lambda: workspace.listeners.remove(self._settings_changed),
-            lambda: workspace.toolbox.browser_hand.listeners.remove(self._browser_hand_changed),
+            lambda: workspace.browser_hand.listeners.remove(self._browser_hand_changed),
         ]
-        workspace.toolbox.browser_hand.listeners.append(self._browser_hand_changed)
+        workspace.browser_hand.listeners.append(self._browser_hand_changed)
         # Screen control never acts on these windows; the visualizer shows what it does.
-        workspace.toolbox.screen_hooks.own_windows = own_window_rects
+        workspace.screen_hooks.own_windows = own_window_rects
         self.visualizer = ScreenVisualizer(workspace, self)
         # Permission settings and connectors changed outside Deskhand wait for the person.
         self.outside_watch = OutsideWatch(workspace, self)
@@ -284,9 +284,7 @@ class MainWindow(QMainWindow):
 
     def toggle_browser_hand(self, session_id: int) -> None:
         """Take over / Hand back the chat's browser (its card's button)."""
-        self._hand_task = asyncio.ensure_future(
-            self.workspace.toolbox.browser_hand.toggle(session_id)
-        )
+        self._hand_task = asyncio.ensure_future(self.workspace.browser_hand.toggle(session_id))
 
     def _browser_hand_changed(self, session_id: int, taken: bool) -> None:
         view = self.stack.view_of(session_id)
@@ -337,7 +335,7 @@ class MainWindow(QMainWindow):
         view.version_requested.connect(self.use_version)
         view.browser_hand_requested.connect(self.toggle_browser_hand)
         view.set_browser_hand(
-            session_id is not None and self.workspace.toolbox.browser_hand.has_it(session_id)
+            session_id is not None and self.workspace.browser_hand.has_it(session_id)
         )
         return view
 

@@ -81,7 +81,9 @@ class SessionList(QWidget):
         self.search = QLineEdit()
         self.search.setObjectName("sessionSearch")
         self.search.setPlaceholderText("Search chats")
-        self.search.setClearButtonEnabled(True)
+        # The clear button comes with the first text to clear: its icon is looked up in the
+        # system's theme (a few ms of the window's start), and it only shows with text anyway.
+        self.search.textChanged.connect(self._offer_clearing)
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(SEARCH_DELAY_MS)
@@ -119,6 +121,10 @@ class SessionList(QWidget):
             margins=(10, 12, 10, 10),
             spacing=8,
         )
+
+    def _offer_clearing(self, text: str) -> None:
+        if text and not self.search.isClearButtonEnabled():
+            self.search.setClearButtonEnabled(True)
 
     # -- contents -------------------------------------------------------------------
 

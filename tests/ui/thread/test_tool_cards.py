@@ -11,7 +11,6 @@ from PySide6.QtCore import Qt
 
 from desktop.calls.contract import STOPPED_TOOL
 from desktop.calls.permissions import DENIED_BY_PERSON, DENIED_BY_RULE
-from desktop.calls.sources.browser.source import NOT_EXECUTED
 from desktop.chat.events import (
     AgentEvent,
     MessageCommitted,
@@ -22,6 +21,7 @@ from desktop.chat.events import (
     ToolStarted,
 )
 from tests.ui.thread import seen
+from tools.browser.errors import NOT_EXECUTED
 from tools.browser.network.url_policy import PHRASES, Refusal
 from ui.thread.tool_card import ToolCard, ToolRun
 from ui.thread.view import ThreadView

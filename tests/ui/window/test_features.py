@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QLabel, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QToolButton, QWidget
 
 from desktop.workspace import Workspace
 from tests.support.model_server import Hang, Reply, Text, text_reply
@@ -99,7 +99,11 @@ def test_the_sidebar_groups_chats_by_date_and_says_when_a_search_finds_none(  # 
     qtbot.waitUntil(lambda: sessions.no_match.isVisible())
     assert sessions.no_match.text() == "No chats match “zebra”"
     assert sessions.titles() == []
-    sessions.search.clear()
+    # The search's clear button is there once there is text, and clears it.
+    clear = sessions.search.findChild(QToolButton)
+    assert clear is not None and sessions.search.isClearButtonEnabled()
+    qtbot.mouseClick(clear, Qt.MouseButton.LeftButton)
+    assert sessions.search.text() == ""
     qtbot.waitUntil(lambda: len(sessions.titles()) == 4)
     assert not sessions.no_match.isVisible()
 

@@ -32,7 +32,16 @@ from desktop.system import heavy
 from desktop.workspace import Workspace
 from ui.window.main_window import MainWindow
 
-HEAVY = ("anthropic", "playwright", "httpx2", "jsonschema")
+HEAVY = (
+    "anthropic",
+    "playwright",
+    "httpx2",
+    "jsonschema",
+    "desktop.calls.toolbox",
+    "desktop.calls.runner",
+    "desktop.calls.gate",
+    "desktop.chat.agent",
+)
 
 async def main() -> None:
     workspace = Workspace.open(Path(tempfile.mkdtemp()))
@@ -40,8 +49,10 @@ async def main() -> None:
     window.show()
     print("shown with", [m for m in HEAVY if m in sys.modules])
     await first_paint(window)
-    await heavy.ready()  # as the app asks once the window is painted
-    print("then", [m for m in ("anthropic", "playwright") if m in sys.modules])
+    await heavy.ready(heavy.PIPELINE + heavy.TOOLS)  # as the app asks once the window is painted
+    agent = await workspace.agent_ready()
+    print("then", [m for m in ("anthropic", "playwright", "desktop.chat.agent") if m in sys.modules])
+    print("agent", type(agent).__name__, agent is workspace.agent)
     await window.shutdown()
     await workspace.close()
 
@@ -53,7 +64,7 @@ with loop:
 """
 
 
-def test_the_window_shows_before_the_sdk_and_playwright_load() -> None:
+def test_the_window_shows_before_the_call_pipeline_the_sdk_and_playwright_load() -> None:
     env = {
         **os.environ,
         "QT_QPA_PLATFORM": "offscreen",
@@ -71,7 +82,8 @@ def test_the_window_shows_before_the_sdk_and_playwright_load() -> None:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "shown with []" in done.stdout
-    assert "then ['anthropic', 'playwright']" in done.stdout
+    assert "then ['anthropic', 'playwright', 'desktop.chat.agent']" in done.stdout
+    assert "agent Agent True" in done.stdout  # built once, on first use
 
 
 def fresh_copy(into: Path) -> Path:

@@ -22,6 +22,7 @@ from tools.browser.effect.risk import (
     READ_MEMBERS,
     browser_risk,
 )
+from tools.browser.errors import NOT_EXECUTED
 from tools.browser.network.url_policy import Refusal, UrlPolicy
 
 if TYPE_CHECKING:
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 NAME = "browser"
 TITLE = BROWSER_TITLE
 # The API's wording for the calls of a reply skipped after a browser call failed.
-NOT_EXECUTED = "Not executed: an earlier action in this turn failed."
 # Members off unless the person turns them on in Settings → Browser (the SDK's configs).
 OPTIONAL_MEMBERS = ("read_console", "read_network", "javascript_exec", "file_upload")
 
