@@ -31,7 +31,7 @@ from PySide6.QtCore import (
     qInstallMessageHandler,
 )
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 
 from desktop.calls.permissions import Mode
 from desktop.model_stream.worker import StreamWorker, shared_worker
@@ -40,6 +40,7 @@ from desktop.system.login_path import adopt_login_path
 from desktop.system.paths import DataPaths
 from desktop.system.playwright_env import configure_playwright
 from desktop.workspace import Workspace
+from ui import theme
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +175,8 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     try:
         paths.ensure()
     except OSError as exc:
+        from PySide6.QtWidgets import QMessageBox
+
         QMessageBox.critical(
             None, "Deskhand", f"Deskhand cannot write to {paths.root}:\n{exc.strerror}"
         )
@@ -215,7 +218,7 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     configure_playwright()  # in a bundle: browsers in the per-user cache; before Playwright starts
-    app = DeskhandApplication(sys.argv)
+    app = DeskhandApplication(theme.application_arguments(sys.argv))
     app.setApplicationName("Deskhand")
     app.setOrganizationName("Deskhand")
     app.setDesktopFileName(

@@ -298,7 +298,11 @@ class Theme(QObject):
         self._palette = self._pick()
         app = QApplication.instance()
         if isinstance(app, QApplication):
-            if sys.platform != "darwin" and app.style().name().lower() != "fusion":
+            if (
+                sys.platform != "darwin"
+                and not _fusion_from_start
+                and app.style().name().lower() != "fusion"
+            ):
                 app.setStyle("Fusion")  # the platform styles elsewhere ignore a dark palette
             app.setPalette(qpalette(self._palette))
         for ref, template in self._attached:
@@ -306,6 +310,21 @@ class Theme(QObject):
             if widget is not None and shiboken6.isValid(widget):
                 widget.setStyleSheet(render(template, self._palette))
         self.changed.emit(self._palette)
+
+
+_fusion_from_start = False  # see application_arguments
+
+
+def application_arguments(argv: list[str]) -> list[str]:
+    """The arguments to start the QApplication with: on Linux and Windows, Qt's Fusion style
+    from the start (the platform styles there ignore a dark palette; the Mac keeps its own).
+    Chosen this way, the platform's own style is never built only to be replaced, and the
+    theme need not look at the style to know."""
+    global _fusion_from_start
+    if sys.platform == "darwin":
+        return list(argv)
+    _fusion_from_start = True
+    return [*argv, "-style", "fusion"]
 
 
 def _alive(ref: weakref.ref[QWidget]) -> bool:

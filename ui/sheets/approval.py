@@ -111,7 +111,7 @@ class ApprovalSheet(RequestSheet):
         self.badge = plain_label(
             f"{RISK_TITLES[call.risk]} · {call.reason}", "riskBadge", wrap=False
         )
-        self.badge.setProperty("risk", call.risk.value)  # coloured by STYLE, in the theme
+        self.badge.setProperty("risk", call.risk.value)  # coloured by ui/sheets/style.py
         self.summary = plain_label(call.summary, "approvalSummary")
         self.target = plain_label(f"Target: {call.target}" if call.target else "", wrap=False)
         self.target.setVisible(bool(call.target))
@@ -225,13 +225,3 @@ class ApprovalSheet(RequestSheet):
         if self._confirm is not None:
             self._confirm.close()
         super()._cancelled()
-
-
-STYLE = """
-#riskBadge { border-radius: 8px; padding: 2px 8px; }
-#riskBadge[risk="read"] { color: $read_fg; background: $read_bg; }
-#riskBadge[risk="change"] { color: $change_fg; background: $change_bg; }
-#riskBadge[risk="consequential"] { color: $consequential_fg; background: $consequential_bg; }
-#approvalInput { background: $code_bg; border: 1px solid $code_border; }
-#approvalPlanNote { color: $change_fg; font-weight: bold; }
-"""

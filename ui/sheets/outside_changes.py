@@ -2,8 +2,8 @@
 
 Permission settings written by another program are not in force until the person keeps them;
 a connector added or changed in mcp.json outside Settings does not start until the person lets
-it. The window asks at launch, and as soon as it notices a change (`OutsideWatch` looks every
-moment). Each sheet is window-modal and opened with `open()`: Ctrl+Return (Cmd+Return on a
+it. The window asks at launch, and as soon as it notices a change (`ui/sheets/outside_watch.py`
+looks every moment). Each sheet is window-modal and opened with `open()`: Ctrl+Return (Cmd+Return on a
 Mac) keeps or starts; Esc, closing it, and the default button discard or leave it stopped,
 since that is the safe answer.
 """
@@ -14,26 +14,22 @@ import json
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase, QKeyEvent
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QLabel,
-    QMainWindow,
     QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop.mcp.approved import fingerprint
 from desktop.mcp.config import ServerEntry
 from desktop.system.signed_settings import OutsideChange
-from desktop.workspace import Workspace
 
 KEEP_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
-LOOK_EVERY_MS = 1500
 DETAILS_MAX = 280
 SHORT_PATH_PARTS = 3  # longer paths show as "…/name" in a sheet's title (the details have all)
 
@@ -196,67 +192,3 @@ def connector_sheet(
         "Leave stopped",
         parent,
     )
-
-
-class OutsideWatch(QObject):
-    """Looks for outside changes at launch and every moment after, and asks, one at a time."""
-
-    def __init__(self, workspace: Workspace, window: QMainWindow) -> None:
-        super().__init__(window)
-        self.workspace = workspace
-        self.window = window
-        self.sheet: OutsideChangeSheet | None = None
-        self._left_stopped: set[tuple[str, str]] = set()  # asked this run: not asked again
-        self._timer = QTimer(self)
-        self._timer.setInterval(LOOK_EVERY_MS)
-        self._timer.timeout.connect(self.look)
-        self._timer.start()
-        QTimer.singleShot(0, self, self.look)
-
-    def look(self) -> None:
-        if self.sheet is not None or not self.window.isVisible():
-            return
-        ws = self.workspace
-        ws.refresh_settings()
-        change = ws.outside_change
-        if change is not None:
-            self._ask(
-                permissions_sheet(change, self.window),
-                lambda keep, c=change: self._permissions_answered(c, keep),
-            )
-            return
-        # Connectors once the tools are built (right after the first paint): never built here.
-        source = ws.toolbox.mcp if ws.pipeline_built() else None
-        if source is None:
-            return
-        source.notice_file_change()
-        for name, entry in source.waiting().items():
-            if (name, fingerprint(entry)) in self._left_stopped:
-                continue
-            changed = source.approvals.knows(name)
-            sheet = connector_sheet(name, entry, changed=changed, parent=self.window)
-            self._ask(sheet, lambda yes, n=name, e=entry: self._connector_answered(n, e, yes))
-            return
-
-    def _ask(self, sheet: OutsideChangeSheet, answered: object) -> None:
-        self.sheet = sheet
-        sheet.answered.connect(answered)
-        sheet.finished.connect(self._closed)
-        sheet.open()
-
-    def _closed(self) -> None:
-        self.sheet = None
-        QTimer.singleShot(0, self, self.look)  # the next question, if any
-
-    def _permissions_answered(self, change: OutsideChange, keep: bool) -> None:
-        if keep:
-            self.workspace.keep_outside_change(change)
-        else:
-            self.workspace.discard_outside_change(change)
-
-    def _connector_answered(self, name: str, entry: ServerEntry, start: bool) -> None:
-        if not self.workspace.answer_connector(name, entry, start):
-            self._left_stopped.add((name, fingerprint(entry)))
-
-    def stop(self) -> None:
-        self._timer.stop()

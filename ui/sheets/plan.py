@@ -118,17 +118,3 @@ class PlanSheet(RequestSheet):
 
     def _approve(self) -> None:
         self._finish(Answer(allow=True, keep=self.kept()))
-
-
-STYLE = """
-#planHeading { font-weight: bold; }
-QPushButton#approvePlan { background: $accent; color: $on_accent; border-color: $accent; }
-QPushButton#approvePlan:hover { background: $accent_hover; }
-QPushButton#approvePlan:disabled { background: $surface; color: $text_faint; border-color: $border; }
-#planStep { margin-left: 8px; }
-#planItem { margin-left: 8px; }
-#planChip { border: 1px solid $border; border-radius: 12px; background: $raised; }
-#planChip QToolButton { border: none; padding: 3px 6px; color: $text; background: transparent; }
-#planChip QToolButton#planChipEnd { color: $link; }
-#planChip QToolButton:hover { text-decoration: underline; }
-"""

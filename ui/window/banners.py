@@ -8,6 +8,7 @@ a button that opens the download dialog; the banner goes once a browser is there
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import Qt
@@ -24,7 +25,9 @@ from PySide6.QtWidgets import (
 
 from desktop.system.browser_setup import find_browser
 from desktop.workspace import Workspace
-from ui.sheets.browser_download import BrowserDownloadDialog
+
+if TYPE_CHECKING:
+    from ui.sheets.browser_download import BrowserDownloadDialog
 
 NO_BROWSER = (
     "Claude can use a browser for you, but none was found on this computer. "
@@ -77,6 +80,8 @@ class BrowserOffer:
 
     def download(self) -> None:
         """The download offer with its progress bar."""
+        from ui.sheets.browser_download import BrowserDownloadDialog  # opened on first use
+
         dialog = BrowserDownloadDialog(self.parent)
         dialog.succeeded.connect(self._downloaded)
         self.dialog = dialog

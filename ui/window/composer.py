@@ -146,6 +146,7 @@ class Composer(QFrame):
         self.attach_button.clicked.connect(self.choose_files)
         self.send_button = QPushButton("Send")
         self.send_button.setObjectName("sendButton")
+        self.send_button.setProperty("running", False)
         self.send_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.send_button.clicked.connect(self._button_clicked)
         self.running = False
@@ -161,6 +162,7 @@ class Composer(QFrame):
         self._tray_row.addStretch(1)
         self.tray_area = QScrollArea()
         self.tray_area.setObjectName("attachmentTrayArea")
+        self.tray_area.setViewport(QWidget())  # made here: see ui/thread/column.py
         self.tray_area.setWidget(self.tray)
         self.tray_area.setWidgetResizable(True)
         self.tray_area.setFrameShape(QFrame.Shape.NoFrame)
@@ -278,9 +280,12 @@ class Composer(QFrame):
         self.running = running
         self.send_button.setText("Stop" if running else "Send")
         self.send_button.setToolTip("Stop the reply (Esc)" if running else "Send (Enter)")
-        self.send_button.setProperty("running", running)
-        self.send_button.style().unpolish(self.send_button)
-        self.send_button.style().polish(self.send_button)
+        if self.send_button.property("running") != running:
+            # Styled again for the new property only when it changes (at start it does not:
+            # Qt's style object stays out of the way of the window's first picture).
+            self.send_button.setProperty("running", running)
+            self.send_button.style().unpolish(self.send_button)
+            self.send_button.style().polish(self.send_button)
 
     def _submit(self) -> None:
         if self.running or self.preparing:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import Qt
@@ -24,11 +26,9 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QApplication,
-    QDialog,
     QHBoxLayout,
     QLabel,
     QMainWindow,
-    QMessageBox,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -44,23 +44,28 @@ from ui import theme
 from ui.first_paint import first_paint
 from ui.screen.overlay import ScreenVisualizer
 from ui.screen.own_windows import own_window_rects
-from ui.sheets.approval import ApprovalSheet
-from ui.sheets.outside_changes import OutsideWatch
-from ui.sheets.plan import PlanSheet
+from ui.sheets.outside_watch import OutsideWatch
 from ui.thread import items as thread_items
 from ui.thread.view import ThreadView
 from ui.window import tab_order
 from ui.window.banners import BrowserOffer, NoticeBanner
-from ui.window.chat_export import ChatExport
 from ui.window.composer import Composer, takes_drop
-from ui.window.menus import ShortcutsDialog, about_box, build_menus
+from ui.window.menus import build_menus
 from ui.window.plan_chip import PlanChip
 from ui.window.session_list import Sidebar
 from ui.window.settings_opener import SettingsOpener
 from ui.window.style import STYLE
 from ui.window.thread_stack import ThreadStack
 from ui.window.toolbar import WindowToolbar
-from ui.window.tray import LongTurns, Notifier, Tray
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QDialog, QMessageBox
+
+    from ui.sheets.approval import ApprovalSheet
+    from ui.sheets.plan import PlanSheet
+    from ui.window.chat_export import ChatExport
+    from ui.window.help_dialogs import ShortcutsDialog
+    from ui.window.tray import LongTurns, Tray
 
 log = logging.getLogger(__name__)
 
@@ -155,22 +160,10 @@ class MainWindow(QMainWindow):
         if not workspace.settings.window.sidebar_visible:  # folded when Deskhand last ran
             self.set_sidebar_visible(False)
         self.shortcuts_dialog: ShortcutsDialog | None = None
-        self.chat_export = ChatExport(workspace, self, self.statusBar())
         self.about_box: QMessageBox | None = None
         self._build_toolbar()
         theme.theme().follow(workspace)
         theme.theme().attach(self, STYLE)
-        self.tray = Tray(QApplication.windowIcon(), self)
-        self.tray.new_chat.connect(self._new_chat_from_tray)
-        self.tray.show_window.connect(self.bring_to_front)
-        self.tray.quit.connect(self.close)
-        self.tray.message_clicked.connect(lambda: self.notification_clicked())
-        self.long_turns = LongTurns(
-            Notifier(self.tray, clicked=self.notification_clicked),
-            seen=self.isActiveWindow,
-            title_of=self._title_of,
-            reply_of=self._last_reply_of,
-        )
         self._hand_task: asyncio.Future[None] | None = None  # Take over / Hand back under way
         # What settings fixed is judged against what was in force before (see _settings_changed).
         self._key_changes = workspace.keys.changes
@@ -186,7 +179,8 @@ class MainWindow(QMainWindow):
             lambda: workspace.browser_hand.listeners.remove(self._browser_hand_changed),
         ]
         workspace.browser_hand.listeners.append(self._browser_hand_changed)
-        # Screen control never acts on these windows; the visualizer shows what it does.
+        # Screen control never acts on these windows; the visualizer shows what it does (made
+        # with the window: it must hear the screen's first event, whenever that comes).
         workspace.screen_hooks.own_windows = own_window_rects
         self.visualizer = ScreenVisualizer(workspace, self)
         # Permission settings and connectors changed outside Deskhand wait for the person.
@@ -232,6 +226,9 @@ class MainWindow(QMainWindow):
 
     def show_approval(self, request: ApprovalRequest) -> None:
         """The approval queue's viewer: the queue picks which request shows; this shows it."""
+        from ui.sheets.approval import ApprovalSheet
+        from ui.sheets.plan import PlanSheet
+
         sheet: ApprovalSheet | PlanSheet
         if request.note == PLAN_TOOL:
             sheet = PlanSheet(request, self)
@@ -273,12 +270,16 @@ class MainWindow(QMainWindow):
             self.open_session(ids[number - 1])
 
     def show_shortcuts(self) -> ShortcutsDialog:
+        from ui.window.help_dialogs import ShortcutsDialog
+
         if self.shortcuts_dialog is None:
             self.shortcuts_dialog = ShortcutsDialog(self)
         self.shortcuts_dialog.open()
         return self.shortcuts_dialog
 
     def show_about(self) -> QMessageBox:
+        from ui.window.help_dialogs import about_box
+
         self.about_box = about_box(self)
         return self.about_box
 
@@ -569,7 +570,41 @@ class MainWindow(QMainWindow):
         # Once the window is painted: the check neither holds up the first picture, and the
         # dialog opens over the window.
         await first_paint(self)
+        self._after_first_paint()
         await self.first_run_check()
+
+    def _after_first_paint(self) -> None:
+        """What the first picture does not show, made right after it: the tray icon and the
+        long-turn notices."""
+        self.long_turns  # noqa: B018  (made now: the tray icon comes with it)
+
+    @cached_property
+    def tray(self) -> Tray:
+        from ui.window.tray import Tray
+
+        tray = Tray(QApplication.windowIcon(), self)
+        tray.new_chat.connect(self._new_chat_from_tray)
+        tray.show_window.connect(self.bring_to_front)
+        tray.quit.connect(self.close)
+        tray.message_clicked.connect(lambda: self.notification_clicked())
+        return tray
+
+    @cached_property
+    def long_turns(self) -> LongTurns:
+        from ui.window.tray import LongTurns, Notifier
+
+        return LongTurns(
+            Notifier(self.tray, clicked=self.notification_clicked),
+            seen=self.isActiveWindow,
+            title_of=self._title_of,
+            reply_of=self._last_reply_of,
+        )
+
+    @cached_property
+    def chat_export(self) -> ChatExport:
+        from ui.window.chat_export import ChatExport
+
+        return ChatExport(self.workspace, self, self.statusBar())
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -587,10 +622,12 @@ class MainWindow(QMainWindow):
             self.outside_watch.stop()
         for unsubscribe in self._unsubscribe:
             unsubscribe()
-        if shiboken6.isValid(self.tray.icon):  # gone already if the window was deleted
+        made = vars(self)  # what was never made has nothing to close (and is not made now)
+        if "tray" in made and shiboken6.isValid(self.tray.icon):  # gone if the window was
             self.tray.icon.hide()
         self.visualizer.close()
-        await self.long_turns.notifier.close()
+        if "long_turns" in made:
+            await self.long_turns.notifier.close()
         await self.conversations.shutdown()
 
     def focusNextPrevChild(self, next: bool) -> bool:

@@ -1,8 +1,8 @@
-"""The window's menus and keyboard shortcuts, from one table, and the boxes Help opens.
+"""The window's menus and keyboard shortcuts, from one table.
 
 Each row is a command: its menu, title, shortcut and the window method it calls. The
-menus, the shortcuts and the Keyboard Shortcuts dialog are all made from it, so they
-cannot disagree. "Ctrl" reads as ⌘ on a Mac (Qt maps it).
+menus, the shortcuts and the Keyboard Shortcuts dialog (ui/window/help_dialogs.py) are all
+made from it, so they cannot disagree. "Ctrl" reads as ⌘ on a Mac (Qt maps it).
 """
 
 from __future__ import annotations
@@ -10,22 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (
-    QApplication,
-    QDialog,
-    QDialogButtonBox,
-    QHeaderView,
-    QMainWindow,
-    QMessageBox,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
-
-import desktop  # `desktop.__version__` reads the package's metadata when first asked for
+from PySide6.QtWidgets import QMainWindow
 
 Key = str | QKeySequence.StandardKey | None
 SWITCH_CHATS = 9
@@ -139,55 +125,3 @@ def shortcut_rows() -> list[tuple[str, str]]:
         for keys, what in OTHER_KEYS
     ]
     return rows + native
-
-
-class ShortcutsDialog(QDialog):
-    """Help → Keyboard Shortcuts: a table of every shortcut."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("Keyboard Shortcuts")
-        rows = shortcut_rows()
-        self.table = QTableWidget(len(rows), 2)
-        self.table.setObjectName("shortcutsTable")
-        self.table.setHorizontalHeaderLabels(["Keys", "Does"])
-        self.table.verticalHeader().hide()
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setSelectionMode(QTableWidget.SelectionMode.NoSelection)
-        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.table.setShowGrid(False)
-        for row, (keys, what) in enumerate(rows):
-            self.table.setItem(row, 0, QTableWidgetItem(keys))
-            self.table.setItem(row, 1, QTableWidgetItem(what))
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.table)
-        layout.addWidget(buttons)
-        self.resize(520, 480)
-
-    def rows(self) -> list[tuple[str, str]]:
-        found = []
-        for row in range(self.table.rowCount()):
-            keys, what = self.table.item(row, 0), self.table.item(row, 1)
-            if keys is not None and what is not None:
-                found.append((keys.text(), what.text()))
-        return found
-
-
-def about_box(parent: QWidget) -> QMessageBox:
-    """Help → About Deskhand, opened (not run modally)."""
-    box = QMessageBox(parent)
-    box.setWindowTitle("About Deskhand")
-    box.setIconPixmap(QApplication.windowIcon().pixmap(64, 64))
-    box.setText(f"<b>Deskhand</b> {desktop.__version__}")
-    box.setInformativeText(
-        "A desktop assistant that acts on your computer, with Claude. "
-        "Nothing runs that you would not have approved."
-    )
-    box.setStandardButtons(QMessageBox.StandardButton.Ok)
-    box.open()
-    return box

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from ui import theme
 from ui.settings import welcome
-from ui.sheets import approval as approval_sheet
-from ui.sheets import plan as plan_sheet
+from ui.sheets import style as sheets_style
 from ui.thread import attachment_views, earlier_versions, image_viewer, tool_card
 from ui.thread import items as thread_items
 from ui.thread import view as thread_view
@@ -38,8 +37,8 @@ STYLE = "\n".join(
         markdown_view.STYLE,
         tool_card.STYLE,
         composer.STYLE,
-        approval_sheet.STYLE,
-        plan_sheet.STYLE,
+        sheets_style.APPROVAL,
+        sheets_style.PLAN,
         image_viewer.STYLE,
         welcome.STYLE,
         # Newer surfaces, drawn from the palette's roles so they follow light and dark.
