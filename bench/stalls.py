@@ -93,7 +93,6 @@ async def first_turn(window: MainWindow, text: str) -> tuple[Probes, float]:
     loop is watched from the first paint until the reply is in; (probes, seconds to the reply).
     """
     from desktop.app import freeze_startup_objects, start_behind_the_window
-    from desktop.model_stream.worker import shared_worker
     from desktop.system import heavy
     from ui.first_paint import first_paint
 
@@ -101,7 +100,7 @@ async def first_turn(window: MainWindow, text: str) -> tuple[Probes, float]:
     await first_paint(window)
     async with watching(Probes()) as probes:
         started = time.perf_counter()
-        starting = start_behind_the_window(window.workspace, shared_worker())
+        starting = start_behind_the_window(window.workspace)
         await replied(window, text)
         elapsed = time.perf_counter() - started
         await heavy.ready(heavy.TOOLS + heavy.COMMANDS)

@@ -34,7 +34,6 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from desktop.calls.permissions import Mode
-from desktop.model_stream.worker import StreamWorker, shared_worker
 from desktop.system import heavy
 from desktop.system.login_path import adopt_login_path
 from desktop.system.paths import DataPaths
@@ -115,13 +114,15 @@ def _app_icon() -> QIcon:
     return icon if not icon.isNull() else QIcon.fromTheme("dialog-information")
 
 
-def start_behind_the_window(workspace: Workspace, streams: StreamWorker) -> asyncio.Future[None]:
+def start_behind_the_window(workspace: Workspace) -> asyncio.Future[None]:
     """What starts once the window is on screen, while the person reads it: the stream process
     loads the SDK on its own core, the tools load on a thread here (`heavy`; first the call
     pipeline, then what the window and the first-run check need: the Markdown parser, Pillow,
     the keychain), and the tool sources start (an MCP server may take seconds to answer). None of it holds up the loop.
     Returns the sources' start."""
-    streams.start()
+    from desktop.model_stream.worker import shared_worker  # the stream process's side here
+
+    shared_worker().start()
     heavy.start(heavy.PIPELINE + heavy.WINDOW + heavy.KEYCHAIN + heavy.TOOLS + heavy.COMMANDS)
 
     async def start_tools() -> None:
@@ -184,13 +185,12 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     _setup_logging(paths)
     await adopt_login_path()  # opened from the Finder: the login shell's PATH, before tools exist
     mode = Mode(args.permission_mode) if args.permission_mode else None
-    streams = shared_worker()
     workspace = Workspace(paths, mode=mode)
     window = MainWindow(workspace)
     window.show()
     await first_paint(window)
     gc.enable()  # off while the window was built (desktop/__main__.py)
-    starting = start_behind_the_window(workspace, streams)
+    starting = start_behind_the_window(workspace)
     if args.send:
         window.send(args.send)  # at once: the turn waits for what it needs, not the window
     await heavy.ready(heavy.COMMANDS)
@@ -212,7 +212,9 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     window.close()  # gone from the screen at once; stopping its replies saves what they wrote
     await _close("window", window.shutdown)
     await _close("tools", workspace.close)
-    await _close("stream process", streams.close)
+    from desktop.model_stream.worker import shared_worker
+
+    await _close("stream process", shared_worker().close)
     return 0
 
 
