@@ -14,7 +14,7 @@ import os
 import shutil
 import sys
 import textwrap
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from desktop.command import apps as apps_cli
 from desktop.command.cli import add_ui_parser, run_ui
@@ -40,8 +40,8 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = Parser(prog="deskhand", description="Deskhand: a desktop assistant that acts.")
+def _top_options(parser: argparse.ArgumentParser) -> None:
+    """The options of `deskhand` itself (the window's), before any command."""
     parser.add_argument("--version", action=_Version, help="show program's version number and exit")
     add_global_options(parser, top=True)
     parser.add_argument(
@@ -63,6 +63,45 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="start offscreen, open the window, check the store, settings, API client and "
         "browser; print one line and exit 0, or say what failed and exit 1",
     )
+
+
+class _NotTheWindow(Exception):
+    """A line the window's own options do not read: the full parser reads it."""
+
+
+class _WindowParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _NotTheWindow(message)
+
+
+def _window_arguments(arguments: list[str]) -> argparse.Namespace | None:
+    """A line naming no command (the window's launch, most of all of them), read with the
+    window's own options only; None for any other line. Building the commands' parsers (and
+    the `mcp` help's ready-made config, which looks along PATH) costs the window's start
+    ~3 ms; the full parser reads the rest, help and errors included, as before."""
+    if any(argument in ("-h", "--help") for argument in arguments):
+        return None
+    parser = _WindowParser(prog="deskhand", add_help=False)
+    _top_options(parser)
+    try:
+        args, rest = parser.parse_known_args(arguments)
+    except _NotTheWindow:
+        return None
+    if rest:
+        return None  # a command, or something only the full parser can say is wrong
+    args.command = None
+    return args
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    arguments = sys.argv[1:] if argv is None else argv
+    return _window_arguments(arguments) or full_parser().parse(arguments)
+
+
+def full_parser() -> Parser:
+    """Every command's parser, under the window's options."""
+    parser = Parser(prog="deskhand", description="Deskhand: a desktop assistant that acts.")
+    _top_options(parser)
     commands = parser.add_subparsers(dest="command")
     shared = [shared_options()]
     commands.add_parser(
@@ -99,7 +138,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "~/.local/share, for your user only)",
         parents=shared,
     )
-    return parser.parse(sys.argv[1:] if argv is None else argv)
+    return parser
 
 
 MCP_EPILOG = """To use it from Claude Desktop, add this to claude_desktop_config.json (Settings →

@@ -153,3 +153,41 @@ def test_two_data_dirs_never_see_each_other(tmp_path: Path, api_env: ScriptedMod
         assert path.is_relative_to(tmp_path / "a")
     a.store.close()
     b.store.close()
+
+
+WINDOW_LINES = [
+    [],
+    ["--data-dir", "/tmp/somewhere"],
+    ["--json", "--timeout", "3", "--permission-mode", "ask"],
+    ["--send", "ui", "--data-dir=/tmp/x"],
+    ["--self-test"],
+    ["--perm", "autonomous"],  # abbreviated, as argparse allows
+]
+
+
+@pytest.mark.parametrize("line", WINDOW_LINES)
+def test_a_window_launch_reads_as_the_full_parser_reads_it(line: list[str]) -> None:
+    """The window's launch is read without building every command's parser, to the same
+    options a person would get from the full one."""
+    from desktop.__main__ import _window_arguments, full_parser
+
+    quick = _window_arguments(line)
+    assert quick is not None
+    assert vars(quick) == vars(full_parser().parse(line))
+
+
+@pytest.mark.parametrize(
+    "line", [["doctor"], ["ui", "see"], ["--help"], ["--json", "apps", "list"], ["--bogus"]]
+)
+def test_any_other_line_goes_to_the_full_parser(line: list[str]) -> None:
+    from desktop.__main__ import _window_arguments
+
+    assert _window_arguments(line) is None
+
+
+def test_a_wrong_value_still_gets_the_usage_and_exit_2() -> None:
+    done = deskhand("--permission-mode", "sometimes")
+    assert done.returncode == 2
+    assert "usage: deskhand" in done.stderr
+    assert "invalid choice: 'sometimes'" in done.stderr
+    assert "{doctor,ui,mcp,apps,install-desktop-entry}" in done.stderr  # the full usage

@@ -42,8 +42,8 @@ from desktop.chat.events import MessageCommitted, TurnFailed, TurnFinished, Usag
 from desktop.workspace import Workspace
 from ui import theme
 from ui.first_paint import first_paint
-from ui.screen.overlay import ScreenVisualizer
 from ui.screen.own_windows import own_window_rects
+from ui.screen.visualizer import ScreenVisualizer
 from ui.sheets.outside_watch import OutsideWatch
 from ui.thread import items as thread_items
 from ui.thread.view import ThreadView

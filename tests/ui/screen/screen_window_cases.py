@@ -34,7 +34,8 @@ from tests.support.model_server import (
 from tests.support.x11 import TargetApp, gui_env
 from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
 from tools.screen import errors
-from ui.screen.overlay import ACCENT, ScreenVisualizer
+from ui.screen.overlay import ACCENT
+from ui.screen.visualizer import ScreenVisualizer
 from ui.thread.tool_card import ToolCard
 from ui.window.main_window import MainWindow
 

@@ -29,11 +29,11 @@ from ui.screen.overlay import (
     CONTROLLING,
     Mark,
     ScreenOverlay,
-    ScreenVisualizer,
     StopPill,
     typed_text,
 )
 from ui.screen.own_windows import own_window_rects
+from ui.screen.visualizer import ScreenVisualizer
 from ui.window.main_window import MainWindow
 
 
