@@ -16,8 +16,6 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from desktop.command import apps as apps_cli
-from desktop.command.cli import add_ui_parser, run_ui
 from desktop.command.options import Parser, add_global_options, shared_options
 
 # Each command imports what it uses when it runs: `deskhand --version` loads no more than this.
@@ -109,6 +107,9 @@ def full_parser() -> Parser:
         help="check the setup and print a table; exits non-zero if a required check fails",
         parents=shared,
     )
+    from desktop.command import apps as apps_cli
+    from desktop.command.cli import add_ui_parser
+
     add_ui_parser(commands)
     mcp = commands.add_parser(
         "mcp",
@@ -272,8 +273,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "install-desktop-entry":
         return install_desktop_entry()
     if args.command == "apps":
+        from desktop.command import apps as apps_cli
+
         return apps_cli.run(args)
     if args.command == "ui":
+        from desktop.command.cli import run_ui
+
         return run_ui(args)
     if args.self_test:
         from ui.self_test import run_self_test

@@ -25,13 +25,15 @@ from concurrent.futures import Future
 
 log = logging.getLogger(__name__)
 
-# The call pipeline: the toolbox and its sources, the gate, the call runner and the agent. The
-# workspace builds them on first use (desktop/workspace.py); they load first after the paint.
+# The call pipeline: the toolbox and its sources, the gate, the call runner and the agent (and
+# the words of its cards). The workspace builds them on first use (desktop/workspace.py); they
+# load first after the paint.
 PIPELINE = (
     "desktop.calls.toolbox",
     "desktop.calls.runner",
     "desktop.calls.gate",
     "desktop.chat.agent",
+    "desktop.calls.card_text",
     "tools.plan",
 )
 # What the window needs once it shows a reply or an image: the Markdown parser and Pillow. They

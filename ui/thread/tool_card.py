@@ -5,11 +5,15 @@ target and its status in a person's words (`desktop.calls.card_text`). Its detai
 summary, what the outcome means, progress and images) open with the arrow or a click on
 the line. Consecutive calls fold into a `ToolRun`, whose line sums them up. Both are built
 from the agent's events alone, so a reopened chat shows exactly what was shown live.
+
+The words' table loads with the first card: it holds every tool's fixed phrases, which the
+window does not need to show.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import QSize, Qt, Signal
@@ -25,12 +29,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.calls.card_text import CardOutcome, card_outcome, card_target
 from ui import icons, theme
 from ui.boxes import boxed
 from ui.thread.image_viewer import ImageThumbnail, ImageViewer
 from ui.thread.labels import StableHints, WrappingLabel
 from ui.thread.rich_text import HINT_WIDTH, MIN_WIDTH
+
+if TYPE_CHECKING:
+    from desktop.calls.card_text import CardOutcome
 
 MAX_PROGRESS_LINES = 6
 ICON_SIZE = 16
@@ -234,6 +240,8 @@ class ToolCard(_Expandable):
         line = _Line(label, icons.for_label(label))
         self.title = line.title
         self.detail = line.detail
+        from desktop.calls.card_text import card_target
+
         self.detail.setText(card_target(label, detail))
         self.state = line.state
         self.full_summary = _plain_label(detail, "toolSummary")
@@ -290,6 +298,8 @@ class ToolCard(_Expandable):
     ) -> None:
         """How the call ended: `summary` is what the model read, shown only where it helps;
         `notices` are for the person, `offers` hosts they may let through."""
+        from desktop.calls.card_text import card_outcome
+
         ending = card_outcome(outcome or ("error" if is_error else "ok"), summary)
         self.ending = ending
         # Progress says what a running call is doing; once it ended, how it ended does. Kept,
