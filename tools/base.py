@@ -16,31 +16,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator
-from enum import StrEnum
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tools.data import Data
-
-
-class ToolFailure(Exception):
-    """Base of the errors tools raise internally; turned into a fixed phrase before the model sees it."""
-
-
-class InvalidInput(ToolFailure):
-    """The model's input does not match the tool's schema."""
-
-
-class DuplicateTool(ToolFailure):
-    """Two tools asked for the same name; the second would silently hide the first."""
-
-
-class Risk(StrEnum):
-    READ = "read"  # no side effects
-    CHANGE = "change"  # creates or edits something, undoable
-    CONSEQUENTIAL = "consequential"  # sends, deletes, quits, pays, runs code
+from tools.failure import DuplicateTool, InvalidInput
+from tools.failure import ToolFailure as ToolFailure
+from tools.risk import Risk
 
 
 class ActionInfo(Data):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tools.base import ToolFailure
+from tools.failure import ToolFailure
 
 
 class SdefError(ToolFailure):

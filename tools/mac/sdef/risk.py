@@ -8,8 +8,8 @@ refused before anything runs.
 
 from __future__ import annotations
 
-from tools.base import Risk
 from tools.mac.sdef.model import term_key
+from tools.risk import Risk
 
 READ_COMMANDS = frozenset({"get", "list", "count", "exists"})
 CHANGE_COMMANDS = frozenset({"make", "set", "move", "duplicate", "open", "save", "select"})
