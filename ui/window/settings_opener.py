@@ -16,6 +16,8 @@ from desktop.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
+SETTINGS_NEED = heavy.PIPELINE + heavy.TOOLS  # what the pages read: the toolbox and its tools
+
 
 class SettingsOpener:
     """The window's Settings dialog: opens it, raises it if it is open, says when it saved."""
@@ -35,9 +37,9 @@ class SettingsOpener:
             self.dialog.raise_()
             self.dialog.activateWindow()
             return
-        if not heavy.loaded():
-            # Its pages read the tools, still loading behind the window: open it once they are
-            # in rather than freeze the window until then.
+        if not heavy.loaded(SETTINGS_NEED):
+            # Its pages read the tools (the toolbox and what it builds), still loading behind
+            # the window: open it once they are in rather than freeze the window until then.
             self.window.statusBar().showMessage("Opening Settings…", 3000)
             self._waiting = asyncio.ensure_future(self._open_when_loaded(page, welcome))
             return
@@ -56,7 +58,7 @@ class SettingsOpener:
 
     async def _open_when_loaded(self, page: str, welcome: bool) -> None:
         with contextlib.suppress(Exception):  # a broken install: the pages say what is missing
-            await heavy.ready()
+            await heavy.ready(SETTINGS_NEED)
         if shiboken6.isValid(self.window):
             self.open(page, welcome=welcome)
 
