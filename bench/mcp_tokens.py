@@ -4,7 +4,7 @@ Real tool definitions are taken from the two reference servers the tests install
 (@modelcontextprotocol/server-everything and server-filesystem, 27 tools), then served N at
 a time (renamed copies) by a small stdio MCP server this script starts for itself. Deskhand's
 own McpSource connects to it, and the request is built exactly as a turn builds it
-(`desktop.model_stream.client.build_request`, with the browser toolset entry too).
+(`desktop.chat.request.build_request`, with the browser toolset entry too).
 
 Tokens are ESTIMATED from the request JSON at 3.5 characters per token: the scripted test
 server has no count_tokens route and this machine has no network. Tools sent with
@@ -92,7 +92,7 @@ def prompt_chars(request: dict[str, Any]) -> tuple[int, int]:
 
 
 async def measure(count: int, templates: Path, real_count: bool) -> dict[str, Any]:
-    from desktop.model_stream.client import build_request
+    from desktop.chat.request import build_request
     from desktop.system.store import StoredMessage
     from desktop.workspace import Workspace
 

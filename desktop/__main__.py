@@ -20,7 +20,10 @@ from desktop.command.options import Parser, add_global_options, shared_options
 
 # Each command imports what it uses when it runs: `deskhand --version` loads no more than this.
 if TYPE_CHECKING:
-    from desktop.system.doctor import Check
+    from pathlib import Path
+
+    from desktop.command.doctor import Check
+    from desktop.workspace import Workspace
 
 
 class _Version(argparse.Action):
@@ -163,7 +166,7 @@ def mcp_config_entry() -> str:
 
 def qt_checks() -> list[Check]:
     """Qt and the display. They live here: only the composition root may import Qt."""
-    from desktop.system.doctor import Check, display_check
+    from desktop.command.doctor import Check, display_check
 
     try:
         from PySide6.QtGui import QGuiApplication
@@ -176,10 +179,17 @@ def qt_checks() -> list[Check]:
     return [Check(name="Qt platform", status="ok", detail=platform), display_check(platform)]
 
 
+def open_workspace(data_dir: Path | None) -> Workspace:
+    """The workspace of a command that needs the tools (loaded only then)."""
+    from desktop.workspace import Workspace
+
+    return Workspace.open(data_dir)
+
+
 def doctor(args: argparse.Namespace) -> int:
     import asyncio
 
-    from desktop.system import doctor as checks
+    from desktop.command import doctor as checks
     from desktop.workspace import Workspace
 
     checks.use_offscreen_without_display()  # before any Qt object: without a display Qt aborts
@@ -196,7 +206,13 @@ def doctor(args: argparse.Namespace) -> int:
 
     async def run() -> list[checks.Check]:
         try:
-            return await checks.run_checks(workspace, extra=qt_checks(), limit=args.timeout)
+            subject = checks.Subject(
+                paths=workspace.paths,
+                keys=workspace.keys,
+                settings=workspace.settings,
+                model_client=lambda: workspace.agent.client(),
+            )
+            return await checks.run_checks(subject, extra=qt_checks(), limit=args.timeout)
         finally:
             await workspace.close()
 
@@ -214,9 +230,9 @@ def serve_mcp(args: argparse.Namespace) -> int:
     import logging
     import logging.handlers
 
-    from desktop.calls.permissions import Mode
     from desktop.mcp.server import serve
     from desktop.system.login_path import adopt_login_path
+    from desktop.system.permission_settings import Mode
     from desktop.system.playwright_env import configure_playwright
     from desktop.workspace import Workspace
 
@@ -275,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "apps":
         from desktop.command import apps as apps_cli
 
-        return apps_cli.run(args)
+        return apps_cli.run(args, open_workspace)
     if args.command == "ui":
         from desktop.command.cli import run_ui
 

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.calls.approvals import ApprovalQueue
-from desktop.calls.permissions import Mode, PermissionSettings, Rule
 from desktop.calls.plans import PlanBook
 from desktop.calls.sources.browser.hand import BrowserHand
 from desktop.calls.sources.screen.hooks import ScreenHooks
@@ -33,6 +32,7 @@ from desktop.hotkey.owner import QuickEntryShortcut
 from desktop.system import heavy
 from desktop.system.keystore import KeyStore
 from desktop.system.paths import DataPaths
+from desktop.system.permission_settings import Mode, PermissionSettings, Rule
 from desktop.system.settings import KeyStorage, Settings, SettingsFile
 from desktop.system.signed_settings import OutsideChange, part_of, with_part
 from desktop.system.store import AuditEntry, Store
@@ -40,11 +40,11 @@ from tools.mac.presets import Preset
 
 if TYPE_CHECKING:
     from desktop.calls.gate import Gate
-    from desktop.calls.runner import ToolCalls
+    from desktop.calls.sources.mcp.config import ServerEntry
     from desktop.calls.toolbox import Toolbox
     from desktop.chat.agent import Agent
     from desktop.chat.events import AgentEvent
-    from desktop.mcp.config import ServerEntry
+    from desktop.chat.tool_calls import ToolCalls
     from tools.base import ToolRegistry
 
 
@@ -122,7 +122,7 @@ class Workspace:
     @cached_property
     def calls(self) -> ToolCalls:
         heavy.wait(heavy.PIPELINE)
-        from desktop.calls.runner import ToolCalls
+        from desktop.chat.tool_calls import ToolCalls
 
         return ToolCalls(
             self.toolbox.sources,

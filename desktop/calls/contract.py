@@ -29,7 +29,7 @@ from tools.data import Data
 Outcome = Literal["ok", "error", "denied", "blocked", "stopped"]
 
 # Kept on each stored tool_result for the thread; never sent to the API (see
-# desktop/model_stream/client.py, PRIVATE_KEYS).
+# desktop/chat/request.py, PRIVATE_KEYS).
 CARD_KEY = "deskhand_card"
 OUTCOME_KEY = "deskhand_outcome"
 STOPPED_TOOL = "Stopped by the person before this action finished."

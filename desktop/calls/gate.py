@@ -25,13 +25,12 @@ from desktop.calls.permissions import (
     DENIED_BY_RULE,
     NO_APPROVER,
     Decision,
-    PermissionSettings,
-    Rule,
     RuleScope,
     ToolCall,
     decide,
 )
 from desktop.calls.plans import CHANGES_WANTED, OUTSIDE_DENIED, PLAN_TOOL, PlanBook
+from desktop.system.permission_settings import PermissionSettings, Rule
 from desktop.system.store import AuditEntry, Store
 
 ALLOWED_AS_SHOWN = "allowed as shown a moment before"

@@ -9,57 +9,16 @@ through an `ApprovalRequest` the window shows as a sheet, audits, and remembers 
 from __future__ import annotations
 
 import json
-from enum import StrEnum
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field
 
+from desktop.system.permission_settings import MODE_TITLES, Mode, PermissionSettings, Rule
+
 # Re-exported: the ui reads risk levels from here, since it never imports `tools`.
 from tools.base import Risk as Risk
 from tools.data import Data
-
-
-class Mode(StrEnum):
-    ASK = "ask"  # ask every time
-    CHANGES = "changes"  # reads run; changes and consequential calls ask
-    AUTONOMOUS = "autonomous"  # only consequential calls ask
-
-
-MODE_TITLES = {
-    Mode.ASK: "Ask every time",
-    Mode.CHANGES: "Ask for changes",
-    Mode.AUTONOMOUS: "Autonomous",
-}
-
-
-class Rule(StrEnum):
-    ALLOW = "allow"
-    ASK = "ask"
-    NEVER = "never"
-
-
-RULE_TITLES = {Rule.ALLOW: "Always allow", Rule.ASK: "Ask", Rule.NEVER: "Never"}
-
-
-class PermissionSettings(Data):
-    mode: Mode = Field(
-        Mode.CHANGES,
-        title="Mode",
-        description="When Deskhand asks before acting. A Never rule always wins.",
-    )
-    rules: dict[str, Rule] = Field(
-        default_factory=dict,
-        title="Rules",
-        description="Per action: tool.action, or tool.action@host for one site.",
-    )
-    plan_minutes: int = Field(
-        60,
-        ge=5,
-        le=24 * 60,
-        title="A plan lasts",
-        description="Minutes an approved plan lets Claude act on its sites and apps unasked.",
-    )
 
 
 class ToolCall(Data):

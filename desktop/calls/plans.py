@@ -26,7 +26,8 @@ from collections.abc import Callable
 from datetime import datetime
 from urllib.parse import urlsplit
 
-from desktop.calls.permissions import Decision, Mode, Risk, ToolCall
+from desktop.calls.permissions import Decision, Risk, ToolCall
+from desktop.system.permission_settings import Mode
 from tools.data import Data
 from tools.plan import NAME as PLAN_TOOL
 from tools.plan import PlanInput, normal_host

@@ -21,9 +21,9 @@ from desktop.calls.contract import ActionGroup, ToolSource
 from desktop.calls.sources.browser.hand import BrowserHand
 from desktop.calls.sources.browser.source import BrowserSource, browser_config
 from desktop.calls.sources.function_tools import FunctionTools
+from desktop.calls.sources.mcp.source import McpSource
 from desktop.calls.sources.screen.hooks import ScreenHooks
 from desktop.calls.sources.toolsets import ToolsetSource
-from desktop.mcp.source import McpSource
 from desktop.system import heavy
 from desktop.system.paths import DataPaths
 from desktop.system.settings import Settings

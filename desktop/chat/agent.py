@@ -13,7 +13,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from desktop.calls.runner import ToolCalls
 from desktop.chat.commit import commit
 from desktop.chat.events import (
     AgentEvent,
@@ -22,15 +21,17 @@ from desktop.chat.events import (
     TurnFailed,
     TurnFinished,
     TurnStarted,
-    Usage,
 )
+from desktop.chat.request import build_request
+from desktop.chat.tool_calls import ToolCalls
 from desktop.chat.transcript import notice_for
 from desktop.model_stream import errors
-from desktop.model_stream.client import ClientConfig, build_request, client_from
+from desktop.model_stream.client import ClientConfig, client_from
 from desktop.model_stream.worker import shared_worker
 from desktop.system import heavy
 from desktop.system.settings import Settings
 from desktop.system.store import MessageStatus, Store
+from desktop.system.usage import Usage
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic

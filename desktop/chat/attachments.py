@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from desktop.chat import images
+from desktop.system.message_text import ATTACHMENT_KEY
 from tools.data import Data
 
-ATTACHMENT_KEY = "deskhand_attachment"
 DOCUMENT_KEY = "deskhand_document"
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/tiff"}
 MAX_IMAGE_BYTES = 40 * 1024 * 1024

@@ -90,7 +90,7 @@ class Conversations:
     def _emit(self, event: ConversationEvent) -> None:
         if isinstance(event, TurnFailed | TurnStopped):
             # Kept before it is shown, so a reopened chat shows it again.
-            self.store.add_turn_end(event)
+            self.store.add_turn_end(event.session_id, event.model_dump_json())
         for listener in list(self._listeners):
             listener(event)
 

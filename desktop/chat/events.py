@@ -7,29 +7,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
 from desktop.chat.attachments import Attachment
 from desktop.model_stream.errors import ProblemWords
+from desktop.system.usage import Usage
 from tools.data import Data
-
-
-class Usage(Data):
-    """Token counts of one model call (or a whole turn, summed)."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cache_creation_input_tokens=self.cache_creation_input_tokens
-            + other.cache_creation_input_tokens,
-            cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
-        )
 
 
 class SessionEvent(Data):
@@ -173,3 +156,16 @@ AgentEvent = Annotated[
     | TurnStopped,
     Field(discriminator="kind"),
 ]
+
+_TURN_END: TypeAdapter[TurnFailed | TurnStopped] = TypeAdapter(
+    Annotated[TurnFailed | TurnStopped, Field(discriminator="kind")],
+    config=ConfigDict(defer_build=True),  # built on first use, like the models (Data)
+)
+
+
+def stored_turn_end(event_json: str) -> TurnFailed | TurnStopped | None:
+    """How a turn ended, as the store kept it; None when a newer Deskhand wrote it."""
+    try:
+        return _TURN_END.validate_json(event_json)
+    except ValidationError:
+        return None

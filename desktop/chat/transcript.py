@@ -30,6 +30,7 @@ from desktop.chat.events import (
     ToolFinished,
     ToolStarted,
     TurnFinished,
+    stored_turn_end,
 )
 from desktop.model_stream import errors
 from desktop.system.store import StoredMessage, StoredTurnEnd
@@ -69,8 +70,9 @@ def replay(
     cards = _stored_cards(current)
     ended: dict[int, list[AgentEvent]] = {}
     for end in ends:
-        if end.after_message is not None:
-            ended.setdefault(end.after_message, []).append(end.event)
+        event = stored_turn_end(end.event_json)
+        if end.after_message is not None and event is not None:
+            ended.setdefault(end.after_message, []).append(event)
     turns: list[Turn] = []
     calls: list[ToolUse] = []  # the newest reply's calls: live, they ran after it was committed
     for message in current:

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from desktop.chat.attachments import ATTACHMENT_KEY, Attachment, attachment_in, block
+from desktop.chat.attachments import Attachment, attachment_in, block
+from desktop.system.message_text import ATTACHMENT_KEY, CONTINUE_KEY, is_typed
 
-CONTINUE_KEY = "deskhand_continue"
 # Sent for the person when they press Continue; the thread shows a divider, not this text.
 CONTINUE_TEXT = (
     "Please continue from exactly where your previous reply stopped, "
@@ -33,15 +33,6 @@ def continue_content() -> list[dict[str, Any]]:
 
 def is_continue(content: list[dict[str, Any]]) -> bool:
     return any(item.get(CONTINUE_KEY) for item in content)
-
-
-def is_typed(item: dict[str, Any]) -> bool:
-    """A text block the person typed (not a file's text, not a Continue request)."""
-    return item.get("type") == "text" and ATTACHMENT_KEY not in item and CONTINUE_KEY not in item
-
-
-def typed_text(content: list[dict[str, Any]]) -> str:
-    return "".join(str(item.get("text", "")) for item in content if is_typed(item))
 
 
 def attachments_of(content: list[dict[str, Any]]) -> list[Attachment]:

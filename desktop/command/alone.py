@@ -25,13 +25,13 @@ from typing import Any
 
 from desktop.calls.approvals import ApprovalQueue
 from desktop.calls.gate import Gate
-from desktop.calls.permissions import PermissionSettings, Rule
 from desktop.calls.sources.screen.elements import ScreenElements
 from desktop.command.actions import UI_SESSION, run_action, why_unavailable
 from desktop.command.protocol import Request, Result
 from desktop.command.snapshots import keep_snapshots, put_back
 from desktop.system.keystore import KeyStore
 from desktop.system.paths import DataPaths
+from desktop.system.permission_settings import PermissionSettings, Rule
 from desktop.system.settings import SettingsFile
 from desktop.system.store import Store
 from tools.base import ToolRegistry

@@ -18,17 +18,38 @@ import argparse
 import json
 import sys
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 # The parser is built on every start of `deskhand`; what the commands need (asyncio too) loads
 # when one runs: reading a dictionary needs the parser and the data dir's cache, never the tools
 # or the gate.
 if TYPE_CHECKING:
-    from desktop.workspace import Workspace
+    from desktop.calls.gate import Gate
+    from desktop.calls.toolbox import Toolbox
+    from desktop.system.paths import DataPaths
+    from desktop.system.store import Store
+    from tools.base import ToolRegistry
     from tools.mac.sdef.catalog import AppCatalog
     from tools.mac.sdef.model import Dictionary
+
+
+class CallParts(Protocol):
+    """What `apps call` needs of Deskhand: the composition root opens its workspace for it."""
+
+    paths: DataPaths
+    store: Store
+
+    @property
+    def registry(self) -> ToolRegistry: ...
+
+    @property
+    def gate(self) -> Gate: ...
+
+    @property
+    def toolbox(self) -> Toolbox: ...
+
 
 NEEDS_A_MAC = (
     "Running app commands needs macOS (osascript). On this computer, `deskhand apps "
@@ -68,7 +89,7 @@ def add_parser(commands: Any) -> None:
     call.add_argument("--dry-run", action="store_true", help="show what would be sent")
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, open_workspace: Callable[[Path | None], CallParts]) -> int:
     if args.apps_command == "dictionary":
         path = Path(args.app).expanduser()
         if path.suffix == ".sdef" and path.is_file():
@@ -77,9 +98,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.apps_command != "call":
         return asyncio.run(_bounded(args, _read(args)))
-    from desktop.workspace import Workspace
-
-    workspace = Workspace.open(args.data_dir)
+    workspace = open_workspace(args.data_dir)
     try:
         return asyncio.run(_bounded(args, _call(args, workspace)))
     finally:
@@ -209,7 +228,7 @@ def _refuse(args: argparse.Namespace, message: str, code: str) -> int:
     return answers.exit_code(code)
 
 
-async def _call(args: argparse.Namespace, workspace: Workspace) -> int:
+async def _call(args: argparse.Namespace, workspace: CallParts) -> int:
     from desktop.calls.contract import ToolUse
     from desktop.calls.gated import run_gated
     from desktop.calls.permissions import NO_APPROVER

@@ -25,9 +25,9 @@ import socket
 import struct
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from desktop.calls.permissions import NO_APPROVER, Answer, Rule, RuleScope
+from desktop.calls.permissions import NO_APPROVER, Answer, RuleScope
 from desktop.command.actions import UI_SESSION, run_action, why_unavailable
 from desktop.command.code_signature import trusted_peer
 from desktop.command.protocol import (
@@ -46,13 +46,35 @@ from desktop.command.protocol import (
     socket_path,
     write_private,
 )
+from desktop.system.permission_settings import Rule
 
 if TYPE_CHECKING:
-    from desktop.workspace import Workspace
+    from desktop.calls.approvals import ApprovalQueue
+    from desktop.calls.gate import Gate
+    from desktop.calls.toolbox import Toolbox
+    from desktop.system.paths import DataPaths
+    from desktop.system.settings import Settings
 
 log = logging.getLogger(__name__)
 
 __all__ = ["UI_SESSION", "UiServer", "peer_uid"]
+
+
+class Served(Protocol):
+    """What the socket needs of the running app (the composition root hands in its workspace)."""
+
+    paths: DataPaths
+    settings: Settings
+    approvals: ApprovalQueue
+
+    @property
+    def toolbox(self) -> Toolbox: ...
+
+    @property
+    def gate(self) -> Gate: ...
+
+    def set_rule(self, key: str, rule: Rule | None) -> None: ...
+
 
 REQUEST_LIMIT = 10.0  # seconds a client has to send its request line
 NOT_SIGNED_ALIKE = (
@@ -77,7 +99,7 @@ def peer_uid(sock: socket.socket) -> int | None:
 
 
 class UiServer:
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Served) -> None:
         self.workspace = workspace
         self._server: asyncio.Server | None = None
         self._socket: Path | None = None

@@ -18,9 +18,9 @@ import sys
 from collections.abc import Callable
 
 from desktop.hotkey.base import GlobalHotKey, HotKeyError
-from desktop.hotkey.shortcut import DEFAULT_SHORTCUT, Shortcut
+from desktop.system.shortcut import Shortcut
 
-__all__ = ["DEFAULT_SHORTCUT", "GlobalHotKey", "HotKeyError", "Shortcut", "hotkey_for"]
+__all__ = ["GlobalHotKey", "HotKeyError", "hotkey_for"]
 
 WAYLAND = (
     "The quick entry shortcut cannot work in this Wayland session: Wayland lets apps set a "

@@ -11,7 +11,8 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from desktop.hotkey import GlobalHotKey, HotKeyError, Shortcut, hotkey_for
+from desktop.hotkey import GlobalHotKey, HotKeyError, hotkey_for
+from desktop.system.shortcut import Shortcut
 
 __all__ = ["QuickEntryShortcut"]
 

@@ -20,7 +20,7 @@ from Xlib import display as xdisplay
 from Xlib import error as xerror
 
 from desktop.hotkey.base import HotKeyError
-from desktop.hotkey.shortcut import Shortcut
+from desktop.system.shortcut import Shortcut
 
 __all__ = ["X11HotKey"]
 

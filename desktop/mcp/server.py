@@ -34,7 +34,7 @@ import logging
 import sys
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import mcp_types
 from mcp.server.context import ServerRequestContext
@@ -60,10 +60,42 @@ from desktop.chat import images
 from desktop.command.protocol import read_info
 from desktop.mcp.offer import Missing, Offered, missing, offered_tools, why_missing
 from desktop.mcp.window_ask import WINDOW_GONE, WindowAsk, could_not_ask
-from desktop.workspace import Workspace
 from tools.base import BAD_INPUT, UNKNOWN_TOOL, InvalidInput, ToolImage
 
+if TYPE_CHECKING:
+    from desktop.calls.toolbox import Toolbox
+    from desktop.system.keystore import KeyStore
+    from desktop.system.paths import DataPaths
+    from desktop.system.permission_settings import PermissionSettings, Rule
+    from desktop.system.settings import Settings
+    from desktop.system.signed_settings import OutsideChange
+    from desktop.system.store import Store
+
 log = logging.getLogger(__name__)
+
+
+class Served(Protocol):
+    """What the server needs of Deskhand (the composition root hands in its workspace)."""
+
+    paths: DataPaths
+    settings: Settings
+    store: Store
+    keys: KeyStore
+
+    @property
+    def toolbox(self) -> Toolbox: ...
+
+    @property
+    def outside_change(self) -> OutsideChange | None: ...
+
+    def permissions(self) -> PermissionSettings: ...
+
+    def refresh_settings(self) -> None: ...
+
+    def adopt_rule(self, key: str, rule: Rule) -> None: ...
+
+    async def close(self) -> None: ...
+
 
 SESSION = 0  # the chat id of calls that came over MCP (audit rows, the browser's tabs)
 INSTRUCTIONS = (
@@ -182,7 +214,7 @@ class ServedCalls:
 
     def __init__(
         self,
-        workspace: Workspace,
+        workspace: Served,
         tools: dict[str, Offered],
         left_out: Callable[[], list[Missing]] = list,
         limit: float | None = None,
@@ -441,7 +473,7 @@ def build_server(calls: ServedCalls) -> Server[Any]:
     )
 
 
-async def serve(workspace: Workspace, limit: float | None = None) -> None:
+async def serve(workspace: Served, limit: float | None = None) -> None:
     """Serve over this process's stdin/stdout until the client closes them; each call has at
     most `limit` seconds (none by default)."""
     from tools.mac.macos import macos_status

@@ -7,14 +7,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from desktop.system.errors import AppError
 from tools.data import Data
 
 if TYPE_CHECKING:
     import anthropic
-
-
-class AppError(Exception):
-    """Base of Deskhand's own errors."""
 
 
 class MissingKeyError(AppError):

@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 # load first after the paint.
 PIPELINE = (
     "desktop.calls.toolbox",
-    "desktop.calls.runner",
+    "desktop.chat.tool_calls",
     "desktop.calls.gate",
     "desktop.chat.agent",
     "desktop.calls.card_text",

@@ -24,7 +24,7 @@ from collections.abc import AsyncGenerator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop.model_stream.errors import AppError
+from desktop.system.errors import AppError
 from tools.browser.locate import BrowserChoice, find_browser
 
 BROWSERS_PATH_ENV = "PLAYWRIGHT_BROWSERS_PATH"

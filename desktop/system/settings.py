@@ -18,8 +18,8 @@ from urllib.parse import urlsplit
 from pydantic import Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
-from desktop.calls.permissions import PermissionSettings
-from desktop.hotkey.shortcut import DEFAULT_SHORTCUT, Shortcut
+from desktop.system.permission_settings import PermissionSettings
+from desktop.system.shortcut import DEFAULT_SHORTCUT, Shortcut
 from desktop.system.signed_settings import (
     KEY_NAME,
     SIGNED_KEY,

@@ -15,12 +15,10 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
-
-from desktop.chat import user_content
-from desktop.chat.events import TurnFailed, TurnStopped, Usage
+from desktop.system.message_text import CONTINUE_KEY, attached_names, typed_text
+from desktop.system.usage import Usage
 from tools.data import Data
 
 SCHEMA_VERSION = 2
@@ -110,28 +108,21 @@ class StoredMessage(Data):
     @property
     def text(self) -> str:
         """What the person typed (or the model wrote): no attached file's text."""
-        return user_content.typed_text(self.content)
-
-
-TurnEnd = Annotated[TurnFailed | TurnStopped, Field(discriminator="kind")]
-_TURN_END: TypeAdapter[TurnFailed | TurnStopped] = TypeAdapter(
-    TurnEnd,
-    config=ConfigDict(defer_build=True),  # built on first use, like the models (Data)
-)
+        return typed_text(self.content)
 
 
 class StoredTurnEnd(Data):
-    """How a turn ended (its error card, or that the person stopped it), after message
-    `after_message` of its chat."""
+    """How a turn ended (its error card, or that the person stopped it, as the chat's event
+    in JSON), after message `after_message` of its chat."""
 
     after_message: int | None
-    event: TurnEnd
+    event_json: str
 
 
 def _plain_text(content: list[dict[str, Any]]) -> str:
     parts: list[str] = []
     for block in content:
-        if block.get(user_content.CONTINUE_KEY):
+        if block.get(CONTINUE_KEY):
             continue  # words Deskhand sent for the person, not theirs to search
         if block.get("type") == "text":
             parts.append(str(block.get("text", "")))
@@ -352,8 +343,8 @@ class Store:
     def _title_from_first_message(
         db: sqlite3.Connection, session_id: int, content: list[dict[str, Any]]
     ) -> None:
-        attached = user_content.attachments_of(content)
-        text = user_content.typed_text(content) or (attached[0].name if attached else "")
+        attached = attached_names(content)
+        text = typed_text(content) or (attached[0] if attached else "")
         title = " ".join(text.split())
         if not title:
             return
@@ -379,14 +370,14 @@ class Store:
         row = self._db.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()
         return _stored(row) if row else None
 
-    def add_turn_end(self, event: TurnFailed | TurnStopped) -> int:
-        """Keep how a turn ended, after the chat's newest message, so a reopened chat shows
-        it where it was shown live."""
+    def add_turn_end(self, session_id: int, event_json: str) -> int:
+        """Keep how a turn ended (the chat's event, as JSON), after the chat's newest message,
+        so a reopened chat shows it where it was shown live."""
         with self._transaction() as db:
             cursor = db.execute(
                 "INSERT INTO turn_ends (session_id, after_message, event, created_at) VALUES"
                 " (?, (SELECT MAX(id) FROM messages WHERE session_id = ?), ?, ?)",
-                (event.session_id, event.session_id, event.model_dump_json(), time.time()),
+                (session_id, session_id, event_json, time.time()),
             )
             return cursor.lastrowid or 0
 
@@ -396,14 +387,10 @@ class Store:
             "SELECT after_message, event FROM turn_ends WHERE session_id = ? ORDER BY id",
             (session_id,),
         ).fetchall()
-        found: list[StoredTurnEnd] = []
-        for row in rows:
-            try:
-                event = _TURN_END.validate_json(row["event"])
-            except ValidationError:
-                continue  # written by a newer Deskhand: nothing this one can show
-            found.append(StoredTurnEnd(after_message=row["after_message"], event=event))
-        return found
+        return [
+            StoredTurnEnd(after_message=row["after_message"], event_json=row["event"])
+            for row in rows
+        ]
 
     def last_usage(self, session_id: int) -> tuple[str | None, Usage | None]:
         row = self._db.execute(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from desktop import __version__
-from desktop.system.doctor import use_offscreen_without_display
+from desktop.command.doctor import use_offscreen_without_display
 from desktop.system.paths import DataPaths
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer

@@ -69,7 +69,7 @@ def running_with(marker: str) -> list[int]:
 def write_approved(source: Any, data: dict[str, Any] | str) -> None:
     """Write mcp.json as a text editor would, and approve its servers as the person does on
     the window's sheet (a server written by hand starts only once approved)."""
-    from desktop.mcp.config import parse_config
+    from desktop.calls.sources.mcp.config import parse_config
 
     text = data if isinstance(data, str) else json.dumps(data)
     source.config_path.write_text(text)

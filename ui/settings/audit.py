@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.system.audit_export import audit_rows, decision_text, reason_text, write_csv
+from desktop.calls.audit_export import audit_rows, decision_text, reason_text, write_csv
 from desktop.workspace import Workspace
 from ui.settings.form import Draft, SettingsPage, hint_label
 

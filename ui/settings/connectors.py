@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.mcp.config import (
+from desktop.calls.sources.mcp.config import (
     ConfigChanged,
     McpConfig,
     ServerEntry,
@@ -39,7 +39,7 @@ from desktop.mcp.config import (
     name_problem,
     read_config,
 )
-from desktop.mcp.source import McpSource, ServerState, ServerStatus
+from desktop.calls.sources.mcp.source import McpSource, ServerState, ServerStatus
 from desktop.system.settings import KeyStorage
 from desktop.workspace import Workspace
 from ui.settings.form import (

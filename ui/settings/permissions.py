@@ -21,17 +21,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.calls.permissions import (
-    DEFAULT_CAP,
+from desktop.calls.permissions import DEFAULT_CAP, RISK_ORDER, RISK_TITLES, Risk, RuleScope
+from desktop.system.permission_settings import (
     MODE_TITLES,
-    RISK_ORDER,
-    RISK_TITLES,
     RULE_TITLES,
     Mode,
     PermissionSettings,
-    Risk,
     Rule,
-    RuleScope,
 )
 from desktop.workspace import Workspace
 from ui.settings.form import Draft, IntField, SettingsForm, SettingsPage, hint_label, int_bounds

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.mcp.config import ServerEntry
+from desktop.calls.sources.mcp.config import ServerEntry
 from desktop.system.signed_settings import OutsideChange
 
 KEEP_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"

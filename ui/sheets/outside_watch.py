@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QMainWindow
 from desktop.workspace import Workspace
 
 if TYPE_CHECKING:
-    from desktop.mcp.config import ServerEntry
+    from desktop.calls.sources.mcp.config import ServerEntry
     from desktop.system.signed_settings import OutsideChange
     from ui.sheets.outside_changes import OutsideChangeSheet
 
@@ -44,7 +44,7 @@ class OutsideWatch(QObject):
         change = ws.outside_change
         if change is None and not ws.pipeline_built():
             return  # connectors once the tools are built (right after the first paint)
-        from desktop.mcp.approved import fingerprint
+        from desktop.calls.sources.mcp.approved import fingerprint
         from ui.sheets.outside_changes import connector_sheet, permissions_sheet
 
         if change is not None:
@@ -82,7 +82,7 @@ class OutsideWatch(QObject):
             self.workspace.discard_outside_change(change)
 
     def _connector_answered(self, name: str, entry: ServerEntry, start: bool) -> None:
-        from desktop.mcp.approved import fingerprint
+        from desktop.calls.sources.mcp.approved import fingerprint
 
         if not self.workspace.answer_connector(name, entry, start):
             self._left_stopped.add((name, fingerprint(entry)))

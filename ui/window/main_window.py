@@ -38,7 +38,8 @@ from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.plans import PLAN_TOOL
 from desktop.chat.attachments import Attachment
 from desktop.chat.conversations import ConversationEvent, HistoryReplaced, TurnRunning
-from desktop.chat.events import MessageCommitted, TurnFailed, TurnFinished, Usage
+from desktop.chat.events import MessageCommitted, TurnFailed, TurnFinished
+from desktop.system.usage import Usage
 from desktop.workspace import Workspace
 from ui import theme
 from ui.first_paint import first_paint

@@ -25,7 +25,7 @@ from PySide6.QtCore import QObject, QPoint, Qt
 from PySide6.QtGui import QCursor, QDragEnterEvent, QDropEvent, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from desktop.calls.permissions import MODE_TITLES
+from desktop.system.permission_settings import MODE_TITLES
 from desktop.system.settings import Settings
 from desktop.workspace import Workspace
 from ui import theme

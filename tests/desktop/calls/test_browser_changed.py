@@ -20,8 +20,9 @@ from playwright.async_api import Page
 
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.gated import ASKING_AGAIN, MAX_ASKED_AGAIN
-from desktop.calls.permissions import Answer, Rule, ToolCall
+from desktop.calls.permissions import Answer, ToolCall
 from desktop.chat.events import AgentEvent, ToolFinished, ToolProgress
+from desktop.system.permission_settings import Rule
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, browser_use, text_reply, tool_reply
 from tests.support.page_server import PageServer

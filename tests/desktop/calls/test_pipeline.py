@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from desktop.calls.permissions import Mode, Rule
 from desktop.chat.events import ToolFinished, ToolStarted, TurnFailed, TurnFinished
+from desktop.system.permission_settings import Mode, Rule
 from desktop.workspace import Workspace
 from tests.desktop.calls.test_permissions import turn
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from desktop.calls.permissions import Mode, PermissionSettings, Risk, Rule, ToolCall, decide
+from desktop.calls.audit_export import decision_text, reason_text
+from desktop.calls.permissions import Risk, ToolCall, decide
 from desktop.calls.plans import PLAN_TOOL, PlanBook
-from desktop.system.audit_export import decision_text, reason_text
+from desktop.system.permission_settings import Mode, PermissionSettings, Rule
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, browser_use, text_reply, tool_reply
 from tests.support.plan_sites import (

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from desktop.chat import export
 from desktop.chat.conversations import TurnRunning
-from desktop.chat.events import TurnFailed, TurnStopped
+from desktop.chat.events import TurnFailed, TurnStopped, stored_turn_end
 from desktop.workspace import Workspace
 from tests.support.model_server import Hang, HttpError, ScriptedModelServer, text_reply
 from tests.support.turns import settled
@@ -108,15 +108,15 @@ def test_a_failed_and_a_stopped_turn_are_said_where_they_happened(
     asyncio.run(steps())
     target = tmp_path / "chat.md"
     export.to_markdown("Chat", workspace.transcript(sid), target)
-    failed, stopped = workspace.store.turn_ends(sid)
-    assert isinstance(failed.event, TurnFailed) and isinstance(stopped.event, TurnStopped)
+    failed, stopped = (stored_turn_end(end.event_json) for end in workspace.store.turn_ends(sid))
+    assert isinstance(failed, TurnFailed) and isinstance(stopped, TurnStopped)
     body = target.read_text().split("*\n\n", 1)[1]
     assert body == (
         "### You\n"
         "\n"
         "Hello?\n"
         "\n"
-        f"*(The API key was not accepted: {failed.event.detail})*\n"
+        f"*(The API key was not accepted: {failed.detail})*\n"
         "\n"
         "### You\n"
         "\n"

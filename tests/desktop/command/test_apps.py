@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from desktop.calls.contract import ToolUse
-from desktop.calls.permissions import Rule, RuleScope
+from desktop.calls.permissions import RuleScope
 from desktop.calls.sources.function_tools import FunctionTools
 from desktop.command import apps as apps_cli
+from desktop.system.permission_settings import Rule
 from desktop.workspace import Workspace
 from tests.support.answers import checked
 from tests.support.jxa.world import OSASCRIPT, WORLD_ENV, World

@@ -11,7 +11,8 @@ import sys
 
 import pytest
 
-from desktop.hotkey import HotKeyError, Shortcut
+from desktop.hotkey import HotKeyError
+from desktop.system.shortcut import Shortcut
 
 pytestmark = [
     pytest.mark.macos,

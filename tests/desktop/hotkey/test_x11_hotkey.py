@@ -11,9 +11,10 @@ import pytest
 from Xlib import XK, X
 from Xlib import display as xdisplay
 
-from desktop.hotkey import HotKeyError, Shortcut
+from desktop.hotkey import HotKeyError
 from desktop.hotkey.owner import QuickEntryShortcut
 from desktop.hotkey.x11 import X11HotKey
+from desktop.system.shortcut import Shortcut
 from tests.support.x11 import Xvfb, gui_env, xvfb_missing
 
 pytestmark = pytest.mark.anyio

@@ -8,7 +8,6 @@ from pathlib import Path
 from PIL import Image
 from PySide6.QtCore import Qt
 
-from desktop.calls.permissions import Mode
 from desktop.chat.events import (
     MessageCommitted,
     MessageStarted,
@@ -17,6 +16,7 @@ from desktop.chat.events import (
     TurnFailed,
 )
 from desktop.system.paths import DataPaths
+from desktop.system.permission_settings import Mode
 from desktop.system.store import Store
 from desktop.workspace import Workspace
 from tests.support.model_server import (

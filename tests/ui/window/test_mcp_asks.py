@@ -20,8 +20,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from PySide6.QtCore import Qt
 
-from desktop.calls.permissions import Rule
 from desktop.command.listener import UiServer
+from desktop.system.permission_settings import Rule
 from desktop.workspace import Workspace
 from tests.support.page_server import PageServer
 from tests.support.waiting import wait_until

@@ -12,7 +12,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication
 
-from desktop.calls.permissions import Mode
+from desktop.system.permission_settings import Mode
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, text_reply
 from tests.ui.thread import seen

@@ -38,7 +38,7 @@ HEAVY = (
     "httpx2",
     "jsonschema",
     "desktop.calls.toolbox",
-    "desktop.calls.runner",
+    "desktop.chat.tool_calls",
     "desktop.calls.gate",
     "desktop.chat.agent",
 )

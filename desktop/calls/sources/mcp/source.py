@@ -34,9 +34,15 @@ from desktop.calls.contract import (
 )
 from desktop.calls.gate import denial_text
 from desktop.calls.permissions import ToolCall
-from desktop.mcp.approved import FILE_NAME as APPROVED_FILE
-from desktop.mcp.approved import ConnectorApprovals
-from desktop.mcp.config import ConfigRead, McpConfig, ServerEntry, read_config, write_config
+from desktop.calls.sources.mcp.approved import FILE_NAME as APPROVED_FILE
+from desktop.calls.sources.mcp.approved import ConnectorApprovals
+from desktop.calls.sources.mcp.config import (
+    ConfigRead,
+    McpConfig,
+    ServerEntry,
+    read_config,
+    write_config,
+)
 from desktop.system import heavy
 from desktop.system.signed_settings import KEY_NAME, Seal
 from tools.base import ActionInfo, InvalidInput, Risk

@@ -17,17 +17,32 @@ import os
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from dataclasses import dataclass
 from typing import Literal
 
 import anthropic
 
 from desktop.calls.sources.screen.source import BACKEND_TITLES, screen_report, status_line
 from desktop.model_stream import errors
+from desktop.system.keystore import KeyStore
+from desktop.system.paths import DataPaths
 from desktop.system.playwright_env import is_frozen
-from desktop.workspace import Workspace
+from desktop.system.settings import Settings
 from tools.browser.locate import find_browser, install_hint
 from tools.data import Data
 from tools.mac.macos import macos_status
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What the checks look at, handed in by the composition root (`desktop.__main__`)."""
+
+    paths: DataPaths
+    keys: KeyStore
+    settings: Settings
+    model_client: Callable[
+        [], Awaitable[anthropic.AsyncAnthropic]
+    ]  # the client the agent would use
 
 
 class Check(Data):
@@ -66,7 +81,7 @@ def display_check(qt_platform: str, environ: Mapping[str, str] = os.environ) -> 
     return Check(name="Display", status="ok", detail=qt_platform)
 
 
-CheckFn = Callable[[Workspace], Awaitable[Check]]
+CheckFn = Callable[[Subject], Awaitable[Check]]
 _checks: list[CheckFn] = []
 
 
@@ -76,7 +91,7 @@ def register(check: CheckFn) -> CheckFn:
 
 
 @register
-async def python_version(_: Workspace) -> Check:
+async def python_version(_: Subject) -> Check:
     version = ".".join(map(str, sys.version_info[:3]))
     ok = sys.version_info >= (3, 11)
     return Check(
@@ -88,7 +103,7 @@ async def python_version(_: Workspace) -> Check:
 
 
 @register
-async def data_dir(ws: Workspace) -> Check:
+async def data_dir(ws: Subject) -> Check:
     try:
         with tempfile.NamedTemporaryFile(dir=ws.paths.root):
             pass
@@ -103,7 +118,7 @@ async def data_dir(ws: Workspace) -> Check:
 
 
 @register
-async def api_key(ws: Workspace) -> Check:
+async def api_key(ws: Subject) -> Check:
     if ws.keys.get():
         return Check(name="API key", status="ok", detail=ws.keys.source())
     return Check(
@@ -115,11 +130,11 @@ async def api_key(ws: Workspace) -> Check:
 
 
 @register
-async def api_reachable(ws: Workspace) -> Check:
+async def api_reachable(ws: Subject) -> Check:
     model = ws.settings.model.model
     where = ws.settings.effective_base_url() or "api.anthropic.com"
     try:
-        client = await ws.agent.client()
+        client = await ws.model_client()
         await asyncio.wait_for(client.models.retrieve(model), timeout=20)
     except errors.MissingKeyError:
         return Check(
@@ -140,7 +155,7 @@ async def api_reachable(ws: Workspace) -> Check:
 
 
 @register
-async def browser(ws: Workspace) -> Check:
+async def browser(ws: Subject) -> Check:
     # The browser the tool will launch, in the order it looks.
     configured = ws.settings.browser.executable_path.strip() or None
     choice = find_browser(configured, branded_first=is_frozen())
@@ -161,7 +176,7 @@ async def browser(ws: Workspace) -> Check:
 
 
 @register
-async def mac_tools(_: Workspace) -> Check:
+async def mac_tools(_: Subject) -> Check:
     available, line = macos_status()
     return Check(
         name="Mac tools", status="ok" if available else "warn", detail=line, required=False
@@ -169,7 +184,7 @@ async def mac_tools(_: Workspace) -> Check:
 
 
 @register
-async def screen_control(ws: Workspace) -> Check:
+async def screen_control(ws: Subject) -> Check:
     name = "Screen control"
     if not ws.settings.screen.enabled:
         return Check(name=name, status="ok", detail="off (Settings → Screen)", required=False)
@@ -189,7 +204,7 @@ async def screen_control(ws: Workspace) -> Check:
 
 
 @register
-async def socket_peers(_: Workspace) -> Check:
+async def socket_peers(_: Subject) -> Check:
     """Who may use `deskhand ui` / `deskhand mcp`'s way into the window (code_signature.py)."""
     from desktop.command.code_signature import SignatureUnreadable, own_team, peer_signature_line
 
@@ -213,7 +228,7 @@ async def socket_peers(_: Workspace) -> Check:
 
 
 async def run_checks(
-    ws: Workspace, extra: list[Check] | None = None, limit: float | None = None
+    ws: Subject, extra: list[Check] | None = None, limit: float | None = None
 ) -> list[Check]:
     """Every check, each within `limit` seconds (`--timeout`; none by default)."""
     results = list(extra or [])

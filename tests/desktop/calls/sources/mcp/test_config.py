@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.mcp.config import (
+from desktop.calls.sources.mcp.config import (
     ConfigChanged,
     McpConfig,
     ServerEntry,

@@ -19,7 +19,7 @@ import logging
 import os
 from pathlib import Path
 
-from desktop.mcp.config import ServerEntry
+from desktop.calls.sources.mcp.config import ServerEntry
 from desktop.system.signed_settings import Seal
 
 log = logging.getLogger(__name__)

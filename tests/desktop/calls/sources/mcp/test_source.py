@@ -14,10 +14,11 @@ from typing import Any, TypeVar
 import pytest
 
 from desktop.calls.contract import ToolUse as Use
-from desktop.calls.permissions import Mode, Risk, Rule
+from desktop.calls.permissions import Risk
+from desktop.calls.sources.mcp.config import McpConfig
+from desktop.calls.sources.mcp.source import DEFER_OVER, TOOL_SEARCH, McpSource
 from desktop.chat.events import AgentEvent, ToolFinished
-from desktop.mcp.config import McpConfig
-from desktop.mcp.source import DEFER_OVER, TOOL_SEARCH, McpSource
+from desktop.system.permission_settings import Mode, Rule
 from desktop.workspace import Workspace
 from tests.support import mcp_servers
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
