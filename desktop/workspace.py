@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop.calls.approvals import ApprovalQueue
+from desktop.calls.own_places.places import protect
 from desktop.calls.plans import PlanBook
 from desktop.calls.sources.browser.hand import BrowserHand
 from desktop.calls.sources.screen.hooks import ScreenHooks
@@ -53,6 +54,7 @@ class Workspace:
 
     def __init__(self, paths: DataPaths, *, mode: Mode | None = None) -> None:
         paths.ensure()
+        protect(paths)  # from now on no tool may touch its folders and files
         self.paths = paths
         self.settings_file = SettingsFile(paths.settings)
         self.settings: Settings = self.settings_file.load()

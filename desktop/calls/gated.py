@@ -2,7 +2,7 @@
 
 Every entry point runs its calls here: a chat's reply (`runner.ToolCalls`), `deskhand ui`,
 `deskhand mcp` and `deskhand apps call`. A call that names one of Deskhand's own places is
-refused before any work, with no one asked (`own_guard.py`). The gate then says whether it
+refused before any work, with no one asked (`own_places/guard.py`). The gate then says whether it
 refuses the call before any work (a Never rule; or, where no one could answer, a call it
 would ask about).
 Then the source runs it and asks the gate (`CallContext.approve`) right before any effect.
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from desktop.calls.contract import CallContext, CallResult, ToolSource, ToolUse
 from desktop.calls.gate import Gate, denial_text
-from desktop.calls.own_guard import KEY_NOTICE, own_place_refusal, without_keys
+from desktop.calls.own_places.guard import KEY_NOTICE, own_place_refusal, without_keys
 from desktop.calls.permissions import Decision, ToolCall
 from tools.base import TOOL_FAILED, InvalidInput
 
@@ -61,7 +61,7 @@ class _Verdict:
 async def refused_as_own_place(
     use: ToolUse, call: ToolCall, source: ToolSource, gate: Gate
 ) -> Settled | None:
-    """The refusal of a call that names one of Deskhand's own places (own_guard.py), audited;
+    """The refusal of a call that names one of Deskhand's own places (own_places/guard.py), audited;
     None for any other call. No sheet: no one may allow it."""
     found = await own_place_refusal(use, call, source)
     if found is None:

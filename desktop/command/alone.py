@@ -25,6 +25,7 @@ from typing import Any
 
 from desktop.calls.approvals import ApprovalQueue
 from desktop.calls.gate import Gate
+from desktop.calls.own_places.places import protect
 from desktop.calls.sources.screen.elements import ScreenElements
 from desktop.command.actions import UI_SESSION, run_action, why_unavailable
 from desktop.command.protocol import Request, Result
@@ -75,6 +76,7 @@ async def run_alone(data_dir: Path | None, action: dict[str, Any]) -> Result:
     """One action, run by this process with the person's rules and audit log."""
     paths = DataPaths.for_data_dir(data_dir)
     await asyncio.to_thread(paths.ensure)
+    protect(paths)  # from now on no tool may touch its folders and files
     # As the file is now. A broken one is left for the app to set aside and report; until then
     # nothing runs, since the person's rules (Never, Screen off) are in it.
     settings_file = SettingsFile(paths.settings)
@@ -83,7 +85,7 @@ async def run_alone(data_dir: Path | None, action: dict[str, Any]) -> Result:
         return Result(ok=False, error=SETTINGS_UNREADABLE, code="refused")
     if settings_file.outside is not None:  # not in force: the person has not kept them
         print(settings_file.outside.warning(), file=sys.stderr, flush=True)
-    # Known from now on, so that no result carries it (desktop/calls/own_guard.py).
+    # Known from now on, so that no result carries it (desktop/calls/own_places/guard.py).
     keys = KeyStore(
         account=paths.keychain_account, key_file=paths.key_file, storage=settings.key_storage
     )

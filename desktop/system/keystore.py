@@ -14,10 +14,30 @@ import os
 from pathlib import Path
 
 from desktop.system import heavy
-from desktop.system.own_places import remember_key
 from desktop.system.settings import KeyStorage
 
 log = logging.getLogger(__name__)
+
+MIN_KEY = 8  # shorter strings are never taken for a key (they would match by chance)
+# The API keys this process has seen, so a tool result that holds one can have it replaced
+# before it is stored or sent (desktop/calls/own_places/guard.py).
+_seen: set[str] = set()
+
+
+def remember_key(key: str | None) -> None:
+    """An API key this process holds: no tool result may carry it."""
+    if key and len(key.strip()) >= MIN_KEY:
+        _seen.add(key.strip())
+
+
+def known_keys() -> list[str]:
+    """Every key seen so far, and the environment's, longest first (a key may contain another)."""
+    keys = set(_seen)
+    env = os.environ.get(ENV_KEY, "").strip()
+    if len(env) >= MIN_KEY:
+        keys.add(env)
+    return sorted(keys, key=len, reverse=True)
+
 
 SERVICE = "Deskhand"
 ENV_KEY = "ANTHROPIC_API_KEY"
@@ -88,7 +108,7 @@ class KeyStore:
     def get(self) -> str | None:
         """The key to use: Deskhand's own first, then `ANTHROPIC_API_KEY`."""
         key = self.stored_key() or os.environ.get(ENV_KEY) or None
-        remember_key(key)  # no tool result may carry it (desktop/calls/own_guard.py)
+        remember_key(key)  # no tool result may carry it (desktop/calls/own_places/guard.py)
         return key
 
     def source(self) -> str:

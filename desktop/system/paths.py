@@ -57,10 +57,6 @@ class DataPaths(Data):
         )
 
     def ensure(self) -> None:
-        """Create the folders; raises OSError when the location is not writable. From now on
-        they are among Deskhand's own places, which no tool may touch."""
-        from desktop.system.own_places import protect  # it reads the paths of this module
-
-        protect(self)
+        """Create the folders; raises OSError when the location is not writable."""
         for folder in (self.root, self.settings.parent, self.attachments, self.logs):
             folder.mkdir(parents=True, exist_ok=True)

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from desktop.calls.own_guard import KEY_NOTICE, KEY_REMOVED, OWN_PLACE
-from desktop.calls.own_paths import touches
+from desktop.calls.own_places.guard import KEY_NOTICE, KEY_REMOVED, OWN_PLACE
+from desktop.calls.own_places.resolve import touches
 from desktop.calls.permissions import Answer
 from desktop.chat.events import ToolFinished
 from desktop.system.permission_settings import Mode
 from desktop.workspace import Workspace
-from tests.desktop.mcp.test_source import configure, running, turn
+from tests.desktop.calls.sources.mcp.test_source import configure, running, turn
 from tests.support import mcp_servers
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import mcp_types
 from mcp import Client
 
-from desktop.calls.own_guard import KEY_REMOVED, OWN_PLACE
+from desktop.calls.own_places.guard import KEY_REMOVED, OWN_PLACE
 from desktop.mcp.server import SESSION
 from tests.desktop.mcp.test_server import audit, data_dir, served, session, text
 from tests.support.page_server import PageServer

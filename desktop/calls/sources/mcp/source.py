@@ -319,7 +319,7 @@ class McpSource(ToolSource):
 
     def path_bases(self, use: ToolUse) -> list[Path]:
         """Where the server of `use` reads a relative path from: the folders it reported, the
-        folders among its arguments, its working folder (see desktop/calls/own_guard.py)."""
+        folders among its arguments, its working folder (see desktop/calls/own_places/guard.py)."""
         found = self._offered().get(use.name)
         entry = self.entry(found[0]) if found else None
         if found is None or entry is None:

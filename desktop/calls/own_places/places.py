@@ -1,17 +1,14 @@
 """Deskhand's own places: the folders and files no tool may read, list or change.
 
 They are the data, config, log and cache folders (the platform's, and every `--data-dir` this
-process opened), the key file, the `deskhand ui` socket folder and the app bundle. Every
-`DataPaths` that is opened registers itself here (`protect`), so whichever entry point runs a
-call, the check sees the places of the data dir it works on, and always the platform's own.
-
-Also kept here: the API keys this process has seen, so a tool result that holds one can have it
-replaced before it is stored or sent (`known_keys`).
+process opened), the key file, the `deskhand ui` socket folder and the app bundle. Whoever
+opens a data dir to run calls on it registers it here (`protect`: the workspace, the standalone
+`deskhand ui` runner), so whichever entry point runs a call, the check sees the places of the
+data dir it works on, and always the platform's own.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -23,7 +20,6 @@ from tools.data import Data
 SOCKET_PREFIX = "deskhand-ui-"
 # Words that name Deskhand's places in a path that cannot be resolved ("$X/Deskhand/api-key").
 OWN_WORDS = ("deskhand", "deskhand.db", "deskhand.app")
-MIN_KEY = 8  # shorter strings are never taken for a key (they would match by chance)
 
 
 class Place(Data, frozen=True):
@@ -35,28 +31,12 @@ class Place(Data, frozen=True):
 
 
 _data_paths: list[DataPaths] = []
-_keys: set[str] = set()
 
 
 def protect(paths: DataPaths) -> None:
     """Count `paths`' folders and files among the own places for the rest of this process."""
     if paths not in _data_paths:
         _data_paths.append(paths)
-
-
-def remember_key(key: str | None) -> None:
-    """An API key this process holds: no tool result may carry it."""
-    if key and len(key.strip()) >= MIN_KEY:
-        _keys.add(key.strip())
-
-
-def known_keys() -> list[str]:
-    """Every key seen so far, and the environment's, longest first (a key may contain another)."""
-    keys = set(_keys)
-    env = os.environ.get("ANTHROPIC_API_KEY", "").strip()
-    if len(env) >= MIN_KEY:
-        keys.add(env)
-    return sorted(keys, key=len, reverse=True)
 
 
 def _of(paths: DataPaths) -> list[Place]:
@@ -66,7 +46,7 @@ def _of(paths: DataPaths) -> list[Place]:
         Place(path=paths.settings, name="settings", folder=False),
         Place(path=paths.mcp_config, name="connector list", folder=False),
         Place(path=paths.settings.with_name(KEY_NAME), name="settings key", folder=False),
-        Place(  # desktop/mcp/approved.py
+        Place(  # desktop/calls/sources/mcp/approved.py
             path=paths.mcp_config.with_name("mcp-approved.json"),
             name="connector approvals",
             folder=False,

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from desktop.system.own_places import OWN_WORDS, SOCKET_PREFIX, Place, places, socket_folder
+from desktop.calls.own_places.places import OWN_WORDS, SOCKET_PREFIX, Place, places, socket_folder
 from tools.data import Data
 
 # What separates the words of a command line or a sentence (`=` for --file=/path).

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from desktop.calls.own_paths import Touch, touches
+from desktop.calls.own_places.resolve import Touch, touches
 from desktop.calls.permissions import Decision, ToolCall
-from desktop.system.own_places import known_keys
+from desktop.system.keystore import known_keys
 
 OWN_PLACE = (
     "Refused: this names Deskhand's own files (its API key, chat history, settings or "
