@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.calls.approvals import ApprovalQueue
 from desktop.calls.own_places.places import protect
-from desktop.calls.plans import PlanBook
 from desktop.calls.sources.browser.hand import BrowserHand
+from desktop.calls.sources.plan.book import PlanBook
 from desktop.calls.sources.screen.hooks import ScreenHooks
 from desktop.chat.conversations import Conversations
 from desktop.chat.transcript import replay
@@ -88,8 +88,8 @@ class Workspace:
     @cached_property
     def toolbox(self) -> Toolbox:
         heavy.wait(heavy.PIPELINE)  # the one place those modules are imported
+        from desktop.calls.sources.plan.proposal import PlanTool
         from desktop.calls.toolbox import Toolbox
-        from tools.plan import PlanTool
 
         return Toolbox(
             self.settings,

@@ -29,7 +29,7 @@ from desktop.calls.permissions import (
     ToolCall,
     decide,
 )
-from desktop.calls.plans import CHANGES_WANTED, OUTSIDE_DENIED, PLAN_TOOL, PlanBook
+from desktop.calls.sources.plan.book import CHANGES_WANTED, OUTSIDE_DENIED, PLAN_TOOL, PlanBook
 from desktop.system.permission_settings import PermissionSettings, Rule
 from desktop.system.store import AuditEntry, Store
 
@@ -54,7 +54,9 @@ class Gate:
         plans: PlanBook | None = None,
     ) -> None:
         self._settings = settings
-        self.plans = plans  # each chat's approved plan, if any (chats only: see plans.py)
+        self.plans = (
+            plans  # each chat's approved plan, if any (chats only: see sources/plan/book.py)
+        )
         self._store = store
         self._remember = remember
         self.approvals = approvals  # the window views it; with no viewer, asks are denied

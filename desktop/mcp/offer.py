@@ -26,8 +26,8 @@ from anthropic.types import beta
 
 from desktop.calls.contract import ToolSource, ToolUse
 from desktop.calls.permissions import RISK_ORDER, Risk
-from desktop.calls.plans import PLAN_TOOL
 from desktop.calls.sources.function_tools import FunctionTools
+from desktop.calls.sources.plan.book import PLAN_TOOL
 from desktop.calls.sources.toolsets import ToolsetSource
 from desktop.system.settings import BrowserSettings, Settings
 

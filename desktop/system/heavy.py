@@ -34,7 +34,7 @@ PIPELINE = (
     "desktop.calls.gate",
     "desktop.chat.agent",
     "desktop.calls.card_text",
-    "tools.plan",
+    "desktop.calls.sources.plan.proposal",
 )
 # What the window needs once it shows a reply or an image: the Markdown parser and Pillow. They
 # load first after the first paint; the window also imports them itself, on first use, from

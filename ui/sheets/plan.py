@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Answer
-from desktop.calls.plans import STILL_ASKS, PlanInput
+from desktop.calls.sources.plan.book import STILL_ASKS, PlanInput
 from ui.boxes import STRETCH, boxed
 from ui.sheets.approval import RequestSheet, plain_label
 

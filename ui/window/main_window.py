@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.calls.approvals import ApprovalRequest
-from desktop.calls.plans import PLAN_TOOL
+from desktop.calls.sources.plan.book import PLAN_TOOL
 from desktop.chat.attachments import Attachment
 from desktop.chat.conversations import ConversationEvent, HistoryReplaced, TurnRunning
 from desktop.chat.events import MessageCommitted, TurnFailed, TurnFinished

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidgetAction,
 )
 
-from desktop.calls.plans import STILL_ASKS, Plan, PlanBook, clock
+from desktop.calls.sources.plan.book import STILL_ASKS, Plan, PlanBook, clock
 from ui.boxes import boxed
 
 MAX_TIMER_MS = 60 * 60 * 1000  # a longer plan is looked at again within the hour

@@ -12,7 +12,8 @@ import pytest
 
 from desktop.calls.audit_export import decision_text, reason_text
 from desktop.calls.permissions import Risk, ToolCall, decide
-from desktop.calls.plans import PLAN_TOOL, PlanBook
+from desktop.calls.sources.plan.book import PLAN_TOOL, PlanBook
+from desktop.calls.sources.plan.proposal import domain_problem
 from desktop.system.permission_settings import Mode, PermissionSettings, Rule
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, browser_use, text_reply, tool_reply
@@ -28,7 +29,6 @@ from tests.support.plan_sites import (
     run_task,
 )
 from tools.browser import find_browser
-from tools.plan import domain_problem
 
 browser = pytest.mark.skipif(find_browser() is None, reason="no Chromium-family browser installed")
 

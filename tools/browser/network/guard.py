@@ -52,7 +52,8 @@ class RequestGuard:
         self._on_refused = on_refused
         # Where a chat's pages may go (its approved plan's sites, and what the person allowed
         # beyond them), by chat key; None: anywhere the policy allows. Redirects and page
-        # scripts are held to it too, so data leaves a plan's sites only with a sheet.
+        # scripts are held to it too, so data leaves a plan's sites only with a sheet. The
+        # plan's book says where (desktop/calls/sources/plan/book.py, `navigation_hold`).
         self.hold: Callable[[str], Callable[[str], bool] | None] = lambda _key: None
 
     def _held(self, url: str, key: str) -> bool:

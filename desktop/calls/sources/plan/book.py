@@ -27,10 +27,10 @@ from datetime import datetime
 from urllib.parse import urlsplit
 
 from desktop.calls.permissions import Decision, Risk, ToolCall
+from desktop.calls.sources.plan.proposal import NAME as PLAN_TOOL
+from desktop.calls.sources.plan.proposal import PlanInput, normal_host
 from desktop.system.permission_settings import Mode
 from tools.data import Data
-from tools.plan import NAME as PLAN_TOOL
-from tools.plan import PlanInput, normal_host
 
 __all__ = ["PLAN_TOOL", "Plan", "PlanBook", "PlanInput"]
 
