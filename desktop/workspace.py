@@ -16,11 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import time
-from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from desktop.calls.approvals import ApprovalQueue
 from desktop.calls.own_places.places import protect
@@ -32,12 +30,11 @@ from desktop.chat.transcript import replay
 from desktop.hotkey.owner import QuickEntryShortcut
 from desktop.system import heavy
 from desktop.system.keystore import KeyStore
+from desktop.system.live_settings import LiveSettings
 from desktop.system.paths import DataPaths
-from desktop.system.permission_settings import Mode, PermissionSettings, Rule
-from desktop.system.settings import KeyStorage, Settings, SettingsFile
-from desktop.system.signed_settings import OutsideChange, part_of, with_part
-from desktop.system.store import AuditEntry, Store
-from tools.mac.presets import Preset
+from desktop.system.permission_settings import Mode
+from desktop.system.settings import Settings, SettingsFile
+from desktop.system.store import Store
 
 if TYPE_CHECKING:
     from desktop.calls.gate import Gate
@@ -56,18 +53,20 @@ class Workspace:
         paths.ensure()
         protect(paths)  # from now on no tool may touch its folders and files
         self.paths = paths
-        self.settings_file = SettingsFile(paths.settings)
-        self.settings: Settings = self.settings_file.load()
-        self._settings_stamp = self.settings_file.stamp()
+        settings_file = SettingsFile(paths.settings)
+        settings = settings_file.load()
         self.keys = KeyStore(
             account=paths.keychain_account,
             key_file=paths.key_file,
-            storage=self.settings.key_storage,
+            storage=settings.key_storage,
         )
         self.store = Store.open(paths.database)
+        self.live = LiveSettings(
+            settings_file, settings, keys=self.keys, store=self.store, mode=mode
+        )
+        self.live.on_browser_change = self._reconfigure_browser
         # Each chat's approved plan; `update_plan` proposes one, and only the person approves.
         self.plans = PlanBook(lambda: self.settings.permissions.plan_minutes)
-        self.mode_override = mode  # --permission-mode: this run only, not saved
         self.approvals = ApprovalQueue()
         # Take over / Hand back, and the screen's visualizer: the window wires itself to these
         # as it is built, before the tools that use them exist.
@@ -79,7 +78,6 @@ class Workspace:
             delete_session=self.delete_session,
             attachments_dir=paths.attachments,
         )
-        self.listeners: list[Callable[[Settings], None]] = []
         self.quick_entry_shortcut = QuickEntryShortcut()  # held once the app owns its socket
         self._background: set[asyncio.Future[None]] = set()
 
@@ -94,8 +92,8 @@ class Workspace:
         return Toolbox(
             self.settings,
             self.paths,
-            on_automation_change=self._remember_automation,
-            on_save_preset=self.save_preset,
+            on_automation_change=self.live.remember_automation,
+            on_save_preset=self.live.save_preset,
             current_settings=lambda: self.settings,
             plan_tool=PlanTool(self.plans.result_text),
             navigation_hold=self.plans.navigation_hold,
@@ -114,9 +112,9 @@ class Workspace:
         from desktop.calls.gate import Gate
 
         return Gate(
-            settings=self.permissions,
+            settings=self.live.permissions,
             store=self.store,
-            remember=self.set_rule,
+            remember=self.live.set_rule,
             approvals=self.approvals,
             plans=self.plans,
         )
@@ -164,27 +162,15 @@ class Workspace:
     @property
     def notices(self) -> list[str]:
         """Things the person should be told at start (moved-aside files...)."""
-        return [n for n in (self.store.notice, self.settings_file.notice) if n]
+        return [n for n in (self.store.notice, self.live.file.notice) if n]
 
     def has_key(self) -> bool:
         return bool(self.keys.get())
 
-    def apply_settings(self, settings: Settings, api_key: str | None = None) -> KeyStorage | None:
-        """Save new settings (and the key, if given); returns where the key went."""
-        stored_in = None
-        if api_key is not None:
-            stored_in = self.keys.set(api_key, settings.key_storage)
-            if stored_in != settings.key_storage:
-                settings = settings.model_copy(update={"key_storage": stored_in})
-        browser_changed = settings.browser != self.settings.browser
-        self.settings = settings
-        self.settings_file.save(settings)
-        self._settings_stamp = self.settings_file.stamp()
-        if browser_changed:
-            self._reconfigure_browser()
-        for listener in self.listeners:
-            listener(settings)
-        return stored_in
+    @property
+    def settings(self) -> Settings:
+        """The settings in force (changed through `live`)."""
+        return self.live.settings
 
     def _reconfigure_browser(self) -> None:
         """New browser settings apply from the next browser call (a relaunch if needed)."""
@@ -203,112 +189,13 @@ class Workspace:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    def permissions(self) -> PermissionSettings:
-        """The permission settings in force: saved ones, with this run's mode override."""
-        current = self.settings.permissions
-        if self.mode_override is None:
-            return current
-        return current.model_copy(update={"mode": self.mode_override})
-
-    @property
-    def mode(self) -> Mode:
-        return self.permissions().mode
-
-    def set_mode(self, mode: Mode) -> None:
-        """Switch mode (toolbar or Settings): saved, and it ends a command-line override."""
-        self.mode_override = None
-        settings = self.settings.model_copy(deep=True)
-        settings.permissions.mode = mode
-        self.apply_settings(settings)
-
-    def set_model(self, model: str) -> None:
-        """Choose the model that answers (the window's picker or Settings); saved at once."""
-        settings = self.settings.model_copy(deep=True)
-        settings.model.model = model
-        self.apply_settings(settings)
-
-    def set_sidebar_visible(self, visible: bool) -> None:
-        """The chat list folded away or shown (View → Show Sidebar); saved for the next start."""
-        if self.settings.window.sidebar_visible != visible:
-            settings = self.settings.model_copy(deep=True)
-            settings.window.sidebar_visible = visible
-            self.apply_settings(settings)
-
-    def set_rule(self, key: str, rule: Rule | None) -> None:
-        """Set (or with None, clear) the rule for `tool.action`; saved at once."""
-        settings = self.settings.model_copy(deep=True)
-        if rule is None:
-            settings.permissions.rules.pop(key, None)
-        else:
-            settings.permissions.rules[key] = rule
-        self.apply_settings(settings)
-
-    def adopt_rule(self, key: str, rule: Rule) -> None:
-        """A rule another Deskhand process saved (the window, answering for `deskhand mcp`):
-        in force here at once, and not written again (the settings file has one writer)."""
-        settings = self.settings.model_copy(deep=True)
-        settings.permissions.rules[key] = rule
-        self.settings = settings
-
-    def refresh_settings(self) -> None:
-        """Take the settings file as it is now if another process (the window) changed it since
-        this one read or wrote it; an unreadable file leaves the settings in force, and a
-        permission part changed outside Deskhand is not taken (`outside_change` says what)."""
-        stamp = self.settings_file.stamp()
-        if stamp == self._settings_stamp:
-            return
-        settings = self.settings_file.read()
-        if settings is None:
-            return
-        self._settings_stamp = stamp
-        browser_changed = settings.browser != self.settings.browser
-        self.settings = settings
-        if browser_changed:
-            self._reconfigure_browser()
-
-    @property
-    def outside_change(self) -> OutsideChange | None:
-        """Permission settings changed outside Deskhand, not in force until the person keeps
-        them (see desktop/system/signed_settings.py)."""
-        return self.settings_file.outside
-
-    def keep_outside_change(self, change: OutsideChange) -> None:
-        """The person keeps what was changed outside (as the sheet showed it): the permission
-        part it proposed is signed and in force from now on, beside the settings in force."""
-        kept = with_part(self.settings.model_dump(mode="json"), part_of(change.proposed))
-        self.apply_settings(Settings.model_validate(kept))
-        self._audit_outside("permissions", change.differences, kept=True)
-
-    def discard_outside_change(self, change: OutsideChange) -> None:
-        """The person discards it: the file gets back the settings Deskhand last wrote."""
-        self.apply_settings(self.settings)
-        self._audit_outside("permissions", change.differences, kept=False)
-
     def answer_connector(self, name: str, shown: ServerEntry, start: bool) -> bool:
         """The person's answer about a connector that waits (the window's sheet): started
         exactly as shown, or left stopped. Returns whether it was approved."""
         source = self.toolbox.mcp
         approved = start and source is not None and source.approve(name, shown)
-        self._audit_outside(f"connector “{name}”", [shown.where()], kept=approved)
+        self.live.audit_outside(f"connector “{name}”", [shown.where()], kept=approved)
         return approved
-
-    def _audit_outside(self, what: str, lines: list[str], *, kept: bool) -> None:
-        """The audit keeps the person's answer about a change made outside Deskhand."""
-        summary = f"Changed outside Deskhand, {what}: " + "; ".join(lines)
-        self.store.add_audit(
-            AuditEntry(
-                at=time.time(),
-                session_id=None,
-                tool="deskhand",
-                action="outside_change",
-                summary=summary[:500],
-                input_digest="",
-                decision="allowed" if kept else "denied",
-                decided_by="person",
-                outcome="kept" if kept else "discarded",
-                reason="" if kept else "the person did not keep it",
-            )
-        )
 
     def allow_host(self, host: str, session_id: int | None) -> str:
         """The person lets the browser reach a refused local host: in one chat (until quit),
@@ -322,7 +209,7 @@ class Workspace:
             hosts = settings.browser.hosts(settings.browser.allow_hosts)
             if canonical not in hosts:
                 settings.browser.allow_hosts = ", ".join([*hosts, canonical])
-                self.apply_settings(settings)
+                self.live.apply(settings)
         return canonical
 
     async def delete_session(self, session_id: int) -> None:
@@ -348,19 +235,6 @@ class Workspace:
 
         agent = await self.agent_ready()
         return await model.list_models(await agent.client())
-
-    def save_preset(self, preset: dict[str, Any]) -> None:
-        """Keep a window layout; one with the same name (any case) is replaced."""
-        settings = self.settings.model_copy(deep=True)
-        name = str(preset.get("name", "")).casefold()
-        settings.apps.presets = [p for p in settings.apps.presets if p.name.casefold() != name]
-        settings.apps.presets.append(Preset.model_validate(preset))
-        self.apply_settings(settings)
-
-    def _remember_automation(self, states: dict[str, str]) -> None:
-        settings = self.settings.model_copy(deep=True)
-        settings.apps.automation = states
-        self.apply_settings(settings)
 
     async def close(self) -> None:
         # What was never built has nothing to close (and is not built for it).

@@ -75,7 +75,7 @@ def workspace(data_dir: Path, api_env: ScriptedModelServer) -> Iterator[Workspac
     ws = Workspace.open(data_dir)
     settings = ws.settings.model_copy(deep=True)
     settings.model.max_retries = 0
-    ws.apply_settings(settings)
+    ws.live.apply(settings)
     turn_log(ws.conversations)  # from the start, so a window's test can wait for its turns
     yield ws
     ws.store.close()

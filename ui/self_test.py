@@ -311,12 +311,12 @@ class SelfTest:
         original = workspace.settings
         probe = original.model_copy(deep=True)
         probe.model.system_prompt_extra = f"self-test {self.token}"
-        workspace.settings_file.save(probe)
+        workspace.live.file.save(probe)
         try:
             loaded = SettingsFile(path).load()
         finally:  # leave the person's settings exactly as they were
             if existed:
-                workspace.settings_file.save(original)
+                workspace.live.file.save(original)
             else:
                 path.unlink(missing_ok=True)
         if loaded != probe:

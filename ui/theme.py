@@ -277,8 +277,8 @@ class Theme(QObject):
 
     def follow(self, workspace: Workspace) -> None:
         """Use the workspace's saved choice, now and whenever its settings are saved."""
-        if self._settings_changed not in workspace.listeners:
-            workspace.listeners.append(self._settings_changed)
+        if self._settings_changed not in workspace.live.listeners:
+            workspace.live.listeners.append(self._settings_changed)
         self.set_preference(workspace.settings.appearance.theme)
 
     def _settings_changed(self, settings: Settings) -> None:

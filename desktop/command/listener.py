@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from desktop.calls.approvals import ApprovalQueue
     from desktop.calls.gate import Gate
     from desktop.calls.toolbox import Toolbox
+    from desktop.system.live_settings import LiveSettings
     from desktop.system.paths import DataPaths
     from desktop.system.settings import Settings
 
@@ -64,16 +65,17 @@ class Served(Protocol):
     """What the socket needs of the running app (the composition root hands in its workspace)."""
 
     paths: DataPaths
-    settings: Settings
+    live: LiveSettings
     approvals: ApprovalQueue
+
+    @property
+    def settings(self) -> Settings: ...
 
     @property
     def toolbox(self) -> Toolbox: ...
 
     @property
     def gate(self) -> Gate: ...
-
-    def set_rule(self, key: str, rule: Rule | None) -> None: ...
 
 
 REQUEST_LIMIT = 10.0  # seconds a client has to send its request line
@@ -249,7 +251,7 @@ class UiServer:
             return None
         answer = asking.result()
         if answer.allow and answer.always:
-            ws.set_rule(RuleScope.of(call).key, Rule.ALLOW)
+            ws.live.set_rule(RuleScope.of(call).key, Rule.ALLOW)
         return Answer(allow=answer.allow, always=answer.always, reason=answer.reason, by="person")
 
 

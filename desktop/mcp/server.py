@@ -65,10 +65,9 @@ from tools.base import BAD_INPUT, UNKNOWN_TOOL, InvalidInput, ToolImage
 if TYPE_CHECKING:
     from desktop.calls.toolbox import Toolbox
     from desktop.system.keystore import KeyStore
+    from desktop.system.live_settings import LiveSettings
     from desktop.system.paths import DataPaths
-    from desktop.system.permission_settings import PermissionSettings, Rule
     from desktop.system.settings import Settings
-    from desktop.system.signed_settings import OutsideChange
     from desktop.system.store import Store
 
 log = logging.getLogger(__name__)
@@ -78,21 +77,15 @@ class Served(Protocol):
     """What the server needs of Deskhand (the composition root hands in its workspace)."""
 
     paths: DataPaths
-    settings: Settings
+    live: LiveSettings
     store: Store
     keys: KeyStore
 
     @property
-    def toolbox(self) -> Toolbox: ...
+    def settings(self) -> Settings: ...
 
     @property
-    def outside_change(self) -> OutsideChange | None: ...
-
-    def permissions(self) -> PermissionSettings: ...
-
-    def refresh_settings(self) -> None: ...
-
-    def adopt_rule(self, key: str, rule: Rule) -> None: ...
+    def toolbox(self) -> Toolbox: ...
 
     async def close(self) -> None: ...
 
@@ -228,7 +221,7 @@ class ServedCalls:
     def warn_outside(self) -> None:
         """Say once on stderr (stdout carries MCP) what was changed outside Deskhand and is
         therefore ignored."""
-        change = self.workspace.outside_change
+        change = self.workspace.live.outside_change
         warning = change.warning() if change is not None else None
         if warning is not None and warning != self._warned:
             print(warning, file=sys.stderr, flush=True)
@@ -236,7 +229,7 @@ class ServedCalls:
 
     def list(self) -> mcp_types.ListToolsResult:
         """The tools that can run now (Settings as the window last saved them)."""
-        self.workspace.refresh_settings()
+        self.workspace.live.refresh()
         tools = [tool.mcp_tool() for tool in self.tools.values() if tool.available()]
         return mcp_types.ListToolsResult(tools=tools)
 
@@ -249,7 +242,10 @@ class ServedCalls:
         # An "Always allow" is only ever answered in the window, which saves it: here it is
         # taken into force without writing the settings file a second time.
         return Gate(
-            settings=ws.permissions, store=ws.store, remember=ws.adopt_rule, approvals=approvals
+            settings=ws.live.permissions,
+            store=ws.store,
+            remember=ws.live.adopt_rule,
+            approvals=approvals,
         )
 
     def _from_window(
@@ -347,7 +343,7 @@ class ServedCalls:
     async def call(
         self, ctx: Context, params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
-        self.workspace.refresh_settings()  # rules and switches the window saved since
+        self.workspace.live.refresh()  # rules and switches the window saved since
         offered = self.tools.get(params.name)
         if offered is None:
             why = why_missing(params.name, self.left_out())

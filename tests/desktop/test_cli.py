@@ -131,7 +131,7 @@ def test_doctor_names_an_unknown_model(data_dir: Path, api_env: ScriptedModelSer
     ws = Workspace.open(data_dir)
     settings = ws.settings.model_copy(deep=True)
     settings.model.model = "claude-imaginary-9"
-    ws.apply_settings(settings)
+    ws.live.apply(settings)
     ws.store.close()
     result = deskhand("--data-dir", str(data_dir), "doctor")
     assert result.returncode == 1
@@ -145,7 +145,7 @@ def test_two_data_dirs_never_see_each_other(tmp_path: Path, api_env: ScriptedMod
     a = Workspace(first)
     settings = a.settings.model_copy(deep=True)
     settings.model.system_prompt_extra = "Answer in French."
-    a.apply_settings(settings)
+    a.live.apply(settings)
     a.store.create_session("only in a")
     b = Workspace(second)
     assert b.store.sessions() == [] and b.settings.model.system_prompt_extra == ""

@@ -37,7 +37,7 @@ def test_self_test_passes_and_leaves_the_data_dir_as_it_was(data_dir: Path) -> N
     workspace.store.create_session("My trip")
     settings = Settings()
     settings.model.system_prompt_extra = "Answer in French."
-    workspace.apply_settings(settings)
+    workspace.live.apply(settings)
     sessions_before = [s.title for s in workspace.store.sessions()]
     settings_before = workspace.paths.settings.read_bytes()
     workspace.store.close()

@@ -75,7 +75,7 @@ def window(qtbot, workspace: Workspace, aloop) -> MainWindow:  # type: ignore[no
 def choose(workspace: Workspace, preference: str) -> None:
     settings = workspace.settings.model_copy(deep=True)
     settings.appearance.theme = preference  # type: ignore[assignment]
-    workspace.apply_settings(settings)
+    workspace.live.apply(settings)
 
 
 def test_a_reply_is_readable_in_light_and_in_dark(qtbot, window, workspace) -> None:  # type: ignore[no-untyped-def]

@@ -54,7 +54,7 @@ class ScreenVisualizer(QObject):
         self.hand = hooks.hand
         self.hand.listeners.append(self._hand_changed)
         self._unsubscribe = workspace.conversations.subscribe(self._on_conversation)
-        workspace.listeners.append(self._settings_changed)
+        workspace.live.listeners.append(self._settings_changed)
         app = QGuiApplication.instance()
         assert isinstance(app, QGuiApplication)
         app.screenAdded.connect(self._screens_changed)
@@ -256,8 +256,8 @@ class ScreenVisualizer(QObject):
         if self._hand_changed in self.hand.listeners:
             self.hand.listeners.remove(self._hand_changed)
         self._unsubscribe()
-        if self._settings_changed in self.workspace.listeners:
-            self.workspace.listeners.remove(self._settings_changed)
+        if self._settings_changed in self.workspace.live.listeners:
+            self.workspace.live.listeners.remove(self._settings_changed)
         for window in self.windows():
             window.hide()
             window.deleteLater()

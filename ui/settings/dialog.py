@@ -1,7 +1,7 @@
 """The Settings dialog: a sidebar of pages, each built from its part of the settings model.
 
 Pages are listed once in `PAGES`. On Save every page writes its values into a `Draft`; the
-whole `Settings` is validated before `Workspace.apply_settings` writes anything, so invalid
+whole `Settings` is validated before `LiveSettings.apply` writes anything, so invalid
 input keeps the dialog open with everything the person typed. Cancel writes nothing.
 """
 
@@ -206,7 +206,7 @@ class SettingsDialog(QDialog):
             self._show_problems(problems)
             return
         try:
-            stored_in = self._workspace.apply_settings(settings, api_key=draft.api_key)
+            stored_in = self._workspace.live.apply(settings, api_key=draft.api_key)
         except OSError as exc:
             self._say(f"Couldn't save the settings: {exc.strerror or exc}.", error=True)
             return

@@ -304,7 +304,7 @@ class SettingsForm(QWidget):
 
 @dataclasses.dataclass
 class Draft:
-    """What Save hands to `Workspace.apply_settings`, filled in by the pages."""
+    """What Save hands to `LiveSettings.apply`, filled in by the pages."""
 
     data: dict[str, Any]  # a `Settings.model_dump()` the pages update in place
     api_key: str | None = None  # None keeps the current key

@@ -40,8 +40,8 @@ class OutsideWatch(QObject):
         if self.sheet is not None or not self.window.isVisible():
             return
         ws = self.workspace
-        ws.refresh_settings()
-        change = ws.outside_change
+        ws.live.refresh()
+        change = ws.live.outside_change
         if change is None and not ws.pipeline_built():
             return  # connectors once the tools are built (right after the first paint)
         from desktop.calls.sources.mcp.approved import fingerprint
@@ -77,9 +77,9 @@ class OutsideWatch(QObject):
 
     def _permissions_answered(self, change: OutsideChange, keep: bool) -> None:
         if keep:
-            self.workspace.keep_outside_change(change)
+            self.workspace.live.keep_outside(change)
         else:
-            self.workspace.discard_outside_change(change)
+            self.workspace.live.discard_outside(change)
 
     def _connector_answered(self, name: str, entry: ServerEntry, start: bool) -> None:
         from desktop.calls.sources.mcp.approved import fingerprint

@@ -172,11 +172,11 @@ class MainWindow(QMainWindow):
 
         self.approval_sheet: ApprovalSheet | PlanSheet | None = None
         self.conversations = workspace.conversations
-        workspace.listeners.append(self._settings_changed)
+        workspace.live.listeners.append(self._settings_changed)
         self._unsubscribe = [
             workspace.approvals.subscribe(self.show_approval),
             self.conversations.subscribe(self._on_conversation),
-            lambda: workspace.listeners.remove(self._settings_changed),
+            lambda: workspace.live.listeners.remove(self._settings_changed),
             lambda: workspace.browser_hand.listeners.remove(self._browser_hand_changed),
         ]
         workspace.browser_hand.listeners.append(self._browser_hand_changed)
@@ -252,7 +252,7 @@ class MainWindow(QMainWindow):
         """View → Show Sidebar: the chat list folds away, leaving the whole width to the chat
         (and stays so at the next start)."""
         self.sidebar.setVisible(visible)
-        self.workspace.set_sidebar_visible(visible)
+        self.workspace.live.set_sidebar_visible(visible)
         if self.sidebar_action.isChecked() != visible:
             self.sidebar_action.setChecked(visible)
 

@@ -80,7 +80,7 @@ class QuickEntry(QFrame):
         )
 
     def show_mode(self) -> None:
-        self.mode_label.setText(f"Mode: {MODE_TITLES[self.workspace.mode]}")
+        self.mode_label.setText(f"Mode: {MODE_TITLES[self.workspace.live.mode]}")
 
     def show_at_pointer(self) -> None:
         """Open on the screen the pointer is on, with the keyboard focus in the text box."""
@@ -131,7 +131,7 @@ class QuickEntryController(QObject):
         self.owner = False
         self._held_setting: str | None = None
         self.holding: asyncio.Future[None] | None = None  # a new shortcut being taken
-        self.workspace.listeners.append(self._settings_changed)
+        self.workspace.live.listeners.append(self._settings_changed)
 
     async def start(self, *, owner: bool) -> None:
         """Hold the shortcut if this Deskhand owns the command socket; a second one leaves it
@@ -179,8 +179,8 @@ class QuickEntryController(QObject):
     def close(self) -> None:
         self.shortcut.release()
         self.shortcut.on_press = None
-        if self._settings_changed in self.workspace.listeners:
-            self.workspace.listeners.remove(self._settings_changed)
+        if self._settings_changed in self.workspace.live.listeners:
+            self.workspace.live.listeners.remove(self._settings_changed)
         if shiboken6.isValid(self.panel):
             self.panel.hide()
             self.panel.deleteLater()

@@ -120,7 +120,7 @@ class WindowToolbar(QToolBar):
 
     def show_mode(self) -> None:
         """The mode in force, with "for this run" when it is this run's override, not saved."""
-        mode, run_only = self.workspace.mode, self.workspace.mode_override is not None
+        mode, run_only = self.workspace.live.mode, self.workspace.live.mode_override is not None
         self.mode_box.blockSignals(True)
         self.mode_box.setCurrentIndex(max(self.mode_box.findData(mode.value), 0))
         self.mode_box.blockSignals(False)
@@ -128,14 +128,14 @@ class WindowToolbar(QToolBar):
         self.mode_run_label.setVisible(run_only)
 
     def _mode_chosen(self, mode: Mode) -> None:
-        self.workspace.set_mode(mode)
+        self.workspace.live.set_mode(mode)
         self.show_mode()
         self.status.showMessage(f"Permissions: {self.mode_box.currentText()}", 3000)
         self.mode_chosen.emit(mode)
 
     def _model_chosen(self, model: str) -> None:
         if model and model != self.workspace.settings.model.model:
-            self.workspace.set_model(model)
+            self.workspace.live.set_model(model)
             self.status.showMessage(f"Model: {model}", 3000)
 
     def settings_saved(self) -> None:

@@ -220,7 +220,7 @@ def test_a_change_the_rules_cover_does_not_ask_again(
 ) -> None:
     settings = browsing.settings.model_copy(deep=True)
     settings.permissions.rules["browser.left_click@127.0.0.1^change"] = Rule.ALLOW
-    browsing.apply_settings(settings)
+    browsing.live.apply(settings)
     person = shop(browsing, pages, (script(BUY_BECOMES_CONTINUE), Answer(allow=True)))
     _events, status = run_turn(browsing, person, model_server, BUY)
 
@@ -268,7 +268,7 @@ def test_a_page_that_moved_to_a_site_set_to_never_is_blocked(
 ) -> None:
     settings = browsing.settings.model_copy(deep=True)
     settings.permissions.rules["browser.left_click@localhost"] = Rule.NEVER
-    browsing.apply_settings(settings)
+    browsing.live.apply(settings)
     elsewhere = f"{pages.alt_origin}/shop.html"
 
     async def moves(page: Page, _turn: int) -> None:

@@ -110,7 +110,7 @@ def test_a_browsing_turn_asks_shows_and_sends_the_screenshot(
 def test_after_a_failed_browser_call_the_rest_are_skipped_and_the_chat_goes_on(
     browsing: Workspace, model_server: ScriptedModelServer, pages: PageServer
 ) -> None:
-    browsing.set_mode(Mode.AUTONOMOUS)
+    browsing.live.set_mode(Mode.AUTONOMOUS)
     model_server.enqueue(
         tool_reply(
             browser_use("navigate", url="https://not-allowed.example/"),
@@ -141,7 +141,7 @@ def test_after_a_failed_browser_call_the_rest_are_skipped_and_the_chat_goes_on(
 def test_stop_during_a_browser_wait_keeps_the_chat_usable(
     browsing: Workspace, model_server: ScriptedModelServer
 ) -> None:
-    browsing.set_mode(Mode.AUTONOMOUS)
+    browsing.live.set_mode(Mode.AUTONOMOUS)
     model_server.enqueue(
         tool_reply(browser_use("wait", duration=20), browser_use("screenshot")),
         text_reply("Here is where we are."),
@@ -183,7 +183,7 @@ def test_a_site_rule_for_navigate_is_checked_against_the_destination(
     settings.browser.allow_hosts = "127.0.0.1, localhost"
     settings.permissions.mode = Mode.AUTONOMOUS
     settings.permissions.rules = {"browser.navigate@localhost": Rule.NEVER}
-    browsing.apply_settings(settings)
+    browsing.live.apply(settings)
     elsewhere = f"{pages.alt_origin}/second.html"
     model_server.enqueue(
         tool_reply(browser_use("navigate", url=pages.url("form.html"))),

@@ -38,7 +38,7 @@ def hijacked(workspace: Workspace, home: Path) -> Workspace:
     a person at the window who would allow anything a sheet showed."""
     workspace.keys.set(KEY, "file")
     configure(workspace, {"files": {**mcp_servers.filesystem(home), "trusted": True}})
-    workspace.set_mode(Mode.AUTONOMOUS)
+    workspace.live.set_mode(Mode.AUTONOMOUS)
     return workspace
 
 
@@ -281,7 +281,7 @@ def test_relative_paths_are_read_from_the_folders_the_server_reports(
     work.mkdir(parents=True)
     (work / "d").symlink_to(workspace.paths.root)  # only from `work` does "d" lead there
     configure(workspace, {"files": {**mcp_servers.filesystem(work), "trusted": True}})
-    workspace.set_mode(Mode.AUTONOMOUS)
+    workspace.live.set_mode(Mode.AUTONOMOUS)
     shown = sheets_of(workspace)
 
     [finished] = attack(workspace, model_server, files("read_text_file", path="d/settings.json"))

@@ -224,7 +224,7 @@ def test_never_refuses_without_asking(
 ) -> None:
     notebook = NotebookTool(risk=Risk.READ)
     workspace.registry.add(notebook)
-    workspace.set_rule("notebook.write", Rule.NEVER)
+    workspace.live.set_rule("notebook.write", Rule.NEVER)
     person = Person()
     workspace.approvals.subscribe(person)
     model_server.enqueue(
@@ -242,7 +242,7 @@ def test_command_line_mode_applies_for_the_run_only(
     data_dir: Path, api_env: ScriptedModelServer
 ) -> None:
     ws = Workspace.open(data_dir, mode=Mode.AUTONOMOUS)
-    assert ws.mode is Mode.AUTONOMOUS and ws.settings.permissions.mode is Mode.CHANGES
+    assert ws.live.mode is Mode.AUTONOMOUS and ws.settings.permissions.mode is Mode.CHANGES
     ws.store.close()
     assert Workspace.open(data_dir).mode is Mode.CHANGES
 

@@ -33,7 +33,7 @@ def test_a_call_whose_input_is_not_an_object_is_an_error_the_model_reads(
 ) -> None:
     notebook = NotebookTool()
     workspace.registry.add(notebook)
-    workspace.set_mode(Mode.AUTONOMOUS)
+    workspace.live.set_mode(Mode.AUTONOMOUS)
     model_server.enqueue(
         tool_reply(
             ToolUse(name="notebook", input=bad_input),
@@ -99,7 +99,7 @@ def test_a_never_rule_refuses_before_any_preparation_runs(
 ) -> None:
     notebook = PreparingNotebook()
     workspace.registry.add(notebook)
-    workspace.set_rule("notebook.write", Rule.NEVER)
+    workspace.live.set_rule("notebook.write", Rule.NEVER)
     model_server.enqueue(
         tool_reply(ToolUse(name="notebook", input={"text": "x"})), text_reply("Blocked.")
     )
@@ -139,8 +139,8 @@ def test_a_schema_tool_is_offered_as_is_and_checks_its_input(
 ) -> None:
     thermostat = Thermostat()
     workspace.registry.add(thermostat)
-    workspace.set_mode(Mode.AUTONOMOUS)  # tools from outside are consequential: set a rule
-    workspace.set_rule("thermostat^consequential", Rule.ALLOW)
+    workspace.live.set_mode(Mode.AUTONOMOUS)  # tools from outside are consequential: set a rule
+    workspace.live.set_rule("thermostat^consequential", Rule.ALLOW)
     model_server.enqueue(
         tool_reply(
             ToolUse(name="thermostat", input={"celsius": 90}),

@@ -88,7 +88,7 @@ def test_a_refused_plan_never_reaches_the_person_and_claude_reads_why(
 def test_the_documentation_task_asks_once_with_a_plan_in_the_default_mode(
     planning: Workspace, model_server: ScriptedModelServer, sites: PlanSites
 ) -> None:
-    assert planning.mode is Mode.CHANGES
+    assert planning.live.mode is Mode.CHANGES
     replies = documentation_task(sites, with_plan=True)
     approver = asyncio.run(run_task(planning, sites, model_server, replies))
 

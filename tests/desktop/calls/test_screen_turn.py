@@ -181,7 +181,7 @@ def test_turning_the_screen_on_offers_it_without_a_restart(screen_workspace: Wor
     ws = screen_workspace
     settings = ws.settings.model_copy(deep=True)
     settings.screen.enabled = False
-    ws.apply_settings(settings)
+    ws.live.apply(settings)
 
     async def go() -> None:
         try:
@@ -189,7 +189,7 @@ def test_turning_the_screen_on_offers_it_without_a_restart(screen_workspace: Wor
             assert ws.toolbox.screen_source.api_tools() == []  # off: not offered
             on = ws.settings.model_copy(deep=True)
             on.screen.enabled = True
-            ws.apply_settings(on)
+            ws.live.apply(on)
             [entry] = ws.toolbox.screen_source.api_tools()
             assert "computer" in entry["type"]
         finally:

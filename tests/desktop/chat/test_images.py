@@ -66,7 +66,7 @@ def test_only_the_newest_screenshots_are_sent(
 ) -> None:
     settings = workspace.settings.model_copy(deep=True)
     settings.model.keep_images = 2
-    workspace.apply_settings(settings)
+    workspace.live.apply(settings)
     workspace.registry.add(
         NotebookTool(risk=Risk.READ, image=ToolImage(data=png(40, 30), width=40, height=30))
     )

@@ -121,7 +121,7 @@ def test_a_call_takes_the_pipeline_never_first_and_an_allowed_one_is_audited_as_
         )
         # As "Always allow" or "Never" saves it: this action, up to this call's risk.
         probe = asyncio.run(FunctionTools(workspace.registry).describe(use, 0))
-        workspace.set_rule(RuleScope.of(probe).key, rule)
+        workspace.live.set_rule(RuleScope.of(probe).key, rule)
         try:
             code = asyncio.run(apps_cli._call(args, workspace))
             [audit, *_] = workspace.store.audit()

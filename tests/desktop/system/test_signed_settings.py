@@ -60,8 +60,8 @@ def test_a_rule_added_by_another_process_is_not_honoured(
 
     assert notebook.lines == []  # it asked (no one was there), so nothing ran
     assert finished.outcome == "denied"
-    assert ws.settings.permissions.rules == {} and ws.mode is Mode.CHANGES
-    change = ws.outside_change
+    assert ws.settings.permissions.rules == {} and ws.live.mode is Mode.CHANGES
+    change = ws.live.outside_change
     assert change is not None
     assert change.differences == [
         "Mode: Ask for changes → Autonomous",
@@ -75,21 +75,21 @@ def test_kept_changes_are_in_force_and_discarded_ones_are_gone(
 ) -> None:
     edit_elsewhere(workspace.paths.settings, rules={"notebook.write": "allow"})
     ws = Workspace.open(data_dir)
-    change = ws.outside_change
+    change = ws.live.outside_change
     assert change is not None
-    ws.set_sidebar_visible(False)  # the window saves something else meanwhile
-    ws.keep_outside_change(change)
+    ws.live.set_sidebar_visible(False)  # the window saves something else meanwhile
+    ws.live.keep_outside(change)
     assert ws.settings.permissions.rules == {"notebook.write": Rule.ALLOW}
     assert not ws.settings.window.sidebar_visible
     again = Workspace.open(data_dir)
-    assert again.outside_change is None and again.settings.permissions.rules
+    assert again.live.outside_change is None and again.settings.permissions.rules
     ws.store.close()
     again.store.close()
 
     edit_elsewhere(workspace.paths.settings, mode="autonomous")
     ws = Workspace.open(data_dir)
-    assert ws.outside_change is not None
-    ws.discard_outside_change(ws.outside_change)
+    assert ws.live.outside_change is not None
+    ws.live.discard_outside(ws.live.outside_change)
     assert json.loads(ws.paths.settings.read_text())["permissions"]["mode"] == "changes"
     assert Workspace.open(data_dir).outside_change is None
     ws.store.close()
@@ -98,13 +98,13 @@ def test_kept_changes_are_in_force_and_discarded_ones_are_gone(
 def test_a_running_process_notices_a_change_when_it_reads_the_file_again(
     workspace: Workspace,
 ) -> None:
-    workspace.set_rule("notebook.write", Rule.ASK)
+    workspace.live.set_rule("notebook.write", Rule.ASK)
     edit_elsewhere(workspace.paths.settings, rules={"notebook.write": "allow"})
 
-    workspace.refresh_settings()  # what `deskhand mcp` does before each call
+    workspace.live.refresh()  # what `deskhand mcp` does before each call
 
     assert workspace.settings.permissions.rules == {"notebook.write": Rule.ASK}
-    assert workspace.outside_change is not None
+    assert workspace.live.outside_change is not None
 
 
 def test_a_forged_code_is_not_honoured(workspace: Workspace, data_dir: Path) -> None:
@@ -115,7 +115,7 @@ def test_a_forged_code_is_not_honoured(workspace: Workspace, data_dir: Path) -> 
 
     ws = Workspace.open(data_dir)
 
-    assert ws.mode is Mode.CHANGES and ws.outside_change is not None
+    assert ws.live.mode is Mode.CHANGES and ws.live.outside_change is not None
     ws.store.close()
 
 
@@ -126,14 +126,14 @@ def test_a_settings_file_from_before_signing_is_adopted_once(data_dir: Path) -> 
 
     ws = Workspace.open(data_dir)
 
-    assert ws.mode is Mode.AUTONOMOUS and ws.outside_change is None
+    assert ws.live.mode is Mode.AUTONOMOUS and ws.live.outside_change is None
     assert "signed" in json.loads((data_dir / "settings.json").read_text())
     assert (data_dir / "permissions.key").stat().st_mode & 0o777 == 0o600
     ws.store.close()
     # From now on an unsigned file is not Deskhand's.
     (data_dir / "settings.json").write_text(json.dumps(old))
     again = Workspace.open(data_dir)
-    assert again.mode is Mode.CHANGES and again.outside_change is not None
+    assert again.live.mode is Mode.CHANGES and again.live.outside_change is not None
     again.store.close()
 
 
@@ -143,7 +143,7 @@ def test_a_file_that_fails_to_parse_is_moved_aside_as_before(data_dir: Path) -> 
 
     ws = Workspace.open(data_dir)
 
-    assert ws.outside_change is None and ws.mode is Mode.CHANGES
+    assert ws.live.outside_change is None and ws.live.mode is Mode.CHANGES
     assert (data_dir / "settings.json.broken").exists()
     assert any("could not be read" in notice for notice in ws.notices)
     ws.store.close()
@@ -169,6 +169,6 @@ def test_a_longer_plan_written_elsewhere_waits_too(workspace: Workspace, data_di
     ws = Workspace.open(data_dir)
 
     assert ws.settings.permissions.plan_minutes == 60
-    assert ws.outside_change is not None
-    assert ws.outside_change.differences == ["Permissions → minutes a plan lasts: 60 → 1440"]
+    assert ws.live.outside_change is not None
+    assert ws.live.outside_change.differences == ["Permissions → minutes a plan lasts: 60 → 1440"]
     ws.store.close()

@@ -142,7 +142,7 @@ def test_the_overlay_lets_clicks_through_and_only_the_pill_takes_them(
 def test_own_windows_include_the_approval_sheet(
     qtbot, aloop, window: MainWindow, workspace: Workspace, model_server: ScriptedModelServer
 ) -> None:  # type: ignore[no-untyped-def]
-    workspace.set_mode(Mode.ASK)
+    workspace.live.set_mode(Mode.ASK)
     workspace.registry.add(NotebookTool(risk=Risk.CHANGE))
     model_server.enqueue(
         tool_reply(ToolUse(name="notebook", input={"text": "milk"})), text_reply("Noted.")
@@ -228,7 +228,7 @@ def test_the_visualizer_is_a_setting(qtbot, window: MainWindow, workspace: Works
     assert window.visualizer.visible()
     settings = workspace.settings.model_copy(deep=True)
     settings.screen.visualizer = False
-    workspace.apply_settings(settings)
+    workspace.live.apply(settings)
     assert not window.visualizer.visible()  # turned off: gone at once
     report(workspace, 1, ScreenEvent(kind="click", points=(Point(100, 100),)))
     assert not window.visualizer.visible()

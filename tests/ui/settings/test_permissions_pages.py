@@ -48,8 +48,8 @@ def test_rules_table_lists_each_action_and_saves_rules_and_mode(
 
 def test_cancel_keeps_rules_and_reset_clears_them(qtbot, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
     workspace.registry.add(NotebookTool())
-    workspace.set_rule("notebook.write", Rule.ALLOW)
-    workspace.set_rule("browser.navigate@example.com", Rule.NEVER)
+    workspace.live.set_rule("notebook.write", Rule.ALLOW)
+    workspace.live.set_rule("browser.navigate@example.com", Rule.NEVER)
     dialog = open_page(qtbot, workspace, "permissions")
     page = dialog.page("permissions")
     assert isinstance(page, PermissionsPage)
@@ -92,8 +92,8 @@ def test_the_browser_actions_are_listed_with_their_risks(qtbot, workspace: Works
 def test_each_rule_shows_its_scope_and_can_be_narrowed_or_removed(
     qtbot, workspace: Workspace
 ) -> None:  # type: ignore[no-untyped-def]
-    workspace.set_rule("browser.left_click@shop.example^change", Rule.ALLOW)
-    workspace.set_rule("browser.navigate@evil.example", Rule.NEVER)
+    workspace.live.set_rule("browser.left_click@shop.example^change", Rule.ALLOW)
+    workspace.live.set_rule("browser.navigate@evil.example", Rule.NEVER)
     dialog = open_page(qtbot, workspace, "permissions")
     page = dialog.page("permissions")
     assert isinstance(page, PermissionsPage)

@@ -90,7 +90,7 @@ def test_no_display_says_why_and_what_to_do(
 def test_turned_off_says_so(qtbot, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
     settings = workspace.settings.model_copy(deep=True)
     settings.screen.enabled = False
-    workspace.apply_settings(settings)
+    workspace.live.apply(settings)
     _dialog, page = open_page(qtbot, workspace)
     assert page.status.text().startswith("Off: Claude does not see or use the screen")
 

@@ -208,7 +208,7 @@ def test_model_list_comes_from_the_server_with_the_newest_sonnet_preselected(  #
 def test_a_chosen_model_stays_when_the_list_arrives(qtbot, aloop, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
     settings = workspace.settings.model_copy(deep=True)
     settings.model.model = "claude-haiku-4-5"
-    workspace.apply_settings(settings)
+    workspace.live.apply(settings)
     _, page = open_dialog(qtbot, workspace)
     wait_for_model_list(aloop, page)
     assert page.picker.combo.count() == 3

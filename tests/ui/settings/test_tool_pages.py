@@ -63,8 +63,8 @@ def test_apps_page_shows_mac_availability_and_automation_states(
 
 
 def test_presets_can_be_renamed_and_deleted(qtbot, workspace: Workspace) -> None:  # type: ignore[no-untyped-def]
-    workspace.save_preset({"name": "Coding", "items": [{"app": "Cursor", "monitor": "right"}]})
-    workspace.save_preset({"name": "Reading", "items": [{"app": "Safari", "monitor": "main"}]})
+    workspace.live.save_preset({"name": "Coding", "items": [{"app": "Cursor", "monitor": "right"}]})
+    workspace.live.save_preset({"name": "Reading", "items": [{"app": "Safari", "monitor": "main"}]})
     dialog = SettingsDialog(workspace, page="apps")
     qtbot.addWidget(dialog)
     dialog.open()

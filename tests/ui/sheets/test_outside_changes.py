@@ -78,13 +78,13 @@ def test_a_rule_written_by_another_process_waits_for_the_person(  # type: ignore
         "•  Mode: Ask for changes → Autonomous",
         "•  Rule “notebook.write”: Always allow (added)",
     ]
-    assert ws.mode is Mode.CHANGES and ws.settings.permissions.rules == {}  # not in force
+    assert ws.live.mode is Mode.CHANGES and ws.settings.permissions.rules == {}  # not in force
     assert sheet.no.isDefault()  # the safe answer
 
     qtbot.keyClick(sheet, Qt.Key.Key_Escape)
 
     settle(aloop, lambda: sheet_of(window) is None, "the sheet to close")
-    assert ws.outside_change is None and ws.mode is Mode.CHANGES
+    assert ws.live.outside_change is None and ws.live.mode is Mode.CHANGES
     assert json.loads(ws.paths.settings.read_text())["permissions"]["rules"] == {}
     [row] = [a for a in ws.store.audit() if a.tool == "deskhand"]
     assert (row.action, row.outcome, row.decided_by) == ("outside_change", "discarded", "person")

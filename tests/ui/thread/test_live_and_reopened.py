@@ -70,7 +70,7 @@ def test_a_reopened_chat_shows_what_was_shown_live(  # type: ignore[no-untyped-d
         risk=Risk.CHANGE, image=ToolImage(data=png(64, 48), width=64, height=48)
     )
     workspace.registry.add(notebook)
-    workspace.set_mode(Mode.CHANGES)
+    workspace.live.set_mode(Mode.CHANGES)
 
     # A turn of text, calls (one allowed, with its image, one denied, one unknown) and an answer.
     model_server.enqueue(

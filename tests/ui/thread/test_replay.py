@@ -55,7 +55,7 @@ def test_cards_read_the_same_live_and_after_a_restart(
     qtbot, window, workspace, model_server, aloop
 ) -> None:  # type: ignore[no-untyped-def]
     workspace.registry.add(NotebookTool(risk=Risk.CHANGE))
-    workspace.set_mode(Mode.CHANGES)
+    workspace.live.set_mode(Mode.CHANGES)
     model_server.enqueue(
         tool_reply(
             ToolUse(name="notebook", input={"text": "milk"}),

@@ -68,7 +68,7 @@ def test_the_model_picker_lists_the_servers_models_and_follows_settings(  # type
     # A model chosen in Settings shows in the picker.
     settings = workspace.settings.model_copy(deep=True)
     settings.model.model = "claude-opus-5-5"
-    workspace.apply_settings(settings)
+    workspace.live.apply(settings)
     assert picker.current_model() == "claude-opus-5-5"
 
 

@@ -53,7 +53,7 @@ def test_without_a_browser_a_banner_offers_the_download(
     workspace = Workspace.open(data_dir)
     settings = workspace.settings.model_copy(deep=True)
     settings.browser.executable_path = str(data_dir / "no-such-browser")
-    workspace.apply_settings(settings)
+    workspace.live.apply(settings)
     window = MainWindow(workspace)
     qtbot.addWidget(window)
     window.show()

@@ -27,7 +27,7 @@ def keyless(
     workspace = Workspace.open(data_dir)
     settings = workspace.settings.model_copy(deep=True)
     settings.model.max_retries = 0
-    workspace.apply_settings(settings)
+    workspace.live.apply(settings)
     yield workspace
     workspace.store.close()
 
@@ -53,7 +53,7 @@ def test_the_no_key_card_reads_as_fixed_once_a_key_is_saved(  # type: ignore[no-
     actions = window.thread.turn_actions
     assert actions is None or not actions.isVisible()
 
-    keyless.apply_settings(keyless.settings.model_copy(deep=True), api_key="sk-ant-new")
+    keyless.live.apply(keyless.settings.model_copy(deep=True), api_key="sk-ant-new")
     assert card.resolved
     assert card.title.text() == "✓ Fixed: No API key"
     assert "Your API key is saved" in card.detail.text()
@@ -71,7 +71,7 @@ def test_the_no_key_card_reads_as_fixed_once_a_key_is_saved(  # type: ignore[no-
 def test_a_refused_key_reads_as_fixed_only_when_a_new_key_is_saved(  # type: ignore[no-untyped-def]
     qtbot, aloop, keyless, model_server
 ):
-    keyless.apply_settings(keyless.settings.model_copy(deep=True), api_key="sk-ant-wrong")
+    keyless.live.apply(keyless.settings.model_copy(deep=True), api_key="sk-ant-wrong")
     window = open_window(qtbot, keyless)
     model_server.enqueue(HttpError(status=401, type="authentication_error"))
     type_and_send(qtbot, window, "Hello?")
@@ -81,9 +81,9 @@ def test_a_refused_key_reads_as_fixed_only_when_a_new_key_is_saved(  # type: ign
     # Saving settings without a new key fixes nothing.
     settings = keyless.settings.model_copy(deep=True)
     settings.model.system_prompt_extra = "Be brief."
-    keyless.apply_settings(settings)
+    keyless.live.apply(settings)
     assert not card.resolved
-    keyless.apply_settings(keyless.settings.model_copy(deep=True), api_key="sk-ant-right")
+    keyless.live.apply(keyless.settings.model_copy(deep=True), api_key="sk-ant-right")
     assert card.resolved and "new API key" in card.detail.text()
 
 

@@ -101,7 +101,7 @@ def test_the_focused_widget_shows_a_ring_in_both_schemes(qtbot, aloop, workspace
     for preference in ("light", "dark"):
         settings = workspace.settings.model_copy(deep=True)
         settings.appearance.theme = preference  # type: ignore[assignment]
-        workspace.apply_settings(settings)
+        workspace.live.apply(settings)
         ring = QColor(theme.current().focus).name()
         for widget, drawn in (
             (window.composer.editor, window.composer),  # the ring goes round the whole box

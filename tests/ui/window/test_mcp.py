@@ -138,7 +138,7 @@ def test_a_server_that_crashes_mid_call_gives_a_clear_card(  # type: ignore[no-u
     tmp_path,
 ) -> None:
     servers({"probe": mcp_servers.probe(tmp_path / "markers")})
-    workspace.set_rule(
+    workspace.live.set_rule(
         "mcp__probe.crash^consequential",
         __import__("desktop.system.permission_settings").system.permission_settings.Rule.ALLOW,
     )

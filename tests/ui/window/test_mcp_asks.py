@@ -39,7 +39,7 @@ def commands(workspace: Workspace, aloop) -> Iterator[UiServer]:  # type: ignore
     settings = workspace.settings.model_copy(deep=True)
     settings.browser.headless = True
     settings.browser.allow_hosts = "127.0.0.1"
-    workspace.apply_settings(settings)
+    workspace.live.apply(settings)
     server = UiServer(workspace)
     aloop.run_until_complete(server.start())
     yield server

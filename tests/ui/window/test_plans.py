@@ -105,7 +105,7 @@ def test_the_plan_sheet_approves_once_and_the_documentation_task_runs_unasked(
     qtbot, aloop, plan_window: MainWindow, model_server: ScriptedModelServer, sites: PlanSites
 ) -> None:  # type: ignore[no-untyped-def]
     window = plan_window
-    assert window.workspace.mode is Mode.CHANGES
+    assert window.workspace.live.mode is Mode.CHANGES
     assert not window.plan_chip.isVisible()
     model_server.enqueue(*documentation_task(sites, with_plan=True))
     type_and_send(qtbot, window, "Find list comprehensions in the Python docs")
@@ -151,7 +151,7 @@ def test_after_a_plan_whatever_leaves_its_sites_asks_and_nothing_reaches_the_oth
     qtbot, aloop, plan_window: MainWindow, model_server: ScriptedModelServer, sites: PlanSites
 ) -> None:  # type: ignore[no-untyped-def]
     window = plan_window
-    window.workspace.set_mode(Mode.AUTONOMOUS)  # outside the plan asks even here
+    window.workspace.live.set_mode(Mode.AUTONOMOUS)  # outside the plan asks even here
     steal = sites.elsewhere_url(f"collect?q={SECRET}")
     model_server.enqueue(
         tool_reply(plan_use([DOCS])),

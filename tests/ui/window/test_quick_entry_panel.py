@@ -61,7 +61,7 @@ def test_dropped_and_pasted_files_go_with_the_message_to_a_new_chat(
     tmp_path: Path,
 ) -> None:
     window, panel = quick.window, quick.panel
-    window.workspace.set_mode(Mode.AUTONOMOUS)
+    window.workspace.live.set_mode(Mode.AUTONOMOUS)
     quick.toggle()
     assert panel.isVisible() and panel.mode_label.text() == "Mode: Autonomous"
     image, pdf, _notes = make_files(tmp_path)
@@ -101,7 +101,7 @@ def test_enter_sends_to_the_latest_chat_when_set_and_esc_only_hides(
 
     settings = window.workspace.settings.model_copy(deep=True)
     settings.general.quick_entry_target = "latest"
-    window.workspace.apply_settings(settings)
+    window.workspace.live.apply(settings)
     quick.toggle()
     qtbot.keyClicks(panel.composer.editor, "two")
     qtbot.keyClick(panel.composer.editor, Qt.Key.Key_Escape)

@@ -66,7 +66,9 @@ def test_an_untrusted_servers_tools_ask_and_say_what_the_server_claims(
     workspace: Workspace, model_server: ScriptedModelServer
 ) -> None:
     source = configure(workspace, {"everything": mcp_servers.everything()})
-    workspace.set_mode(Mode.AUTONOMOUS)  # even here: consequential calls ask, and no one is here
+    workspace.live.set_mode(
+        Mode.AUTONOMOUS
+    )  # even here: consequential calls ask, and no one is here
     model_server.enqueue(
         tool_reply(ToolUse(name="mcp__everything__echo", input={"message": "hi"})),
         text_reply("It needs your approval."),
@@ -129,8 +131,8 @@ def test_a_rule_per_tool_lets_an_untrusted_tool_run(
     workspace: Workspace, model_server: ScriptedModelServer
 ) -> None:
     configure(workspace, {"everything": mcp_servers.everything()})
-    workspace.set_rule("mcp__everything.get-sum^consequential", Rule.ALLOW)
-    workspace.set_rule("mcp__everything.echo", Rule.NEVER)
+    workspace.live.set_rule("mcp__everything.get-sum^consequential", Rule.ALLOW)
+    workspace.live.set_rule("mcp__everything.echo", Rule.NEVER)
     model_server.enqueue(
         tool_reply(
             ToolUse(name="mcp__everything__get-sum", input={"a": 2, "b": 40}),
@@ -176,7 +178,7 @@ def test_another_model_behind_a_compatible_server_gets_every_tool_whole(
     configure(workspace, {"probe": mcp_servers.probe(tmp_path / "markers", tools=DEFER_OVER)})
     settings = workspace.settings.model_copy(deep=True)
     settings.model.model = "qwen3:8b"  # say, a local Ollama: no tool search there
-    workspace.apply_settings(settings)
+    workspace.live.apply(settings)
     model_server.enqueue(text_reply("Hello."))
 
     running(workspace, turn(workspace, "Hi"))
@@ -208,7 +210,7 @@ def test_a_lazy_server_starts_on_its_first_call(
 
     running(workspace, learn)
     configure(workspace, {"probe": mcp_servers.probe(markers, tools=1)}, deskhandLazyStart=True)
-    workspace.set_rule("mcp__probe.tool_1^consequential", Rule.ALLOW)
+    workspace.live.set_rule("mcp__probe.tool_1^consequential", Rule.ALLOW)
     model_server.enqueue(
         tool_reply(ToolUse(name="mcp__probe__tool_1", input={})), text_reply("Done.")
     )
