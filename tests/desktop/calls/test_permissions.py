@@ -244,7 +244,7 @@ def test_command_line_mode_applies_for_the_run_only(
     ws = Workspace.open(data_dir, mode=Mode.AUTONOMOUS)
     assert ws.live.mode is Mode.AUTONOMOUS and ws.settings.permissions.mode is Mode.CHANGES
     ws.store.close()
-    assert Workspace.open(data_dir).mode is Mode.CHANGES
+    assert Workspace.open(data_dir).live.mode is Mode.CHANGES
 
 
 def test_three_calls_in_one_reply_are_asked_in_order(

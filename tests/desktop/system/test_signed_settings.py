@@ -91,7 +91,7 @@ def test_kept_changes_are_in_force_and_discarded_ones_are_gone(
     assert ws.live.outside_change is not None
     ws.live.discard_outside(ws.live.outside_change)
     assert json.loads(ws.paths.settings.read_text())["permissions"]["mode"] == "changes"
-    assert Workspace.open(data_dir).outside_change is None
+    assert Workspace.open(data_dir).live.outside_change is None
     ws.store.close()
 
 

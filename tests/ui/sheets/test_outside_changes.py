@@ -107,7 +107,7 @@ def test_a_change_noticed_while_running_is_kept_with_ctrl_return(  # type: ignor
 
     settle(aloop, lambda: sheet_of(window) is None, "the sheet to close")
     assert workspace.settings.permissions.rules == {"notebook.write": Rule.ALLOW}
-    assert Workspace.open(workspace.paths.root).outside_change is None  # signed as kept
+    assert Workspace.open(workspace.paths.root).live.outside_change is None  # signed as kept
 
 
 def test_a_connector_added_by_another_process_starts_only_once_confirmed(  # type: ignore[no-untyped-def]
