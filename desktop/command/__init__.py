@@ -1,3 +1,3 @@
 """The command line beyond the window: `deskhand ui` (its socket, client and standalone runner),
-`deskhand apps`, the options every command shares and the JSON answers, error codes and exit
-codes of `--json` (schemas in `schemas/` at the top of the repository)."""
+`deskhand apps`, `deskhand doctor`, the options every command shares and the JSON answers, error
+codes and exit codes of `--json` (schemas in `schemas/` at the top of the repository)."""

@@ -1,1 +1,1 @@
-"""The model's stream: the API client and requests, read in a process of its own so the window stays free."""
+"""The model's stream: the API client, read in a process of its own so the window stays free, and its errors in words."""

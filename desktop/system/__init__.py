@@ -1,1 +1,3 @@
-"""The machine around the app: paths and own places, the key, settings (signed permissions), the store, notifications, the doctor, browser and Mac setup."""
+"""The machine around the app, at the bottom of `desktop/`: paths, the key, settings (signed
+permissions) and the settings in force, the store, notifications, launcher entry, browser and Mac
+setup, and `heavy` (what loads after the first paint). It imports nothing else of `desktop/`."""
