@@ -20,35 +20,15 @@ import sys
 import threading
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 # The parser is built on every start of `deskhand`; what the commands need (asyncio too) loads
 # when one runs: reading a dictionary needs the parser and the data dir's cache, never the tools
 # or the gate.
 if TYPE_CHECKING:
-    from desktop.calls.gate import Gate
-    from desktop.calls.toolbox import Toolbox
-    from desktop.system.paths import DataPaths
-    from desktop.system.store import Store
-    from tools.base import ToolRegistry
+    from desktop.command.running import Running
     from tools.mac.sdef.catalog import AppCatalog
     from tools.mac.sdef.model import Dictionary
-
-
-class CallParts(Protocol):
-    """What `apps call` needs of Deskhand: the composition root opens its workspace for it."""
-
-    paths: DataPaths
-    store: Store
-
-    @property
-    def registry(self) -> ToolRegistry: ...
-
-    @property
-    def gate(self) -> Gate: ...
-
-    @property
-    def toolbox(self) -> Toolbox: ...
 
 
 NEEDS_A_MAC = (
@@ -89,7 +69,7 @@ def add_parser(commands: Any) -> None:
     call.add_argument("--dry-run", action="store_true", help="show what would be sent")
 
 
-def run(args: argparse.Namespace, open_workspace: Callable[[Path | None], CallParts]) -> int:
+def run(args: argparse.Namespace, open_workspace: Callable[[Path | None], Running]) -> int:
     if args.apps_command == "dictionary":
         path = Path(args.app).expanduser()
         if path.suffix == ".sdef" and path.is_file():
@@ -228,7 +208,7 @@ def _refuse(args: argparse.Namespace, message: str, code: str) -> int:
     return answers.exit_code(code)
 
 
-async def _call(args: argparse.Namespace, workspace: CallParts) -> int:
+async def _call(args: argparse.Namespace, workspace: Running) -> int:
     from desktop.calls.contract import ToolUse
     from desktop.calls.gated import run_gated
     from desktop.calls.permissions import NO_APPROVER

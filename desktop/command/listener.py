@@ -25,7 +25,7 @@ import socket
 import struct
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from desktop.calls.permissions import NO_APPROVER, Answer, RuleScope
 from desktop.command.actions import UI_SESSION, run_action, why_unavailable
@@ -46,36 +46,15 @@ from desktop.command.protocol import (
     socket_path,
     write_private,
 )
+from desktop.command.running import Running
 from desktop.system.permission_settings import Rule
 
 if TYPE_CHECKING:
-    from desktop.calls.approvals import ApprovalQueue
-    from desktop.calls.gate import Gate
-    from desktop.calls.toolbox import Toolbox
-    from desktop.system.live_settings import LiveSettings
-    from desktop.system.paths import DataPaths
-    from desktop.system.settings import Settings
+    pass
 
 log = logging.getLogger(__name__)
 
 __all__ = ["UI_SESSION", "UiServer", "peer_uid"]
-
-
-class Served(Protocol):
-    """What the socket needs of the running app (the composition root hands in its workspace)."""
-
-    paths: DataPaths
-    live: LiveSettings
-    approvals: ApprovalQueue
-
-    @property
-    def settings(self) -> Settings: ...
-
-    @property
-    def toolbox(self) -> Toolbox: ...
-
-    @property
-    def gate(self) -> Gate: ...
 
 
 REQUEST_LIMIT = 10.0  # seconds a client has to send its request line
@@ -101,7 +80,7 @@ def peer_uid(sock: socket.socket) -> int | None:
 
 
 class UiServer:
-    def __init__(self, workspace: Served) -> None:
+    def __init__(self, workspace: Running) -> None:
         self.workspace = workspace
         self._server: asyncio.Server | None = None
         self._socket: Path | None = None

@@ -34,7 +34,7 @@ import logging
 import sys
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import mcp_types
 from mcp.server.context import ServerRequestContext
@@ -58,36 +58,15 @@ from desktop.calls.permissions import (
 )
 from desktop.chat import images
 from desktop.command.protocol import read_info
+from desktop.command.running import Running
 from desktop.mcp.offer import Missing, Offered, missing, offered_tools, why_missing
 from desktop.mcp.window_ask import WINDOW_GONE, WindowAsk, could_not_ask
 from tools.base import BAD_INPUT, UNKNOWN_TOOL, InvalidInput, ToolImage
 
 if TYPE_CHECKING:
-    from desktop.calls.toolbox import Toolbox
-    from desktop.system.keystore import KeyStore
-    from desktop.system.live_settings import LiveSettings
-    from desktop.system.paths import DataPaths
-    from desktop.system.settings import Settings
-    from desktop.system.store import Store
+    pass
 
 log = logging.getLogger(__name__)
-
-
-class Served(Protocol):
-    """What the server needs of Deskhand (the composition root hands in its workspace)."""
-
-    paths: DataPaths
-    live: LiveSettings
-    store: Store
-    keys: KeyStore
-
-    @property
-    def settings(self) -> Settings: ...
-
-    @property
-    def toolbox(self) -> Toolbox: ...
-
-    async def close(self) -> None: ...
 
 
 SESSION = 0  # the chat id of calls that came over MCP (audit rows, the browser's tabs)
@@ -199,7 +178,7 @@ def instructions(left_out: list[Missing]) -> str:
     return "\n".join([INSTRUCTIONS, LEFT_OUT, *(f"- {entry.why}" for entry in left_out)])
 
 
-class ServedCalls:
+class RunningCalls:
     """Runs the calls MCP clients make, each through its source and the gate.
 
     `left_out()` says what is not offered here now, and why; `limit` bounds each call
@@ -207,7 +186,7 @@ class ServedCalls:
 
     def __init__(
         self,
-        workspace: Served,
+        workspace: Running,
         tools: dict[str, Offered],
         left_out: Callable[[], list[Missing]] = list,
         limit: float | None = None,
@@ -448,7 +427,7 @@ async def mcp_result(result: CallResult) -> mcp_types.CallToolResult:
     return mcp_types.CallToolResult(content=content, is_error=result.is_error)
 
 
-def build_server(calls: ServedCalls) -> Server[Any]:
+def build_server(calls: RunningCalls) -> Server[Any]:
     async def list_tools(
         ctx: Context, params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListToolsResult:
@@ -469,7 +448,7 @@ def build_server(calls: ServedCalls) -> Server[Any]:
     )
 
 
-async def serve(workspace: Served, limit: float | None = None) -> None:
+async def serve(workspace: Running, limit: float | None = None) -> None:
     """Serve over this process's stdin/stdout until the client closes them; each call has at
     most `limit` seconds (none by default)."""
     from tools.mac.macos import macos_status
@@ -483,7 +462,7 @@ async def serve(workspace: Served, limit: float | None = None) -> None:
         return missing(workspace.settings, toolbox.screen, macos_status())
 
     await workspace.keys.aget()  # known from now on: no result sent to a client carries it
-    calls = ServedCalls(workspace, offered_tools(sources), left_out, limit)
+    calls = RunningCalls(workspace, offered_tools(sources), left_out, limit)
     calls.warn_outside()
     server = build_server(calls)
     try:
