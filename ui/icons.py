@@ -83,18 +83,16 @@ def pixmap(name: str, colour: str, size: int = 16, ratio: float = 1.0) -> QPixma
     return image
 
 
-FAMILY_ICONS = {
+# By the name of the source a call comes from (desktop.calls.contract.CallSource).
+SOURCE_ICONS = {
     "browser": "globe",
-    "screen": "monitor",
     "computer": "monitor",
     "macos": "app",
     "apps": "app",
     "tabs": "app",
-    "mcp": "plug",
 }
 
 
-def for_label(label: str) -> str:
-    """The icon of a call by its label's family ("Browser: navigate" → the globe)."""
-    family = label.partition(":")[0].strip().lower() if ":" in label else ""
-    return FAMILY_ICONS.get(family, "tool")
+def for_source(source: str) -> str:
+    """The icon of a call by its source's name ("browser" → the globe)."""
+    return SOURCE_ICONS.get(source, "tool")

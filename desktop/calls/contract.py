@@ -165,6 +165,10 @@ class ToolSource(ABC):
         """The card's label ("Browser: left click"), even when the input is unusable."""
 
     @abstractmethod
+    def call_source(self, use: ToolUse) -> CallSource:
+        """Where the call comes from, as its card carries it (the label's words aside)."""
+
+    @abstractmethod
     async def describe(self, use: ToolUse, session_id: int) -> ToolCall:
         """The call as the card, the gate and the person see it, before it runs: the one
         description it gets (it may read what the call acts on, never change it). Raises
@@ -206,10 +210,24 @@ def tool_label(title: str, action: str) -> str:
     return f"{title}: {action.replace('_', ' ')}"
 
 
+class CallSource(Data):
+    """Where a call comes from. The window picks a card's icon (and offers the browser's Take
+    over) by `name`, and lists `title` for a run of calls, so it never reads the label for it."""
+
+    # What answers the call, by a name that does not change: a toolset's ("browser",
+    # "computer"), a function tool's ("macos", "tabs"), or "mcp" for any MCP server's tool;
+    # "" when nothing knows the tool.
+    name: str = ""
+    title: str = ""  # the cards' words for it: "Browser", "macOS", "Mac apps", an MCP server
+
+
 class CallCard(Data):
     """What a tool card shows, stored beside the tool_result so a reopened chat shows the same."""
 
     label: str
+    # Where the call comes from (`CallSource`); empty on cards stored before it was kept.
+    source: str = ""
+    source_title: str = ""
     summary: str = ""
     outcome: Outcome = "ok"
     result: str = ""

@@ -85,6 +85,10 @@ class ToolStarted(SessionEvent):
     tool_use_id: str
     name: str
     label: str  # "Browser: navigate"
+    # Where the call comes from (desktop.calls.contract.CallSource): the window picks the
+    # card's icon and the browser's Take over by `source`, and a run lists `source_title`.
+    source: str  # "browser", "computer", "macos", "mcp"; "" when nothing knows the tool
+    source_title: str  # "Browser", "macOS", "Mac apps", an MCP server's name
     summary: str = ""  # "Open https://example.com"
     input: dict[str, object] = Field(default_factory=dict)
 

@@ -7,8 +7,8 @@ For each `tool_use` of a reply, in order, it
 - saves images (the original on disk, a bounded copy for the model),
 - maps how a call ended (ok, error, denied, blocked, stopped) and answers calls that never
   ran, echoing `toolset_name` on every result a toolset call gets,
-- stores the card (label, summary, outcome) beside the `tool_result`, so a reopened chat
-  shows exactly what the live one did.
+- stores the card (label, where the call comes from, summary, outcome) beside the
+  `tool_result`, so a reopened chat shows exactly what the live one did.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from desktop.calls.contract import (
     STOPPED_TOOL,
     CallCard,
     CallResult,
+    CallSource,
     Outcome,
     ToolSource,
     ToolUse,
@@ -80,7 +81,7 @@ class ToolCalls:
         before): its label, and its input in one line."""
         source = self.source_for(use)
         label = source.label(use) if source is not None else use.name or "tool"
-        return CallCard(label=label, summary=input_line(use.arguments))
+        return _card(use, source, label, input_line(use.arguments))
 
     async def run_all(self, session_id: int, blocks: list[dict[str, Any]], emit: Emit) -> None:
         """Answer every tool_use of one reply in order, and commit the answers as one message.
@@ -122,6 +123,8 @@ class ToolCalls:
                 tool_use_id=use.id,
                 name=use.name,
                 label=card.label,
+                source=card.source,
+                source_title=card.source_title,
                 summary=card.summary,
                 input=use.arguments,
             )
@@ -138,12 +141,12 @@ class ToolCalls:
     ) -> dict[str, Any]:
         described = await self._describe(session_id, use, source)
         if isinstance(described, CallResult):  # nothing to run
-            card = self.card_for(use) if source is None else CallCard(label=source.label(use))
+            card = self.card_for(use) if source is None else _card(use, source, source.label(use))
             cards[use.id] = self._start(session_id, use, card, emit)
             return self._finish(session_id, use, card, described, None, [], emit)
         assert source is not None
         call = described
-        card = CallCard(label=call.label or source.label(use), summary=call.summary)
+        card = _card(use, source, call.label or source.label(use), call.summary)
         cards[use.id] = self._start(session_id, use, card, emit)
         settled = await run_gated(
             use,
@@ -236,6 +239,12 @@ class ToolCalls:
             result.content[index] = block
             stored.append(block)
         return stored
+
+
+def _card(use: ToolUse, source: ToolSource | None, label: str, summary: str = "") -> CallCard:
+    """A card that says where the call comes from; a call nothing knows is named as labelled."""
+    where = source.call_source(use) if source is not None else CallSource(title=label)
+    return CallCard(label=label, summary=summary, source=where.name, source_title=where.title)
 
 
 def _outcome(result: CallResult, decision: Decision | None) -> Outcome:

@@ -6,10 +6,12 @@ starts and finishes in turn; a failed turn ends on its error card, a stopped one
 "Stopped" (both kept in the store's `turn_ends`, after the message that was newest then).
 Replay emits the same. What only a running turn shows (the thinking line, progress lines)
 leaves nothing to replay. Each tool card comes from what was stored beside its
-`tool_result` (label, summary, outcome); calls stored before cards were kept are described
-again by their source, the same way a live call is. A sent message is shown live through
-`prompt_event` too, so its attachments look the same live and reopened. Versions that Edit
-or Regenerate replaced come back folded above the message that replaced them.
+`tool_result` (label, where the call comes from, summary, outcome); calls stored before cards
+were kept are described again by their source, the same way a live call is, and cards kept
+before they said where a call comes from get it here, so the window never reads a label.
+A sent message is shown live through `prompt_event` too, so its attachments look the same
+live and reopened. Versions that Edit or Regenerate replaced come back folded above the
+message that replaced them.
 """
 
 from __future__ import annotations
@@ -199,14 +201,27 @@ def _start(
 ) -> ToolStarted:
     stored = cards.get(use.id)
     card = CallCard.model_validate(stored) if stored else card_for(use)
+    if stored and not card.source_title:
+        card = _with_source(card, use, card_for(use))
     return ToolStarted(
         session_id=sid,
         tool_use_id=use.id,
         name=use.name,
         label=card.label,
+        source=card.source,
+        source_title=card.source_title,
         summary=card.summary,
         input=use.arguments,
     )
+
+
+def _with_source(card: CallCard, use: ToolUse, now: CallCard) -> CallCard:
+    """A card stored before cards said where their call comes from, as it looked then: the
+    source that answers the call now (or the stored tool's own name when none does, as a
+    Mac's tools on Linux), and the title its label began with."""
+    title = card.label.partition(":")[0] if card.label else now.source_title
+    source = now.source or use.toolset_name or use.name
+    return card.model_copy(update={"source": source, "source_title": title})
 
 
 def _assistant_events(message: StoredMessage) -> list[AgentEvent]:

@@ -25,8 +25,8 @@ from ui.boxes import STRETCH, boxed
 from ui.thread.attachment_views import AttachmentStrip
 from ui.thread.labels import StableHints, WrappingLabel
 from ui.thread.markdown.view import MarkdownView
+from ui.thread.message_edit import MessageEdit
 from ui.thread.text_selection import SelectionScope
-from ui.window.composer import MessageEdit
 
 STOPPED = "Stopped"
 INTERRUPTED = "Interrupted: this reply did not finish"

@@ -232,12 +232,23 @@ class ToolCard(_Expandable):
     # The person lets a refused host through: (host, always); in this chat when not always.
     allow_requested = Signal(str, bool)
 
-    def __init__(self, label: str, detail: str = "", parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        label: str,
+        detail: str = "",
+        parent: QWidget | None = None,
+        *,
+        source: str = "",
+        source_title: str = "",
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("toolCard")
         self.label = label
         self.summary = detail
-        line = _Line(label, icons.for_label(label))
+        # Where the call comes from, as its event said (a call nothing names goes by its label).
+        self.source = source
+        self.source_title = source_title or label
+        line = _Line(label, icons.for_source(source))
         self.title = line.title
         self.detail = line.detail
         from desktop.calls.card_text import card_target
@@ -409,7 +420,7 @@ class ToolRun(_Expandable):
         self.title.setText(f"{len(cards)} steps")
         latest = cards[-1] if cards else None
         self.detail.setText(
-            ", ".join(dict.fromkeys(card.label.partition(":")[0] for card in cards))
+            ", ".join(dict.fromkeys(card.source_title for card in cards))
             if latest is None or latest.finished
             else f"{latest.label} {latest.detail.text()}".strip()
         )

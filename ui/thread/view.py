@@ -17,7 +17,7 @@ import shiboken6
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QLabel, QWidget
 
-from desktop.calls.sources.browser.hand import BROWSER_TITLE
+from desktop.calls.sources.browser.hand import BROWSER
 from desktop.chat.events import (
     AgentEvent,
     EarlierVersions,
@@ -316,11 +316,16 @@ class ThreadView(ThreadColumn):
         elif isinstance(event, EarlierVersions):
             self._add_versions(event)
         elif isinstance(event, ToolStarted):
-            started = ToolCard(event.label or event.name, event.summary)
+            started = ToolCard(
+                event.label or event.name,
+                event.summary,
+                source=event.source,
+                source_title=event.source_title,
+            )
             started.allow_requested.connect(self.allow_host_requested)
             self._tool_cards[event.tool_use_id] = started
             self._add_tool_card(started)
-            if event.label.partition(":")[0] == BROWSER_TITLE:
+            if event.source == BROWSER:
                 self._offer_browser_hand(started)
         elif isinstance(event, ToolFinished):
             self._finish_tool_card(event)

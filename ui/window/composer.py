@@ -16,12 +16,11 @@ from typing import Any, Protocol
 
 import shiboken6
 from PySide6.QtCore import QBuffer, QIODevice, QMimeData, Qt, Signal
-from PySide6.QtGui import QImage, QImageWriter, QKeyEvent, QResizeEvent
+from PySide6.QtGui import QImage, QImageWriter, QResizeEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
     QHBoxLayout,
-    QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QToolButton,
@@ -32,6 +31,7 @@ from PySide6.QtWidgets import (
 from desktop.chat.attachments import Attachment, AttachmentError
 from ui.theme import FocusRing
 from ui.thread.attachment_views import PendingChip
+from ui.thread.message_edit import MessageEdit, local_files
 
 MAX_VISIBLE_LINES = 8
 PLACEHOLDER = "Message Claude…  (Enter to send, Shift+Enter for a new line)"
@@ -52,13 +52,6 @@ class Attacher(Protocol):
     def discard_attachment(self, attachment: Attachment) -> None: ...
 
 
-def local_files(data: QMimeData) -> list[Path]:
-    """The local files a drag or a paste carries."""
-    if not data.hasUrls():
-        return []
-    return [Path(url.toLocalFile()) for url in data.urls() if url.isLocalFile()]
-
-
 def takes_drop(data: QMimeData) -> bool:
     """Whether a drag carries what can be attached: local files, or an image."""
     return bool(local_files(data)) or data.hasImage()
@@ -69,50 +62,6 @@ def png_bytes(image: QImage) -> bytes:
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     QImageWriter(buffer, b"png").write(image)
     return bytes(buffer.data().data())
-
-
-class MessageEdit(QPlainTextEdit):
-    """A plain-text editor whose Enter submits instead of breaking the line.
-
-    Pasted or dropped files and images are reported (`files_pasted`, `image_pasted`),
-    not inserted as text.
-    """
-
-    submit = Signal()
-    stop = Signal()
-    files_pasted = Signal(list)
-    image_pasted = Signal(QImage)
-    takes_files = False  # the composer's editor does; an edit in the thread does not
-
-    def canInsertFromMimeData(self, source: QMimeData) -> bool:
-        if self.takes_files and (local_files(source) or source.hasImage()):
-            return True
-        return super().canInsertFromMimeData(source)
-
-    def insertFromMimeData(self, source: QMimeData) -> None:
-        if self.takes_files and (files := local_files(source)):
-            self.files_pasted.emit(files)
-        elif self.takes_files and source.hasImage():
-            image = source.imageData()
-            if isinstance(image, QImage) and not image.isNull():
-                self.image_pasted.emit(image)
-        else:
-            super().insertFromMimeData(source)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        key = event.key()
-        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
-                self.insertPlainText("\n")
-            else:
-                self.submit.emit()
-            event.accept()
-            return
-        if key == Qt.Key.Key_Escape:
-            self.stop.emit()
-            event.accept()
-            return
-        super().keyPressEvent(event)
 
 
 class Composer(QFrame):

@@ -30,8 +30,9 @@ from desktop.system.settings import Settings
 from desktop.workspace import Workspace
 from ui import theme
 from ui.thread import attachment_views
+from ui.thread.message_edit import local_files
 from ui.window import composer
-from ui.window.composer import Composer, local_files
+from ui.window.composer import Composer
 
 if TYPE_CHECKING:
     from ui.window.main_window import MainWindow

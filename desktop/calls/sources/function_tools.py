@@ -16,6 +16,7 @@ from desktop.calls.contract import (
     ActionGroup,
     CallContext,
     CallResult,
+    CallSource,
     ToolSource,
     ToolUse,
     tool_label,
@@ -51,6 +52,12 @@ class FunctionTools(ToolSource):
             return use.name
         action = use.arguments.get("action")
         return tool_label(tool.title, action if isinstance(action, str) else tool.name)
+
+    def call_source(self, use: ToolUse) -> CallSource:
+        tool = self.registry.get(use.name)
+        if tool is None:  # as its label: the name the model used
+            return CallSource(title=use.name)
+        return CallSource(name=tool.name, title=tool.title)
 
     async def describe(self, use: ToolUse, session_id: int) -> ToolCall:
         tool = self._tool(use)

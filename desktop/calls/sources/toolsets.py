@@ -26,6 +26,7 @@ from desktop.calls.contract import (
     ActionGroup,
     CallContext,
     CallResult,
+    CallSource,
     ToolSource,
     ToolUse,
     input_line,
@@ -104,6 +105,9 @@ class ToolsetSource(ToolSource):
 
     def label(self, use: ToolUse) -> str:
         return tool_label(self.title, use.name)
+
+    def call_source(self, use: ToolUse) -> CallSource:
+        return CallSource(name=self.name, title=self.title)
 
     async def describe(self, use: ToolUse, session_id: int) -> ToolCall:
         call = ToolCall(

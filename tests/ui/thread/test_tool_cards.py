@@ -29,8 +29,23 @@ from ui.thread.view import ThreadView
 SID = 1
 
 
-def started(call: str, label: str, summary: str = "") -> ToolStarted:
-    return ToolStarted(session_id=SID, tool_use_id=call, name="x", label=label, summary=summary)
+def started(
+    call: str, label: str, summary: str = "", source: str = "browser", title: str = "Browser"
+) -> ToolStarted:
+    return ToolStarted(
+        session_id=SID,
+        tool_use_id=call,
+        name="x",
+        label=label,
+        source=source,
+        source_title=title,
+        summary=summary,
+    )
+
+
+def noted(call: str, text: str) -> ToolStarted:
+    """A call of the tests' notebook tool."""
+    return started(call, "Notebook: write", f"Notebook: write {text}", "notebook", "Notebook")
 
 
 def finished(call: str, outcome: str = "ok", text: str = "Done.", images=()) -> ToolFinished:  # type: ignore[no-untyped-def]
@@ -109,12 +124,12 @@ def test_consecutive_calls_fold_into_one_run_that_opens(qtbot, thread) -> None: 
             started("b", "Browser: left click", "Click element ref_3 on example.com"),
             committed(2),
             finished("b", "denied", DENIED_BY_PERSON),
-            started("c", "Notebook: write", "Notebook: write 'milk'"),
+            noted("c", "'milk'"),
             committed(3),
             finished("c"),
             TextDelta(session_id=SID, text="All done."),
             committed(4),
-            started("d", "Notebook: write", "Notebook: write 'eggs'"),
+            noted("d", "'eggs'"),
         ],
     )
     thread.flush()
@@ -137,6 +152,27 @@ def test_consecutive_calls_fold_into_one_run_that_opens(qtbot, thread) -> None: 
     assert run.cards()[1].detail.text() == "Click an element on example.com"
     assert run.cards()[2].detail.text() == "'milk'"
     assert "ref_" not in seen.text(thread)
+
+
+def test_a_card_goes_by_where_its_call_comes_from_never_by_its_label(qtbot, thread) -> None:  # type: ignore[no-untyped-def]
+    # An MCP server that calls itself "Browser": its label reads like a browser call.
+    show(
+        thread, [started("a", "Browser: navigate", "Open a page", "mcp", "Browser"), finished("a")]
+    )
+    [impostor] = thread.findChildren(ToolCard)
+    assert impostor.line.icon_name == "tool"
+    assert not impostor.line.hand.isVisible()  # it is not the browser the person can take over
+
+    # The browser's own calls, one labelled without a colon, then a Mac call labelled with one
+    # that names something else: the run lists where they come from, not the labels' heads.
+    show(thread, [TextDelta(session_id=SID, text="Now the browser."), committed(1)])
+    show(thread, [started("b", "navigate", "Open https://example.com"), finished("b")])
+    [lone] = [item for item in thread.items() if isinstance(item, ToolCard)][-1:]
+    assert lone.line.icon_name == "globe" and lone.line.hand.isVisible()
+    show(thread, [started("c", "Safari: tabs", "", "macos", "macOS"), finished("c")])
+    [run] = thread.findChildren(ToolRun)
+    assert [card.line.icon_name for card in run.cards()] == ["globe", "app"]
+    assert run.detail.text() == "Browser, macOS"
 
 
 @pytest.mark.parametrize(

@@ -21,9 +21,6 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
-COPY_SCHEME = "copy"
-SAFE_LINK_SCHEMES = ("http", "https", "mailto")
-
 # Qt's rich text understands a subset of CSS; these rules stay within it.
 _CSS = """
 p {{ margin: 0px; }}

@@ -17,7 +17,7 @@ from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
-from ui.thread.markdown.blocks import COPY_SCHEME, SAFE_LINK_SCHEMES
+from ui.thread.markdown.links import COPY_SCHEME, SAFE_LINK_SCHEMES
 
 
 def code_text(token: Token) -> str:

@@ -27,14 +27,13 @@ from ui.boxes import STRETCH, boxed
 from ui.thread import highlight
 from ui.thread.labels import DEFAULT_POINT_SIZE, StableHints, reserve_space_while_hidden
 from ui.thread.markdown.blocks import (
-    COPY_SCHEME,
     CSS_COLOURS,
-    SAFE_LINK_SCHEMES,
     Block,
     SettledSplitter,
     render_blocks,
     style_for,
 )
+from ui.thread.markdown.links import COPY_SCHEME, SAFE_LINK_SCHEMES
 from ui.thread.rich_text import RichTextView
 
 BLOCK_SPACING = 10

@@ -16,8 +16,9 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-__all__ = ["BROWSER_TITLE", "BrowserHand", "handed_back_note"]
+__all__ = ["BROWSER", "BROWSER_TITLE", "BrowserHand", "handed_back_note"]
 
+BROWSER = "browser"  # the browser source's name: its calls' toolset, and their cards' source
 BROWSER_TITLE = "Browser"  # the cards' label prefix of browser calls ("Browser: navigate")
 
 log = logging.getLogger(__name__)

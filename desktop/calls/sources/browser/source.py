@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desktop.calls.sources.browser.hand import BROWSER_TITLE, BrowserHand
+from desktop.calls.sources.browser.hand import BROWSER, BROWSER_TITLE, BrowserHand
 from desktop.calls.sources.toolsets import Confirm, ToolsetSource
 from desktop.system.playwright_env import is_frozen
 from desktop.system.settings import BrowserSettings
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from tools.browser.pool import BrowserPool
     from tools.toolset_driver import ToolsetDriver
 
-NAME = "browser"
 TITLE = BROWSER_TITLE
 # The API's wording for the calls of a reply skipped after a browser call failed.
 # Members off unless the person turns them on in Settings → Browser (the SDK's configs).
@@ -124,7 +123,7 @@ async def to_front(pool: BrowserPool, session_id: int) -> None:
 class BrowserSource(ToolsetSource):
     """The browser toolset, one per chat, over the app's one browser (`BrowserPool`)."""
 
-    name = NAME
+    name = BROWSER
     title = TITLE
     not_executed = NOT_EXECUTED
 

@@ -28,6 +28,7 @@ from desktop.calls.contract import (
     ActionGroup,
     CallContext,
     CallResult,
+    CallSource,
     ToolSource,
     ToolUse,
     input_line,
@@ -411,6 +412,10 @@ class McpSource(ToolSource):
     def label(self, use: ToolUse) -> str:
         found = self._offered().get(use.name)
         return f"{found[0]}: {found[1].name}" if found else use.name
+
+    def call_source(self, use: ToolUse) -> CallSource:
+        found = self._offered().get(use.name)  # as its label: the server, or the name used
+        return CallSource(name=self.name, title=found[0] if found else use.name)
 
     async def describe(self, use: ToolUse, session_id: int) -> ToolCall:
         import jsonschema  # loaded with the first MCP call, not at start
