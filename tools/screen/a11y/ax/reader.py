@@ -2,8 +2,8 @@
 `screen` tool and the screen gate. Imported only on a Mac (`backend.py` picks it).
 
 Kept to the calls themselves: `AXUIElementCopyMultipleAttributeValues` reads an element's
-attributes (`ax_tables.ATTRIBUTES`) into the plain dict `ax_read` turns into a `Node`, and walks
-a window with the same limits as AT-SPI; `AXValue` is asked only where `ax_tables.reads_value`
+attributes (`tables.ATTRIBUTES`) into the plain dict `read.py` turns into a `Node`, and walks
+a window with the same limits as AT-SPI; `AXValue` is asked only where `tables.reads_value`
 allows, never for a secure text field. Acting is the element's own: `AXPress` to click,
 setting `AXValue` for `set_value` (refused for a secure field), `AXScrollToVisible` to scroll.
 The gate's questions are `AXUIElementCopyElementAtPosition` and `AXFocusedUIElement`.
