@@ -102,7 +102,6 @@ class Decision(Data):
     plan: str = ""
 
 
-RISK_ORDER = (Risk.READ, Risk.CHANGE, Risk.CONSEQUENTIAL)
 # What an Always-allow rule saved without a risk cap covers: changes, never more.
 DEFAULT_CAP = Risk.CHANGE
 
@@ -157,7 +156,7 @@ class RuleScope(Data, frozen=True):
         )
 
     def covers(self, risk: Risk) -> bool:
-        return RISK_ORDER.index(risk) <= RISK_ORDER.index(self.cap)
+        return not risk.above(self.cap)
 
     @property
     def specificity(self) -> tuple[bool, bool]:
