@@ -89,7 +89,7 @@ def _check(error: int) -> bool:
 
 
 def _plain(value: Any) -> Any:
-    """An attribute's value as `ax_read` takes it: str, bool, number, (x, y), (width, height),
+    """An attribute's value as `read.py` takes it: str, bool, number, (x, y), (width, height),
     a list, an element handle; None for what it does not use (errors, attributed text…)."""
     if value is None or isinstance(value, bool | int | float | str):
         return value
