@@ -478,8 +478,8 @@ async def main() -> None:
         described: list[PlaywrightBrowser] = []
 
         async def confirm(context: BetaConfirmContext) -> bool:
-            # What the app's gate does before every call: describe it on the live page.
-            await described[0].describe(context)
+            # What the app's gate does before every call: judge it on the live page.
+            await described[0].judge(context)
             return True
 
         pool = BrowserPool(

@@ -3,10 +3,11 @@
 Both implement the members of an SDK toolset and leave validation, policies, `confirm` and
 rendering to the SDK. Around that, each does the same few things, written once here:
 
-- `ToolsetDriver.judge(tool_use)`: the call as the gate will see it (risk, reason, summary,
+- `ToolsetDriver.judge(context)`: the call as the gate will see it (risk, reason, summary,
   the page it acts on), judged from what it will really affect, before it runs. The app
-  describes each call once, with this, and shows that one description on the card and the
-  approval sheet; `confirm` then only asks the gate about it.
+  judges each call once, on the confirm context the SDK would build for it (`context_of`),
+  and shows that one judgement on the card and the approval sheet; `confirm` then only asks
+  the gate about it.
 - `ToolsetDriver.run(tool_use, progress=...)`: the finished `tool_result` block, and whether the
   call was refused, nothing done, because what it acts on changed after it was described
   (`ToolsetRun.changed`: the app then describes it again and asks again).
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from tools.data import Data
+from tools.risk import Risk
 
 if TYPE_CHECKING:
     from anthropic.tools import ToolError
@@ -130,7 +132,7 @@ def base64_image(
 class Judged(Data):
     """One call as the gate and the person see it, from what it will really affect."""
 
-    risk: str
+    risk: Risk
     reason: str
     summary: str
     page: str | None = None  # the page it acts on (the browser's), for where it lands
@@ -185,17 +187,14 @@ class ToolsetDriver:
     title = ""  # the progress lines' prefix ("Browser")
     progress: Progress | None = None  # progress lines outside any `progress_scope`
 
-    async def describe(self, context: Any) -> tuple[str, str, str]:
-        """(risk, reason, summary) of the call `confirm` is asked about."""
-        judged = await self.judged(context)
-        return judged.risk, judged.reason, judged.summary
-
-    async def judged(self, context: Any) -> Judged:
-        """The call in a confirm context, judged from what it will affect (the driver's own)."""
+    async def judge(self, context: Any) -> Judged:
+        """The call in a confirm context (`confirm_context`) as the gate will see it, judged from
+        what it will really affect, before it runs (each driver judges its own)."""
         raise NotImplementedError
 
-    async def judge(self, tool_use: BetaToolUseBlock) -> Judged | None:
-        """The call as the gate will see it, before it runs; None when its input does not parse
+    def context_of(self, tool_use: BetaToolUseBlock) -> Any:
+        """The confirm context the SDK builds for `tool_use` before it asks `confirm`, built
+        ahead so the call can be judged before it runs; None when its input does not parse
         (the SDK then refuses it, with what to fix, before anyone is asked)."""
         import pydantic
 
@@ -206,10 +205,10 @@ class ToolsetDriver:
         if "tab_id" in self.confirm_context.model_fields:
             values["tab_id"] = getattr(parsed, "tab_id", None)
         # Pydantic's raw constructor, as the SDK builds its own contexts: nothing is coerced.
-        context = pydantic.BaseModel.model_construct.__func__(  # type: ignore[attr-defined]
+        # tests/tools/test_toolset_driver.py holds this to the context the SDK really builds.
+        return pydantic.BaseModel.model_construct.__func__(  # type: ignore[attr-defined]
             self.confirm_context, **values
         )
-        return await self.judged(context)
 
     def _parse(self, tool_use: BetaToolUseBlock) -> Any:
         import pydantic

@@ -61,7 +61,6 @@ class Decision(Data):
     plan: str = ""
 
 
-RISK_ORDER = (Risk.READ, Risk.CHANGE, Risk.CONSEQUENTIAL)
 # What an Always-allow rule saved without a risk cap covers: changes, never more.
 DEFAULT_CAP = Risk.CHANGE
 
@@ -116,7 +115,7 @@ class RuleScope(Data, frozen=True):
         )
 
     def covers(self, risk: Risk) -> bool:
-        return RISK_ORDER.index(risk) <= RISK_ORDER.index(self.cap)
+        return not risk.above(self.cap)
 
     @property
     def specificity(self) -> tuple[bool, bool]:

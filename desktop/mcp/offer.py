@@ -25,11 +25,12 @@ import mcp_types
 from anthropic.types import beta
 
 from desktop.calls.contract import ToolSource, ToolUse
-from desktop.calls.permissions import RISK_ORDER, Risk
+from desktop.calls.permissions import Risk
 from desktop.calls.sources.function_tools import FunctionTools
 from desktop.calls.sources.plan.book import PLAN_TOOL
 from desktop.calls.sources.toolsets import ToolsetSource
 from desktop.system.settings import BrowserSettings, Settings
+from tools.browser.config import OPTIONAL_MEMBERS
 
 if TYPE_CHECKING:
     from desktop.calls.sources.screen.source import ScreenControl
@@ -137,7 +138,7 @@ def _function_tools(source: FunctionTools) -> list[Offered]:
                 title=tool.title,
                 description=tool.description,
                 input_schema=tool.input_schema(),
-                risk=max(risks, key=RISK_ORDER.index),
+                risk=Risk.highest(risks),
                 source=source,
                 member=tool.name,
                 available=tool.offered,
@@ -211,7 +212,7 @@ def missing(
     if not browser.enabled:
         found.append(Missing(("browser_",), _off("No browser tools", "Browser", "the browser")))
     else:
-        for member in ("read_console", "read_network", "javascript_exec", "file_upload"):
+        for member in OPTIONAL_MEMBERS:
             if not getattr(browser, member):
                 title = BrowserSettings.model_fields[member].title or member
                 head = f"No browser_{member}"

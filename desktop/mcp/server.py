@@ -49,7 +49,6 @@ from desktop.calls.gate import Gate, denial_text
 from desktop.calls.gated import refused_as_own_place, run_gated
 from desktop.calls.permissions import (
     NO_APPROVER,
-    RISK_ORDER,
     RISK_TITLES,
     Answer,
     Decision,
@@ -269,7 +268,7 @@ class RunningCalls:
                     # Not asked (a window ran when the call came, then could not ask): no one
                     # answered, which is not the person saying no.
                     request.answer(Answer(allow=False, by="mode", reason=NO_APPROVER))
-                elif RISK_ORDER.index(request.call.risk) > RISK_ORDER.index(asked):
+                elif request.call.risk.above(asked):
                     request.answer(Answer(allow=False, reason=RISKIER))
                 else:
                     request.answer(answer_of(answer))

@@ -6,8 +6,8 @@ Public pieces:
   calls it. `BrowserPool` / `BrowserConfig`: one browser process, one context per chat.
 - `UrlPolicy`: which addresses may open (pure); `browser_risk` / `browser_summary`: a call's
   risk level and one-line summary from the input alone (pure). The gate's and the card's come
-  from `await PlaywrightBrowser.judge(use)`, judged from the element the call will really act
-  on (`effect`), and the toolset holds the call to it (`effect.approval.Plan`).
+  from `await PlaywrightBrowser.judge(context)`, judged from the element the call will really act
+  on (`effect`), and the toolset holds the call to it (`effect.approval.Approved`).
 - `find_browser` / `install_hint`: which browser will run, or the command that installs one.
 
 Each name loads its module when first used: the driver and the pool bring in Playwright and

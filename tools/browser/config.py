@@ -9,7 +9,11 @@ import platformdirs
 
 from tools.browser.network.url_policy import UrlPolicy
 
-__all__ = ["BrowserConfig", "default_downloads_dir"]
+__all__ = ["OPTIONAL_MEMBERS", "BrowserConfig", "default_downloads_dir"]
+
+# Members off unless the person turns them on: each has a flag of its name in `BrowserConfig`
+# (Settings → Browser), which the toolset passes to the SDK as that member's config.
+OPTIONAL_MEMBERS = ("read_console", "read_network", "javascript_exec", "file_upload")
 
 
 def default_downloads_dir() -> Path:

@@ -7,7 +7,7 @@ results; this package only implements the members):
     browser = pool.for_session(session_id, confirm=gate_for(session_id))  # one per chat
     tools = [browser.to_dict(), *function_tools]
     ...
-    judged = await browser.judge(use)             # what the card and the gate show, once
+    judged = await browser.judge(browser.context_of(use))  # what the card and the gate show
     run = await browser.run(use, progress=card.progress)   # the tool_result block, and
     # whether it was refused because the page changed after `judge` (then judge and ask anew)
     await pool.close_session(session_id); await pool.close()
@@ -266,7 +266,7 @@ class PlaywrightBrowser(LookingMembers):
 
     async def type(self, context: BetaToolsetCallContext, input: BetaBrowserTypeInput) -> None:
         tab = await self._tab(input)
-        plan = self._page_unchanged(tab)
+        approved = self._page_unchanged(tab)
         keyboard = tab.page.keyboard
         # One input event per long chunk instead of hundreds of key events: seconds faster.
         inserting = len(input.text) > 200
@@ -280,14 +280,14 @@ class PlaywrightBrowser(LookingMembers):
                     raise errors.refusal(errors.FOCUS_UNKNOWN)
                 if field.password and not enter:
                     raise errors.refusal(errors.PASSWORD_FIELD)
-                if index == 0 and plan is not None:
-                    plan.check(0, field, strict=True)
-                elif plan is not None:  # later chunks: still the field that was approved
-                    plan.check_field(0, field, partly_done=True)
+                if index == 0 and approved is not None:
+                    approved.check(0, field, strict=True)
+                elif approved is not None:  # later chunks: still the field that was approved
+                    approved.check_field(0, field, partly_done=True)
             if enter:
                 pressed = await tab.inspector.focused("enter")
-                if plan is not None:
-                    plan.check(1, pressed, strict=False, partly_done=index > 0)
+                if approved is not None:
+                    approved.check(1, pressed, strict=False, partly_done=index > 0)
             if inserting:
                 await keyboard.insert_text(chunk)
             else:
@@ -298,16 +298,16 @@ class PlaywrightBrowser(LookingMembers):
         tab = await self._tab(input)
         chords = keys.parse_sequence(input.text)
         repeat = max(1, min(100, input.repeat or 1))
-        plan = self._page_unchanged(tab)
+        approved = self._page_unchanged(tab)
         foreseen = len(key_chords(input.text, input.repeat))
         before = tab.nav_requests
         step = 0
         for _ in range(repeat):
             for chord in chords:
                 # Steps past those the approval foresaw are held to its risk like unforeseen ones.
-                held = plan
-                if plan is not None and step >= foreseen:
-                    held = plan.model_copy(update={"effects": {}})
+                held = approved
+                if approved is not None and step >= foreseen:
+                    held = approved.model_copy(update={"effects": {}})
                 await self._focus_allows(tab, chord, step, held, strict=step == 0)
                 await self._press(tab, chord)
                 step += 1
@@ -320,8 +320,8 @@ class PlaywrightBrowser(LookingMembers):
             raise errors.refusal(errors.DURATION_TOO_LONG)
         tab = await self._tab(input)
         chord = keys.parse_chord(input.text)
-        plan = self._page_unchanged(tab)
-        await self._focus_allows(tab, chord, 0, plan, strict=True)
+        approved = self._page_unchanged(tab)
+        await self._focus_allows(tab, chord, 0, approved, strict=True)
         keyboard = tab.page.keyboard
         pressed: list[str] = []
         try:

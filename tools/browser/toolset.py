@@ -4,11 +4,11 @@
 session of a `BrowserRuntime` (the pool builds one per chat), the SDK's URL policy and state
 report, the error mapping around every member, and the description of a call the gate reads.
 
-`judged(context)` (and the shared `judge(tool_use)`, which the app calls once per call before
-it runs) gives (risk, reason, summary, page) for a call, e.g. ("consequential", ...,
-"Click 'Buy now' (button) on shop.example"). It resolves the element the call will really act
+`judge(context)` (which the app calls once per call before it runs, on the confirm context
+the SDK would build: `context_of(tool_use)`) gives (risk, reason, summary, page) for a call,
+e.g. (Risk.CONSEQUENTIAL, ..., "Click 'Buy now' (button) on shop.example"). It resolves the element the call will really act
 on (however it is addressed: ref, point, the focus a key lands on) and judges that; the
-toolset keeps what was described (`effect.approval.Plan`), and right before acting resolves it
+toolset keeps what was described (`effect.approval.Approved`), and right before acting resolves it
 again: if the page or the element changed meanwhile, the call is refused with a fixed phrase
 (`errors.PAGE_CHANGED`) rather than done on something nobody approved, and the run's result
 says so (`ToolsetRun.changed`); the app then describes the call again and asks anew. A call
@@ -44,9 +44,10 @@ from anthropic.types.beta import (
 from playwright.async_api import Locator
 
 from tools.browser import errors
+from tools.browser.config import OPTIONAL_MEMBERS
 from tools.browser.effect.approval import (
-    Plan,
-    Plans,
+    Approved,
+    ApprovedCalls,
     effect_of_target,
     ref_locator,
     resolve_effects,
@@ -70,11 +71,10 @@ log = logging.getLogger(__name__)
 __all__ = ["BrowserToolset"]
 
 T = TypeVar("T")
-# The plan the running call was approved under (None: it was never described).
-_plan: ContextVar[Plan | None] = ContextVar("deskhand_browser_plan", default=None)
+# What the running call's approval covered (None: it was never described).
+_approved: ContextVar[Approved | None] = ContextVar("deskhand_browser_approved", default=None)
 
 SNAPSHOT_TIMEOUT_MS = 45_000
-OPTIONAL_MEMBERS = ("read_console", "read_network", "javascript_exec", "file_upload")
 
 
 async def reading(tab: Tab, work: Awaitable[T]) -> T:
@@ -107,7 +107,7 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
         self._pool = pool
         self._session = session
         self._confirm = confirm
-        self._plans = Plans()
+        self._approved_calls = ApprovedCalls()
         config = pool.config
         self._config = config
         width, height = config.viewport
@@ -152,7 +152,7 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
                 return label
         return None
 
-    async def judged(self, context: BetaConfirmContext) -> Judged:
+    async def judge(self, context: BetaConfirmContext) -> Judged:
         """The call `confirm` is asked about, judged from what it will act on in the page as it
         is now; remembered for the re-check before it acts."""
         member = context.member
@@ -165,16 +165,16 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
         url = tab.page.url if tab is not None else context.tab_url
         summary = effect_summary(member, params, url, effects, ref_label=self.ref_label)
         if context.tool_use is not None:
-            plan = Plan(member=member, risk=risk, effects=effects)
+            approved = Approved(member=member, risk=risk, effects=effects)
             if tab is not None:
-                plan = plan.model_copy(
+                approved = approved.model_copy(
                     update={
                         "tab_id": tab.tab_id,
                         "url": tab.page.url,
                         "generation": tab.refs.main_generation,
                     }
                 )
-            self._plans.keep(context.tool_use.id, plan)
+            self._approved_calls.keep(context.tool_use.id, approved)
         return Judged(
             risk=risk,
             reason=reason,
@@ -226,7 +226,7 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
         )
         self._session.titles_unread()  # a read stopped before its report leaves none behind
         use = context.tool_use
-        token = _plan.set(self._plans.take(use.id) if use is not None else None)
+        token = _approved.set(self._approved_calls.take(use.id) if use is not None else None)
         try:
             return await super().execute(context, name, input)
         except (ToolError, ToolsetUsageError):
@@ -241,7 +241,7 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
         except Exception as exc:
             raise errors.from_playwright(exc, navigating=name == "navigate") from exc
         finally:
-            _plan.reset(token)
+            _approved.reset(token)
 
     # --- helpers -------------------------------------------------------------------------------
 
@@ -274,12 +274,13 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
     # --- the re-check before acting ------------------------------------------------------------
 
     @staticmethod
-    def _page_unchanged(tab: Tab) -> Plan | None:
-        """The running call's plan, after checking the tab still shows the page it was for."""
-        plan = _plan.get()
-        if plan is not None:
-            plan.check_page(tab)
-        return plan
+    def _page_unchanged(tab: Tab) -> Approved | None:
+        """What the running call's approval covered, after checking the tab still shows the
+        page it was for."""
+        approved = _approved.get()
+        if approved is not None:
+            approved.check_page(tab)
+        return approved
 
     async def _target_unchanged(
         self,
@@ -291,19 +292,19 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
         always: bool = False,
         located: tuple[Locator, RefEntry] | None = None,
     ) -> Effect | None:
-        """The effect on `target` now (resolved as `describe` resolved it), refused if it is not
-        the one approved. Resolved only when there is a plan to hold it to, or `always` (the
+        """The effect on `target` now (resolved as `judge` resolved it), refused if it is not
+        the one approved. Resolved only when there is an approval to hold it to, or `always` (the
         password checks need it). `located`: the ref's element, when already looked up."""
-        plan = self._page_unchanged(tab)
-        if plan is None and not always:
+        approved = self._page_unchanged(tab)
+        if approved is None and not always:
             return None
         effect = await effect_of_target(tab, target, point=self._point, mode=mode, located=located)
-        if plan is not None:
-            plan.check(step, effect, strict=True)
+        if approved is not None:
+            approved.check(step, effect, strict=True)
         return effect
 
     async def _focus_allows(
-        self, tab: Tab, chord: list[str], step: int, plan: Plan | None, *, strict: bool
+        self, tab: Tab, chord: list[str], step: int, approved: Approved | None, *, strict: bool
     ) -> None:
         """Before one chord: never text into a password field, and no activation beyond the
         approval. The focus is read anew each time: a page may move it between two keys."""
@@ -316,8 +317,8 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
             raise errors.refusal(errors.FOCUS_UNKNOWN)
         if typing and effect is not None and effect.password:
             raise errors.refusal(errors.PASSWORD_FIELD)
-        if activation is not None and plan is not None:
-            plan.check(step, effect, strict=strict, partly_done=step > 0)
+        if activation is not None and approved is not None:
+            approved.check(step, effect, strict=strict, partly_done=step > 0)
 
     async def _snapshot(self, tab: Tab, *, boxes: bool = False) -> tuple[AriaNode, set[str]]:
         """The page's aria tree, for members that only read the page. `boxes`, needed only to

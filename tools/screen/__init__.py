@@ -3,16 +3,16 @@
 Public pieces:
 
 - `ScreenComputer`: the toolset (`computer_toolset_20260801`); see `driver` for how the app
-  calls it, `describe` for the gate, `own_windows` for keeping it off the app's windows.
+  calls it, `judge` for the gate, `own_windows` for keeping it off the app's windows.
 - `screen_status()`: whether the screen can be used here, and if not why and what to do
   (for Settings and `deskhand doctor`; blocks, so call it in a thread).
 - `Display` and `describe_displays`: the displays in their documented order.
 - `ScreenEvent`: what the driver is about to do, for the app's overlay.
-- `Element` / `Inspector`: the accessibility seam the gate reads (`a11y/`); `atspi.AtspiInspector`
-  answers it on Linux (AT-SPI over D-Bus: `atspi.py`, `atspi_bus.py`, `dbus_wire.py`),
-  `ax.AxInspector` on macOS (the Accessibility API: `ax.py`, pure parts in `ax_tables.py` and
-  `ax_read.py`); `a11y/backend.py` picks the backend, `accessible.py` is the element model both
-  read into.
+- `Element` / `Inspector`: the accessibility seam the gate reads (`a11y/`); `atspi.reader.
+  AtspiInspector` answers it on Linux (AT-SPI over D-Bus: `atspi/reader.py`, `atspi/bus.py`,
+  `dbus_wire.py`), `ax.reader.AxInspector` on macOS (the Accessibility API: `ax/reader.py`, pure
+  parts in `ax/tables.py` and `ax/read.py`); `a11y/backend.py` picks the backend,
+  `accessible.py` is the element model both read into.
 - `see.tool.ScreenTool`: the `screen` function tool (windows, see with ids, wait, click /
   set_value / scroll_to by id), with `see/targets.py` (which window) and `see/snapshot.py` (ids).
 - `backends/`: X11 and macOS behind `base.ScreenBackend`; `factory.py` says which one runs here.

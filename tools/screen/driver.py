@@ -16,10 +16,11 @@ implements the 17 members on a backend from `backends/`):
     context_text = await screen.displays_text()   # the displays, for the model's context
     await screen.close()
 
-`await judge(use)` gives the gate (risk, reason, summary) for a call before it runs, judged by
-the element it affects (see `risk.py`); the app describes each call once with it. When the app's `confirm` put the
-question to the person it calls `person_answered()`: the driver then lets the focus that the
-question took settle, and gives keys back their window, before it acts. Before the app's
+`await judge(context_of(use))` gives the gate (risk, reason, summary) for a call before it runs,
+judged by the element it affects (see `risk.py`); the app describes each call once with it.
+When the app's `confirm` put the question to the person it calls `person_answered()`: the
+driver then lets the focus that the question took settle, and gives keys back their window,
+before it acts. Before the app's
 `confirm` is even asked, the driver refuses, with a `ToolError` the model reads, a call that
 would land on one of the app's own windows or type into a secure field, so the person is never
 asked about those; the same checks run again when the call executes, with the screen as it is
@@ -209,7 +210,7 @@ class ScreenComputer(ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset
     def is_closed(self) -> bool:
         return self._toolset_closed
 
-    async def judged(self, context: BetaComputerConfirmContext) -> Judged:
+    async def judge(self, context: BetaComputerConfirmContext) -> Judged:
         """The call `confirm` is asked about, judged by the element it affects."""
         params = dict(input_of(context))
         element, display = await self._affected(context.member, params)
@@ -217,7 +218,7 @@ class ScreenComputer(ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset
             context.member, params, element=element, button_held=bool(self._held)
         )
         summary = _summary(context.member, params, element=element, display=display)
-        return Judged(risk=str(risk), reason=reason, summary=summary)
+        return Judged(risk=risk, reason=reason, summary=summary)
 
     async def displays(self) -> list[Display]:
         """The displays, indexed in the documented order (`displays.py`)."""

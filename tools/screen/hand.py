@@ -22,7 +22,7 @@ from typing import Literal
 
 from tools.screen.geometry import Rect
 
-__all__ = ["Hand", "HandState", "PersonInput", "paused_note"]
+__all__ = ["Hand", "HandState", "InputKind", "PersonInput", "paused_note"]
 
 log = logging.getLogger(__name__)
 
@@ -34,13 +34,14 @@ PAUSED = "Paused: you're using the computer"
 TAKEN = "You have the controls"
 
 Holder = Literal["claude", "paused", "person"]
+InputKind = Literal["motion", "button", "key"]  # what the person did: moved, clicked, typed
 
 
 @dataclass(frozen=True)
 class PersonInput:
     """One of the person's own input events, as the watcher saw it."""
 
-    kind: Literal["motion", "button", "key"]
+    kind: InputKind
     x: int | None = None  # the pointer, in global logical units, when it happened
     y: int | None = None
     focus_own: bool = False  # a key while one of Deskhand's own windows had the keyboard

@@ -5,11 +5,11 @@ element under the point for the pointer, the focused element for the keyboard, a
 `Inspector` reports them. Where no accessibility information is available the effect cannot be
 established, so the call counts as consequential.
 
-- "read": screenshot, zoom, cursor_position, wait; a mouse move with no button held; a scroll
+- READ: screenshot, zoom, cursor_position, wait; a mouse move with no button held; a scroll
   over an element that only scrolls.
-- "change": a click, a key or typing whose element is known and ordinary; a scroll where it is
+- CHANGE: a click, a key or typing whose element is known and ordinary; a scroll where it is
   not known what is under the pointer (sliders and spin boxes change value when scrolled).
-- "consequential": a click, drag, key or typing on an unknown element; a control named like a
+- CONSEQUENTIAL: a click, drag, key or typing on an unknown element; a control named like a
   purchase, a message sent or a deletion; typing or keys into a terminal, where text runs.
 
 Typing into a secure text field is not a risk level: the driver refuses it outright.

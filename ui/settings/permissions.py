@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.calls.permissions import DEFAULT_CAP, RISK_ORDER, RISK_TITLES, Risk, RuleScope
+from desktop.calls.permissions import DEFAULT_CAP, RISK_TITLES, Risk, RuleScope
 from desktop.system.permission_settings import (
     MODE_TITLES,
     RULE_TITLES,
@@ -83,13 +83,14 @@ class CapCombo(QComboBox):
 
     def __init__(self, risk: Risk) -> None:
         super().__init__()
-        for value in RISK_ORDER:
-            self.addItem(f"up to {RISK_TITLES[value].lower()}", value.value)
-        self.setCurrentIndex(self.findData(risk.value))
+        self._risks = list(Risk)  # the scale, from reads up: an item's index is its rank
+        for value in self._risks:
+            self.addItem(f"up to {RISK_TITLES[value].lower()}")
+        self.setCurrentIndex(risk.rank)
         self.setToolTip("Calls riskier than this still ask, even with Always allow.")
 
     def risk(self) -> Risk:
-        return Risk(self.currentData())
+        return self._risks[self.currentIndex()]
 
 
 class PermissionsPage(SettingsPage):

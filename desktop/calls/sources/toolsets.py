@@ -1,13 +1,14 @@
 """SDK toolsets (the browser, the screen) as tool sources: what both families share.
 
 A call is described once, before it runs: the toolset driver judges it from what it will
-really affect (`ToolsetDriver.judge`: the element a click lands on, the page it acts on), and
-that description is the card's, the gate's and the approval sheet's. The SDK then validates
-the call, runs its own policies and asks its `confirm` callable, where this source puts that
-same description to the pipeline's gate; a denial raises the SDK's `ToolError`, so the model
-reads our fixed phrase and the person's reason. A call the driver refused because what it
-acts on changed after that description says so in its result (`CallResult.changed`), and the
-pipeline describes it again and asks again.
+really affect (`ToolsetDriver.judge`, on the confirm context the SDK would build for it: the
+element a click lands on, the page it acts on), and that description is the card's, the
+gate's and the approval sheet's. The SDK then validates the call, runs its own policies and
+asks its `confirm` callable, where this source puts that same description to the pipeline's
+gate; a denial raises the SDK's `ToolError`, so the model reads our fixed phrase and the
+person's reason. A call the driver refused because what it acts on changed after that
+description says so in its result (`CallResult.changed`), and the pipeline describes it again
+and asks again.
 
 A family subclasses `ToolsetSource` with its driver per chat (`toolset`), its members, and
 what it adds after a call (`after_call`).
@@ -127,21 +128,21 @@ class ToolsetSource(ToolSource):
             return call
         from anthropic.types.beta import BetaToolUseBlock  # loaded with the toolset
 
+        toolset = self.toolset(session_id)
         try:
-            judged = await self.toolset(session_id).judge(
-                BetaToolUseBlock.model_validate(use.block())
-            )
+            context = toolset.context_of(BetaToolUseBlock.model_validate(use.block()))
+            if context is None:  # the SDK refuses the input, with what to fix, before asking
+                return call
+            judged = await toolset.judge(context)
         except Exception:  # nothing judged: the call is described, and refused if it runs
             log.exception("%s could not judge %s", self.name, use.name)
-            return call
-        if judged is None:  # the SDK refuses the input, with what to fix, before asking
             return call
         self._judged[use.id] = None
         while len(self._judged) > JUDGED_KEPT:
             self._judged.popitem(last=False)
         return call.model_copy(
             update={
-                "risk": Risk(judged.risk),
+                "risk": judged.risk,
                 "reason": judged.reason,
                 "summary": judged.summary,
                 "target": self.landing(use.name, use.arguments, judged.page),

@@ -56,7 +56,8 @@ def test_every_chats_screen_is_judged_by_the_element_and_the_screen_tool_is_offe
             assert control.elements.tool.offered()
 
             async def confirm(context: BetaComputerConfirmContext) -> bool:
-                described.append(await chat.describe(context))
+                judged = await chat.judge(context)
+                described.append((judged.risk, judged.reason, judged.summary))
                 return context.member == "screenshot"
 
             chat = control.for_session(1, confirm)

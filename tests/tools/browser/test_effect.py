@@ -1,7 +1,7 @@
 """Risk from the effect, with real Chromium: however an action is addressed, the gate judges the
 element it will really act on, and the driver holds the action to what was approved.
 
-The confirm here does what the app's does: it asks `describe` on the live page, then answers
+The confirm here does what the app's does: it asks `judge` on the live page, then answers
 like a person in Autonomous mode would be asked to (changes run, consequential calls are
 declined). The pages record every request, so "no order was posted" is checked at the server.
 """
@@ -45,7 +45,8 @@ class Autonomous:
 
     async def __call__(self, context: BetaConfirmContext) -> bool:
         assert self.toolset is not None
-        risk, reason, summary = await self.toolset.describe(context)
+        judged = await self.toolset.judge(context)
+        risk, reason, summary = judged.risk, judged.reason, judged.summary
         self.asked.append(Asked(context.member, context.input.to_dict(), risk, reason, summary))
         if self.before_answer is not None:
             await self.before_answer()

@@ -56,7 +56,8 @@ async def test_confirm_sees_member_input_and_tab_url(
     assert context.member == "left_click"
     assert context.input.to_dict() == {"target": {"type": "ref", "ref": ref}}
     assert context.tab_url == pages.url("form.html") and context.tab_id == "tab_1"
-    risk, reason, summary = await browser.toolset.describe(context)
+    judged = await browser.toolset.judge(context)
+    risk, reason, summary = judged.risk, judged.reason, judged.summary
     assert (risk, summary) == ("change", "Click 'Sign up' (button) on 127.0.0.1")
     assert reason
 

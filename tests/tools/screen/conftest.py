@@ -77,7 +77,8 @@ class Gate:
     async def __call__(self, context: BetaComputerConfirmContext) -> bool:
         self.asked.append(context)
         if self.screen is not None:
-            self.described.append(await self.screen.describe(context))
+            judged = await self.screen.judge(context)
+            self.described.append((judged.risk, judged.reason, judged.summary))
         if self.while_asked is not None:
             await self.while_asked(context)
         return self.answer

@@ -1,12 +1,12 @@
 """What an approval covered, and the check that holds a call to it right before it acts.
 
-When the gate asks the driver to describe a call, the driver resolves the elements the call
-will act on (`resolve_effects`) and keeps a `Plan`: the risk it reported, the page it saw
-(tab, address, document generation) and the effect of each step (a click's target, each
-chord of a key sequence). Right before acting, the driver resolves the target again, the
-same way, and asks the plan: an action whose page or element changed since is not done
-silently: it raises `errors.PageChanged`, which the model reads as a fixed phrase
-(`errors.PAGE_CHANGED`) unless the app describes the call again and asks again.
+When the app asks the driver to judge a call, the driver resolves the elements the call
+will act on (`resolve_effects`) and keeps what an approval of it covers (`Approved`): the risk
+it reported, the page it saw (tab, address, document generation) and the effect of each step (a
+click's target, each chord of a key sequence). Right before acting, the driver resolves the
+target again, the same way, and holds it to what was approved: an action whose page or element
+changed since is not done silently: it raises `errors.PageChanged`, which the model reads as a
+fixed phrase (`errors.PAGE_CHANGED`) unless the app describes the call again and asks again.
 
 The steps of a key sequence after the first are predicted (Tab order is simulated), not
 seen, so they are held to the risk instead of the element: a step may land elsewhere than
@@ -26,25 +26,34 @@ from pydantic import Field
 
 from tools.browser import errors
 from tools.browser.effect.destination import destination, site_of
-from tools.browser.effect.risk import CLICKS, higher, judge
+from tools.browser.effect.risk import judge
 from tools.browser.effect.target import Effect, Mode, effect_of_locator
 from tools.browser.page import keys
 from tools.browser.page.refs import RefEntry
 from tools.browser.tab import Tab
 from tools.data import Data
+from tools.risk import Risk
+from tools.toolset_driver import CLICK_MEMBERS
 
-__all__ = ["Plan", "Plans", "effect_of_target", "key_chords", "ref_locator", "resolve_effects"]
+__all__ = [
+    "Approved",
+    "ApprovedCalls",
+    "effect_of_target",
+    "key_chords",
+    "ref_locator",
+    "resolve_effects",
+]
 
 Point = Callable[[BetaBrowserCoordinateTarget], tuple[float, float]]
 MAX_KEY_STEPS = 200  # chords of a sequence (repeats included) foreseen; later ones are unknown
-KEPT = 64  # plans of calls that never ran (denied, failed before acting) are dropped after this
+KEPT = 64  # approvals of calls that never ran (denied, failed before acting) are dropped after this
 
 
-class Plan(Data):
+class Approved(Data):
     """What the approval of one call covered."""
 
     member: str
-    risk: str
+    risk: Risk
     tab_id: str | None = None
     url: str | None = None
     generation: int | None = None
@@ -68,44 +77,44 @@ class Plan(Data):
 
         `strict`: the step's target was seen, not predicted, so it must be the same element.
         `partly_done`: earlier steps of the call already acted (keys pressed, text typed)."""
-        planned = self.effects.get(step)
-        if planned is not None and actual is not None and planned.same_target(actual):
+        covered = self.effects.get(step)
+        if covered is not None and actual is not None and covered.same_target(actual):
             return
-        if strict and planned is not None:
+        if strict and covered is not None:
             raise errors.PageChanged(partly_done=partly_done)
-        if planned is not None and actual is not None and self._lands_elsewhere(planned, actual):
+        if covered is not None and actual is not None and self._lands_elsewhere(covered, actual):
             raise errors.PageChanged(partly_done=partly_done)
         level, _reason = judge(actual)
-        if higher(level, self.risk) or (planned is not None and level == "consequential"):
+        if level.above(self.risk) or (covered is not None and level is Risk.CONSEQUENTIAL):
             raise errors.PageChanged(partly_done=partly_done)
 
-    def _lands_elsewhere(self, planned: Effect, actual: Effect) -> bool:
+    def _lands_elsewhere(self, covered: Effect, actual: Effect) -> bool:
         """Whether a foreseen step would now send its effect to another site than approved
         (a predicted Return that meets a form posting elsewhere)."""
-        return site_of(destination(planned, self.url)) != site_of(destination(actual, self.url))
+        return site_of(destination(covered, self.url)) != site_of(destination(actual, self.url))
 
     def check_field(self, step: int, actual: Effect, *, partly_done: bool) -> None:
         """Refuse if the keys of step `step` would now go to another field than the approved
         one (a page may move the focus while text is typed)."""
-        planned = self.effects.get(step)
-        if planned is not None and not planned.same_field(actual):
+        covered = self.effects.get(step)
+        if covered is not None and not covered.same_field(actual):
             raise errors.PageChanged(partly_done=partly_done)
 
 
-class Plans:
-    """The plans of the calls described and not yet run, by tool_use id."""
+class ApprovedCalls:
+    """What an approval covers, for each call described and not yet run, by tool_use id."""
 
     def __init__(self) -> None:
-        self._plans: OrderedDict[str, Plan] = OrderedDict()
+        self._calls: OrderedDict[str, Approved] = OrderedDict()
 
-    def keep(self, tool_use_id: str, plan: Plan) -> None:
-        self._plans[tool_use_id] = plan
-        self._plans.move_to_end(tool_use_id)
-        while len(self._plans) > KEPT:
-            self._plans.popitem(last=False)
+    def keep(self, tool_use_id: str, approved: Approved) -> None:
+        self._calls[tool_use_id] = approved
+        self._calls.move_to_end(tool_use_id)
+        while len(self._calls) > KEPT:
+            self._calls.popitem(last=False)
 
-    def take(self, tool_use_id: str) -> Plan | None:
-        return self._plans.pop(tool_use_id, None)
+    def take(self, tool_use_id: str) -> Approved | None:
+        return self._calls.pop(tool_use_id, None)
 
 
 def key_chords(text: str, repeat: int | None) -> list[list[str]]:
@@ -177,7 +186,7 @@ async def resolve_effects(
         }
     if member == "form_input":
         return {0: await effect_of_target(tab, input.target, point=point, mode="fill")}
-    if member in CLICKS or member in ("left_mouse_down", "left_mouse_up"):
+    if member in CLICK_MEMBERS or member in ("left_mouse_down", "left_mouse_up"):
         return {0: await effect_of_target(tab, input.target, point=point)}
     return {}
 

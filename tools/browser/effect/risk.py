@@ -1,13 +1,13 @@
 """How risky a browser call is, and the one line a person reads about it. Pure functions.
 
-The app's permission gate maps the plain strings to its own `Risk` enum:
+On the one scale (`tools.risk.Risk`):
 
-- "read": looks without changing anything (screenshot, read_page, find, get_page_text,
+- READ: looks without changing anything (screenshot, read_page, find, get_page_text,
   list_tabs, scroll, hover, wait, new_tab, switch_tab, read_console, read_network).
-- "change": acts on the page (clicks, typing, keys, form_input, drags) or moves it
+- CHANGE: acts on the page (clicks, typing, keys, form_input, drags) or moves it
   (navigate incl. back/forward/reload: a GET can still trigger things; close_tab: it can
   lose unsaved input).
-- "consequential": javascript_exec and file_upload always; an action whose effect (see
+- CONSEQUENTIAL: javascript_exec and file_upload always; an action whose effect (see
   `model.Effect`: the element it will really act on, however it is addressed) buys, pays,
   sends, deletes, transfers, subscribes or confirms, by the control's words in several
   languages (`weighty`) or the form it submits; and any action whose effect cannot be
@@ -27,6 +27,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from tools.risk import Risk
 from tools.toolset_driver import BUTTON_MEMBERS, CLICK_MEMBERS, KEYBOARD_MEMBERS, LOOK_MEMBERS
 from tools.weighty import VERBS, weighty
 
@@ -34,21 +35,18 @@ if TYPE_CHECKING:  # judging needs only its fields; the module that finds it nee
     from tools.browser.effect.model import Effect
 
 __all__ = [
-    "RISKS",
     "UNKNOWN_REASON",
     "browser_action",
     "browser_risk",
     "browser_summary",
     "effect_action",
     "effect_summary",
-    "higher",
     "judge",
     "judge_effects",
 ]
 
 RefLabel = Callable[[str], str | None]
 
-RISKS = ("read", "change", "consequential")
 UNKNOWN_REASON = "Can't tell what this will affect"
 
 READ_MEMBERS = LOOK_MEMBERS | {
@@ -72,7 +70,6 @@ CHANGE_MEMBERS = (
     | KEYBOARD_MEMBERS
 )
 CONSEQUENTIAL_MEMBERS = frozenset({"javascript_exec", "file_upload"})
-CLICKS = CLICK_MEMBERS
 # Members whose risk comes from the element they act on.
 EFFECT_MEMBERS = CLICK_MEMBERS | BUTTON_MEMBERS | KEYBOARD_MEMBERS | {"form_input"}
 # Controls whose words matter when form_input sets them: toggling "Subscribe" subscribes.
@@ -95,12 +92,6 @@ REASONS = {
 }
 
 
-def higher(first: str, second: str) -> bool:
-    """Whether risk `first` is above risk `second` (unknown levels count as the highest)."""
-    rank = {level: index for index, level in enumerate(RISKS)}
-    return rank.get(first, len(RISKS)) > rank.get(second, len(RISKS))
-
-
 def _weighty_effect(effect: Effect) -> str | None:
     # A plain element (a div with a click handler) counts by its words only while they are
     # short enough to be a control's, not a paragraph that happens to mention paying.
@@ -114,51 +105,51 @@ def _weighty_effect(effect: Effect) -> str | None:
     return kind
 
 
-def judge(effect: Effect | None) -> tuple[str, str]:
+def judge(effect: Effect | None) -> tuple[Risk, str]:
     """(risk, reason) of acting on one element, as `effect` describes it."""
     if effect is None:
-        return "consequential", UNKNOWN_REASON
+        return Risk.CONSEQUENTIAL, UNKNOWN_REASON
     where = describe_target(effect)
     if effect.password and effect.action != "activate":
-        return "change", f"Would type into {where}; Deskhand refuses that"
+        return Risk.CHANGE, f"Would type into {where}; Deskhand refuses that"
     if effect.action == "type":
-        return "change", f"Types into {where}"
+        return Risk.CHANGE, f"Types into {where}"
     if effect.action == "fill" and effect.role not in _TOGGLES:
-        return "change", f"Changes {where}"
+        return Risk.CHANGE, f"Changes {where}"
     kind = _weighty_effect(effect)
     if kind is not None:
-        return "consequential", f"Acts on {where}, which may {VERBS[kind]}"
+        return Risk.CONSEQUENTIAL, f"Acts on {where}, which may {VERBS[kind]}"
     if effect.submits:
         how = "sends" if effect.form_method == "post" else "submits"
-        return "change", f"Acts on {where}, which {how} a form to the site"
+        return Risk.CHANGE, f"Acts on {where}, which {how} a form to the site"
     if effect.action == "fill":
-        return "change", f"Changes {where}"
-    return "change", f"Acts on {where}"
+        return Risk.CHANGE, f"Changes {where}"
+    return Risk.CHANGE, f"Acts on {where}"
 
 
-def _fixed_risk(member: str) -> tuple[str, str] | None:
+def _fixed_risk(member: str) -> tuple[Risk, str] | None:
     """(risk, reason) of a member whose risk does not depend on what it acts on; None for a
     change member, which may weigh more by its target."""
     if member in CONSEQUENTIAL_MEMBERS:
-        return "consequential", REASONS[member]
+        return Risk.CONSEQUENTIAL, REASONS[member]
     if member in READ_MEMBERS:
-        return "read", READ_REASON
+        return Risk.READ, READ_REASON
     if member not in CHANGE_MEMBERS:
-        return "consequential", "Unknown browser action"
+        return Risk.CONSEQUENTIAL, "Unknown browser action"
     return None
 
 
-def judge_effects(member: str, effects: Sequence[Effect | None]) -> tuple[str, str]:
+def judge_effects(member: str, effects: Sequence[Effect | None]) -> tuple[Risk, str]:
     """(risk, reason) of a call from the effects it was resolved to: the riskiest one counts."""
     fixed = _fixed_risk(member)
     if fixed is not None:
         return fixed
     if member not in EFFECT_MEMBERS or not effects:
-        return "change", REASONS.get(member, "Acts on the page")
-    risk, reason = "read", READ_REASON
+        return Risk.CHANGE, REASONS.get(member, "Acts on the page")
+    risk, reason = Risk.READ, READ_REASON
     for effect in effects:
         level, why = judge(effect)
-        if higher(level, risk):
+        if level.above(risk):
             risk, reason = level, why
     return risk, reason
 
@@ -180,8 +171,8 @@ def _label(params: Mapping[str, Any], ref_label: RefLabel | None) -> str | None:
 
 def browser_risk(
     member: str, input: Mapping[str, Any], *, ref_label: RefLabel | None = None
-) -> tuple[str, str]:
-    """("read" | "change" | "consequential", reason) for the card, before the page is consulted.
+) -> tuple[Risk, str]:
+    """(risk, reason) for the card, before the page is consulted.
 
     Only the names of the model's last read are known here; the gate's decision comes from
     `judge_effects` on the live page."""
@@ -189,14 +180,14 @@ def browser_risk(
     if fixed is not None:
         return fixed
     label = _label(input, ref_label)
-    if member in CLICKS or member == "form_input":
+    if member in CLICK_MEMBERS or member == "form_input":
         kind = weighty(label) if label else None
         if kind is not None:
-            return "consequential", f"Acts on '{_quote(label or '')}', which may {VERBS[kind]}"
-        return "change", REASONS.get(member, "Clicks on the page")
+            return Risk.CONSEQUENTIAL, f"Acts on '{_quote(label or '')}', which may {VERBS[kind]}"
+        return Risk.CHANGE, REASONS.get(member, "Clicks on the page")
     if member == "key" and re.search(r"(^|[\s+])(return|enter)$", str(input.get("text", "")), re.I):
-        return "change", "Presses Enter, which may submit a form"
-    return "change", REASONS.get(member, "Acts on the page")
+        return Risk.CHANGE, "Presses Enter, which may submit a form"
+    return Risk.CHANGE, REASONS.get(member, "Acts on the page")
 
 
 def _quote(text: str, limit: int = 60) -> str:
@@ -324,7 +315,7 @@ def _activated(effects: Mapping[int, Effect | None]) -> Effect | None:
     for effect in effects.values():
         if effect is None or effect.action != "activate":
             continue
-        if found is None or higher(judge(effect)[0], judge(found)[0]):
+        if found is None or judge(effect)[0].above(judge(found)[0]):
             found = effect
     return found
 

@@ -366,8 +366,7 @@ class TabsTool(TableTool[TabsInput]):
         """A click or a fill is judged by the element the selector names, like the browser's
         own; one that could not be looked at is consequential."""
         if isinstance(call, Click):
-            risk, reason = judge(call.affects)
-            return Risk(risk), reason
+            return judge(call.affects)
         return super().risk(call)
 
     def lands(self, call: TabsInput) -> list[str]:

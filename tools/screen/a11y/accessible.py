@@ -1,6 +1,6 @@
 """Other apps' elements as the screen tools read them, whatever the platform's accessibility API.
 
-Both backends (AT-SPI on Linux: `atspi.py`; the Accessibility API on macOS: `ax.py`) read an
+Both backends (AT-SPI on Linux: `atspi/`; the Accessibility API on macOS: `ax/`) read an
 application's windows into the same `Node`s, under the same `Limits`, and answer the same
 questions (`AccessibilityBackend`); the `screen` tool, the snapshots and the gate know nothing
 else. A node's `ref` is the backend's own handle for the element (an AT-SPI bus name and path,

@@ -13,9 +13,9 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
-from tools.screen.hand import PersonInput
+from tools.screen.hand import InputKind, PersonInput
 
 __all__ = ["QuartzWatcher"]
 
@@ -56,7 +56,7 @@ class QuartzWatcher:
     def _run(self) -> None:
         import Quartz
 
-        kinds: dict[int, Literal["motion", "button", "key"]] = {
+        kinds: dict[int, InputKind] = {
             Quartz.kCGEventMouseMoved: "motion",
             Quartz.kCGEventLeftMouseDragged: "motion",
             Quartz.kCGEventLeftMouseDown: "button",

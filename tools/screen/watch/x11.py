@@ -21,7 +21,7 @@ import struct
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
 from Xlib import X
 from Xlib import display as xdisplay
@@ -29,7 +29,7 @@ from Xlib import error as xerror
 from Xlib.ext import record, xinput
 
 from tools.screen.backends.x11 import own_clients
-from tools.screen.hand import PersonInput
+from tools.screen.hand import InputKind, PersonInput
 
 __all__ = ["X11Watcher"]
 
@@ -38,14 +38,14 @@ log = logging.getLogger(__name__)
 THROTTLE = 0.1
 POLL = 0.25  # seconds between looks at the stop flag while no event comes
 FAKE_INPUT = 2  # the XTEST extension's FakeInput request
-_KINDS: dict[int, Literal["motion", "button", "key"]] = {
+_KINDS: dict[int, InputKind] = {
     X.KeyPress: "key",
     X.KeyRelease: "key",
     X.ButtonPress: "button",
     X.ButtonRelease: "button",
     X.MotionNotify: "motion",
 }
-_RAW_KINDS: dict[int, Literal["motion", "button", "key"]] = {
+_RAW_KINDS: dict[int, InputKind] = {
     xinput.RawKeyPress: "key",
     xinput.RawButtonPress: "button",
     xinput.RawMotion: "motion",
@@ -64,7 +64,7 @@ class _Reporter:
         self._report = report
         self._last = 0.0
 
-    def __call__(self, kind: Literal["motion", "button", "key"]) -> None:
+    def __call__(self, kind: InputKind) -> None:
         now = time.monotonic()
         if now - self._last < THROTTLE:
             return

@@ -14,8 +14,8 @@ from desktop.calls.sources.browser.hand import BROWSER, BROWSER_TITLE, BrowserHa
 from desktop.calls.sources.toolsets import Confirm, ToolsetSource
 from desktop.system.playwright_env import is_frozen
 from desktop.system.settings import BrowserSettings
-from tools.base import ActionInfo, Risk
-from tools.browser.config import BrowserConfig
+from tools.base import ActionInfo
+from tools.browser.config import OPTIONAL_MEMBERS, BrowserConfig
 from tools.browser.effect.risk import (
     CHANGE_MEMBERS,
     CONSEQUENTIAL_MEMBERS,
@@ -28,11 +28,6 @@ from tools.browser.network.url_policy import Refusal, UrlPolicy
 if TYPE_CHECKING:
     from tools.browser.pool import BrowserPool
     from tools.toolset_driver import ToolsetDriver
-
-TITLE = BROWSER_TITLE
-# The API's wording for the calls of a reply skipped after a browser call failed.
-# Members off unless the person turns them on in Settings → Browser (the SDK's configs).
-OPTIONAL_MEMBERS = ("read_console", "read_network", "javascript_exec", "file_upload")
 
 
 def browser_config(settings: BrowserSettings, downloads: Path) -> BrowserConfig:
@@ -63,7 +58,7 @@ def browser_members(config: BrowserConfig) -> list[ActionInfo]:
         if name in off:
             continue
         risk, reason = browser_risk(name, {})
-        members.append(ActionInfo(name=name, risk=Risk(risk), description=reason))
+        members.append(ActionInfo(name=name, risk=risk, description=reason))
     return members
 
 
@@ -124,7 +119,7 @@ class BrowserSource(ToolsetSource):
     """The browser toolset, one per chat, over the app's one browser (`BrowserPool`)."""
 
     name = BROWSER
-    title = TITLE
+    title = BROWSER_TITLE
     not_executed = NOT_EXECUTED
 
     def __init__(self, pool: BrowserPool, hand: BrowserHand | None = None) -> None:

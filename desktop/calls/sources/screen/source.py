@@ -6,9 +6,9 @@ changes modes; Deskhand's own windows are never acted on (the window reports whe
 and what the driver does is reported as plain events for the visualizer, which the window
 hides while pixels are read (`before_capture` / `after_capture`); a screen that became unusable
 (a permission taken back, the display gone) is said on the call's card and stops being offered.
-Where other apps' elements can be read (`screen_elements.py`: AT-SPI on Linux, AX on macOS), the gate judges
-clicks and keys by the element they affect, and the `screen` tool (see, wait, click by id)
-shares the first look.
+Where other apps' elements can be read (`elements.py`: AT-SPI on Linux, AX on macOS), the gate
+judges clicks and keys by the element they affect, and the `screen` tool (see, wait, click by
+id) shares the first look.
 
 The ui layer reaches the screen's pieces (events, status, macOS permissions) only through here.
 """
@@ -122,11 +122,11 @@ class ChatScreen(ScreenComputer):
         noted["content"] = [*parts, {"type": "text", "text": note}]
         return noted
 
-    async def judged(self, context: BetaComputerConfirmContext) -> Judged:
+    async def judge(self, context: BetaComputerConfirmContext) -> Judged:
         if context.member in LOOKS and not self.seen:
             # A change: Ask and Ask-for-changes modes ask; Autonomous lets it look.
-            return Judged(risk=Risk.CHANGE.value, reason=FIRST_LOOK_REASON, summary=FIRST_LOOK)
-        return await super().judged(context)
+            return Judged(risk=Risk.CHANGE, reason=FIRST_LOOK_REASON, summary=FIRST_LOOK)
+        return await super().judge(context)
 
     async def screenshot(self, context: Any, input: BetaComputerScreenshotInput) -> Any:
         shot = await super().screenshot(context, input)

@@ -5,7 +5,7 @@ assistive technology finds it), opened on first use on the running loop. It answ
 
 - `apps()`: the applications that expose a tree, with their process ids (to match X11 windows);
 - `tree(roots, limits)`: a bounded, breadth-first read of the elements under some windows, one
-  round trip per level (`atspi_bus` sends a level's calls at once);
+  round trip per level (`bus.py` sends a level's calls at once);
 - `element_at(point, window)` and `focused(window)`: what the screen gate judges a click or a
   keystroke by;
 - `press`, `takes_text`, `set_text`, `scroll_to`, `read`: acting on and re-reading one element.
@@ -59,7 +59,6 @@ __all__ = [
     "Ref",
     "accessibility_status",
 ]
-# SCROLLERS, VALUE_ROLES and the model above live in `accessible` (shared with the AX backend).
 
 Ref = tuple[str, str]  # (bus name, object path): one accessible object
 

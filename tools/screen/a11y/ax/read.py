@@ -1,6 +1,6 @@
 """The macOS Accessibility API's answers as the shared element model (pure: tested anywhere).
 
-`ax.py` reads an element's attributes (`ax_tables.ATTRIBUTES`, in one call) into a plain dict —
+`reader.py` reads an element's attributes (`tables.ATTRIBUTES`, in one call) into a plain dict —
 strings, booleans, numbers, `AXPosition` as (x, y), `AXSize` as (width, height), element handles
 for `AXChildren` and `AXTitleUIElement`, and `AXValue` only where `reads_value` allows (never a
 secure field's) — and hands it here: `ax_node` makes the `Node`, `walk` reads a window's tree
@@ -35,7 +35,7 @@ from tools.screen.geometry import Rect
 
 __all__ = ["VALUE_LIMIT", "Raw", "Reader", "ax_node", "ax_rect", "walk"]
 
-Raw = Mapping[str, Any]  # attribute name → plain value, as `ax.py` reads it
+Raw = Mapping[str, Any]  # attribute name → plain value, as `reader.py` reads it
 # Reads one element: (element, with its value?) → its attributes, or None when it is gone.
 Reader = Callable[[ElementRef, bool], Raw | None]
 

@@ -2,8 +2,8 @@
 `screen` tool and the screen gate. Imported only on a Mac (`backend.py` picks it).
 
 Kept to the calls themselves: `AXUIElementCopyMultipleAttributeValues` reads an element's
-attributes (`ax_tables.ATTRIBUTES`) into the plain dict `ax_read` turns into a `Node`, and walks
-a window with the same limits as AT-SPI; `AXValue` is asked only where `ax_tables.reads_value`
+attributes (`tables.ATTRIBUTES`) into the plain dict `read.py` turns into a `Node`, and walks
+a window with the same limits as AT-SPI; `AXValue` is asked only where `tables.reads_value`
 allows, never for a secure text field. Acting is the element's own: `AXPress` to click,
 setting `AXValue` for `set_value` (refused for a secure field), `AXScrollToVisible` to scroll.
 The gate's questions are `AXUIElementCopyElementAtPosition` and `AXFocusedUIElement`.
@@ -89,7 +89,7 @@ def _check(error: int) -> bool:
 
 
 def _plain(value: Any) -> Any:
-    """An attribute's value as `ax_read` takes it: str, bool, number, (x, y), (width, height),
+    """An attribute's value as `read.py` takes it: str, bool, number, (x, y), (width, height),
     a list, an element handle; None for what it does not use (errors, attributed text…)."""
     if value is None or isinstance(value, bool | int | float | str):
         return value
