@@ -21,7 +21,7 @@ def test_a_reopened_call_comes_from_where_it_came_from_live(
     workspace: Workspace, model_server: ScriptedModelServer
 ) -> None:
     workspace.registry.add(NotebookTool())
-    workspace.set_mode(Mode.AUTONOMOUS)
+    workspace.live.set_mode(Mode.AUTONOMOUS)
     model_server.enqueue(
         tool_reply(
             ToolUse(name="notebook", input={"text": "milk"}),
