@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tools.data import Data
 from tools.failure import DuplicateTool, InvalidInput
 from tools.failure import ToolFailure as ToolFailure
+from tools.outcome import Outcome
 from tools.risk import Risk
 
 
@@ -50,6 +51,9 @@ class ToolResult(Data):
     images: list[ToolImage] = Field(default_factory=list)
     is_error: bool = False
     data: dict[str, Any] | None = None
+    # What the call really did, as the tool saw it afterwards (None: the tool did not check,
+    # or the call only read). Its `effect_text()` is part of `text` already.
+    outcome: Outcome | None = None
 
     @classmethod
     def failure(cls, phrase: str, data: dict[str, Any] | None = None) -> ToolResult:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from tools.data import Data
+from tools.outcome import Outcome
 from tools.risk import Risk
 
 if TYPE_CHECKING:
@@ -147,6 +148,7 @@ class ToolsetRun(Data):
 
     block: dict[str, Any] = Field(default_factory=dict)
     changed: bool = False
+    outcome: Outcome | None = None  # what the member saw it really did (`report_outcome`)
 
 
 class _Running:
@@ -155,6 +157,7 @@ class _Running:
     def __init__(self, progress: Progress | None) -> None:
         self.progress = progress
         self.changed = False
+        self.outcome: Outcome | None = None
 
 
 _running: ContextVar[_Running | None] = ContextVar("deskhand_toolset_call", default=None)
@@ -229,7 +232,7 @@ class ToolsetDriver:
             block = await self.tool_result(tool_use)  # type: ignore[attr-defined]
         finally:
             _running.reset(token)
-        return ToolsetRun(block=dict(block), changed=running.changed)
+        return ToolsetRun(block=dict(block), changed=running.changed, outcome=running.outcome)
 
     def person_answered(self) -> None:
         """The person (not a rule or a mode) allowed the call being confirmed."""
@@ -241,6 +244,13 @@ class ToolsetDriver:
         running = _running.get()
         if running is not None:
             running.changed = True
+
+    @staticmethod
+    def report_outcome(outcome: Outcome) -> None:
+        """What the running member saw it really did (its `Effect:` lines go in its result)."""
+        running = _running.get()
+        if running is not None:
+            running.outcome = outcome
 
     @staticmethod
     def changed_now() -> bool:

@@ -25,8 +25,11 @@ from pydantic import Field
 from desktop.calls.permissions import Decision, ToolCall
 from tools.base import ActionInfo, ToolImage, ToolResult
 from tools.data import Data
+from tools.outcome import Outcome
 
-Outcome = Literal["ok", "error", "denied", "blocked", "stopped"]
+# How a call ended (kept on its card under the key "outcome" since the first release); what it
+# really did is its `Outcome` (tools/outcome.py).
+Ending = Literal["ok", "error", "denied", "blocked", "stopped"]
 
 # Kept on each stored tool_result for the thread; never sent to the API (see
 # desktop/chat/request.py, PRIVATE_KEYS).
@@ -89,6 +92,9 @@ class CallResult(Data):
     # Refused with nothing done: what the call acts on changed after it was described and
     # approved. The pipeline runs it again: described anew, decided anew.
     changed: bool = False
+    # What the call really did, as its source saw it afterwards (tools/outcome.py); None when
+    # the source cannot look (an MCP server's word) or the call only read.
+    outcome: Outcome | None = None
 
     @classmethod
     def of(cls, result: ToolResult) -> CallResult:
@@ -96,7 +102,7 @@ class CallResult(Data):
         if result.text:
             content.append({"type": "text", "text": result.text})
         content.extend(result.images)
-        return cls(content=content, is_error=result.is_error)
+        return cls(content=content, is_error=result.is_error, outcome=result.outcome)
 
     @classmethod
     def failure(cls, phrase: str) -> CallResult:
@@ -229,7 +235,7 @@ class CallCard(Data):
     source: str = ""
     source_title: str = ""
     summary: str = ""
-    outcome: Outcome = "ok"
+    outcome: Ending = "ok"
     result: str = ""
     notices: list[str] = Field(default_factory=list)
     offers: list[str] = Field(default_factory=list)

@@ -28,7 +28,7 @@ from desktop.calls.contract import (
     CallCard,
     CallResult,
     CallSource,
-    Outcome,
+    Ending,
     ToolSource,
     ToolUse,
     input_line,
@@ -191,7 +191,7 @@ class ToolCalls:
         stored_images: list[dict[str, Any]],
         emit: Emit,
         *,
-        outcome: Outcome | None = None,
+        outcome: Ending | None = None,
     ) -> dict[str, Any]:
         card = card.model_copy(
             update={
@@ -247,7 +247,7 @@ def _card(use: ToolUse, source: ToolSource | None, label: str, summary: str = ""
     return CallCard(label=label, summary=summary, source=where.name, source_title=where.title)
 
 
-def _outcome(result: CallResult, decision: Decision | None) -> Outcome:
+def _outcome(result: CallResult, decision: Decision | None) -> Ending:
     if decision is not None and decision.verdict == "deny":
         return "blocked" if decision.by == "rule" else "denied"
     return "error" if result.is_error else "ok"

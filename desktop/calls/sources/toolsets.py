@@ -170,7 +170,14 @@ class ToolsetSource(ToolSource):
             notices, offers = self.after_call(ctx.session_id)
         result = CallResult.of_block(run.block)
         changed = result.is_error and run.changed
-        return result.model_copy(update={"notices": notices, "offers": offers, "changed": changed})
+        return result.model_copy(
+            update={
+                "notices": notices,
+                "offers": offers,
+                "changed": changed,
+                "outcome": run.outcome,
+            }
+        )
 
     async def _confirm(self, session_id: int, context: Any) -> bool:
         """The SDK's confirm: the call's one description goes to the gate; a denial is a
