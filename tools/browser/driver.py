@@ -106,7 +106,7 @@ class PlaywrightBrowser(LookingMembers):
             raise errors.refusal(errors.TARGET_UNKNOWN)
         if button == "middle" and effect is not None and effect.password:
             raise errors.refusal(errors.PASSWORD_FIELD)
-        before = tab.nav_requests
+        before = tab.nav_mark()
         if located is not None:
             await located[0].click(
                 button=button, click_count=count, modifiers=cast(Any, modifiers), timeout=5000
@@ -180,7 +180,7 @@ class PlaywrightBrowser(LookingMembers):
         point = self._point(input.target)
         end = await self._target_unchanged(tab, input.target, always=True)
         self._refuse_drop(tab.pointer_down, end)
-        before = tab.nav_requests
+        before = tab.nav_mark()
         await tab.page.mouse.move(*point)
         await tab.page.mouse.up()
         tab.pointer_down = None
@@ -270,7 +270,7 @@ class PlaywrightBrowser(LookingMembers):
         keyboard = tab.page.keyboard
         # One input event per long chunk instead of hundreds of key events: seconds faster.
         inserting = len(input.text) > 200
-        before = tab.nav_requests
+        before = tab.nav_mark()
         for index, chunk in enumerate(_chunks(input.text, inserting=inserting)):
             enter = not inserting and chunk in ("\n", "\r")
             if index == 0 or not enter:
@@ -300,7 +300,7 @@ class PlaywrightBrowser(LookingMembers):
         repeat = max(1, min(100, input.repeat or 1))
         approved = self._page_unchanged(tab)
         foreseen = len(key_chords(input.text, input.repeat))
-        before = tab.nav_requests
+        before = tab.nav_mark()
         step = 0
         for _ in range(repeat):
             for chord in chords:

@@ -249,7 +249,7 @@ class LookingMembers(BrowserToolset):
         self, context: BetaToolsetCallContext, input: BetaBrowserJavascriptExecInput
     ) -> str:
         tab = await self._tab(input)
-        before = tab.nav_requests
+        before = tab.nav_mark()
         try:
             # The model's code travels as an argument and runs through indirect eval: it is
             # never spliced into the driver's own script.

@@ -208,8 +208,13 @@ class BrowserSession:
         # Page.windowOpen comes the moment a page asks for a window, long before the popup
         # exists: it lets an action wait for the popup it caused instead of guessing a delay.
         tab.cdp.on("Page.windowOpen", lambda _event: self._window_requested(tab))
-        with contextlib.suppress(PlaywrightError):
+        # And Page.frameRequestedNavigation the moment it asks to navigate: an action waits for
+        # the navigation it caused even when the browser starts its request late.
+        tab.cdp.on("Page.frameRequestedNavigation", tab.navigation_asked)
+        with contextlib.suppress(PlaywrightError, KeyError):
             await tab.cdp.send("Page.enable")
+            tree = await tab.cdp.send("Page.getFrameTree")
+            tab.main_frame_id = str(tree["frameTree"]["frame"]["id"])
 
     @staticmethod
     def _window_requested(tab: Tab) -> None:

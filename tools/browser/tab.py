@@ -1,10 +1,18 @@
-"""One open tab: its page, its element references, its logs, and how to wait for what an action started."""
+"""One open tab: its page, its element references, its logs, and how to wait for what an action started.
+
+What an action started is found out by events, not by guessing a delay: the page is asked for
+one round trip through its main thread (which runs after the tasks the action queued, such as a
+form's submission), and by then the page has said, on the same CDP session, whether it asked
+for a navigation (`Page.frameRequestedNavigation`) or a window (`Page.windowOpen`). A busy
+machine makes that round trip slower, never wrong.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections import deque
+from dataclasses import dataclass
 from typing import Any
 
 from anthropic.types.beta import BetaBrowserStateTabEntryParam
@@ -14,10 +22,22 @@ from playwright.async_api import Error as PlaywrightError
 from tools.browser.effect.target import Effect, Inspector
 from tools.browser.page.refs import RefTable
 
-__all__ = ["Tab"]
+__all__ = ["NavMark", "Tab"]
 
 LOG_LINES = 1000
 TITLE_TIMEOUT = 1.0
+ROUND_TRIP = "new Promise(resolve => setTimeout(resolve, 0))"
+ROUND_TRIP_LIMIT = 10.0  # a page whose main thread is held longer than this is not waited for
+REQUEST_LIMIT = 10.0  # a navigation asked for and not started by then was cancelled
+POPUP_LIMIT = 10.0  # a window asked for and not there by then never comes
+
+
+@dataclass(frozen=True)
+class NavMark:
+    """How many main-frame navigations the tab had asked for and started, before an action."""
+
+    asked: int
+    requests: int
 
 
 class Tab:
@@ -34,6 +54,8 @@ class Tab:
         self.console: deque[str] = deque(maxlen=LOG_LINES)
         self.network: deque[str] = deque(maxlen=LOG_LINES)
         self.nav_requests = 0
+        self.nav_asked = 0  # main-frame navigations the page asked for (frameRequestedNavigation)
+        self.main_frame_id: str | None = None  # its CDP frame id, once `cdp` is attached
         self.nav_done = asyncio.Event()
         self.nav_done.set()
         self.last_nav_request: Request | None = None
@@ -64,20 +86,51 @@ class Tab:
             return True
         return False
 
-    async def settle(self, requests_before: int) -> None:
+    def nav_mark(self) -> NavMark:
+        """Where the tab's navigations stand now (to `settle` after an action)."""
+        return NavMark(asked=self.nav_asked, requests=self.nav_requests)
+
+    def navigation_asked(self, event: dict[str, Any]) -> None:
+        """CDP `Page.frameRequestedNavigation`: the page asked to navigate (a link followed, a form
+        submitted, a script setting `location`); counted for the main frame, in this tab."""
+        in_place = event.get("disposition", "currentTab") == "currentTab"
+        if in_place and event.get("frameId") == self.main_frame_id:
+            self.nav_asked += 1
+
+    async def caught_up(self) -> None:
+        """Return once the page's main thread ran the tasks queued so far (or navigated away)."""
+        if self.cdp is None or self.page.is_closed():
+            await asyncio.sleep(0.02)  # no session to ask: the old guess
+            return
+        with contextlib.suppress(PlaywrightError, TimeoutError):
+            await asyncio.wait_for(
+                self.cdp.send("Runtime.evaluate", {"expression": ROUND_TRIP, "awaitPromise": True}),
+                ROUND_TRIP_LIMIT,
+            )
+
+    async def settle(self, before: NavMark) -> None:
         """After an action: wait for the navigation or the popup it started, so the report shows it."""
-        await asyncio.sleep(0.02)  # a click's navigation or popup starts a moment after the click
-        deadline = asyncio.get_running_loop().time() + 5
+        await self.caught_up()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + POPUP_LIMIT
         while self.popups_seen < self.popups_expected:
             self.popup_arrived.clear()
-            remaining = deadline - asyncio.get_running_loop().time()
+            remaining = deadline - loop.time()
             if remaining <= 0:
                 self.popups_seen = self.popups_expected  # gave up on it: do not wait for it again
                 break
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.popup_arrived.wait(), remaining)
-        if self.nav_requests == requests_before:
+        if self.nav_requests == before.requests and self.nav_asked == before.asked:
             return
+        # Asked for, maybe not started yet: its request comes from the browser a moment later.
+        deadline = loop.time() + REQUEST_LIMIT
+        while self.nav_requests == before.requests and loop.time() < deadline:
+            if self.page.is_closed():
+                return
+            await asyncio.sleep(0.02)
+        if self.nav_requests == before.requests:
+            return  # cancelled before it started (a handler, a download, an empty answer)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.nav_done.wait(), 10)
         with contextlib.suppress(PlaywrightError):
