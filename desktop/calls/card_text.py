@@ -90,6 +90,7 @@ _PHRASES: dict[str, CardOutcome] = {
         "Deskhand never types or fills passwords. Type it yourself in the browser window.",
     ),
     errors.STALE_REF: _PAGE_CHANGED,
+    errors.DETACHED: _PAGE_CHANGED,  # what a stale ref said when its element had gone
     errors.AMBIGUOUS_REF: _PAGE_CHANGED,
     errors.NOT_EXECUTED: CardOutcome(
         "skipped", "Skipped", "Not run, because an earlier step in this reply failed."

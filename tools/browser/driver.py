@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal, cast
 
 from anthropic.tools.browser import BetaToolsetCallContext, beta_check_upload_path
@@ -55,6 +56,7 @@ from anthropic.types.beta import (
     BetaBrowserTypeInput,
 )
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Locator
 
 from tools.browser import errors
 from tools.browser.effect.approval import key_chords
@@ -62,6 +64,7 @@ from tools.browser.effect.passwords import is_password
 from tools.browser.effect.target import Effect
 from tools.browser.looking import MAX_DURATION, LookingMembers
 from tools.browser.page import keys
+from tools.browser.page.actionable import Budget, NotActionable, Way, act
 from tools.browser.page.forms import set_field
 from tools.browser.tab import Tab
 from tools.toolset_driver import Progress, progress_scope
@@ -93,6 +96,7 @@ class PlaywrightBrowser(LookingMembers):
         button: MouseButton = "left",
         count: int = 1,
     ) -> None:
+        budget = self._budget()
         tab = await self._tab(input)
         modifiers = keys.modifier_keys(input.modifiers)
         target = input.target
@@ -103,15 +107,28 @@ class PlaywrightBrowser(LookingMembers):
             tab, target, always=button == "middle", located=located
         )
         if button == "middle" and effect is None:
-            raise errors.refusal(errors.TARGET_UNKNOWN)
+            raise self._refused(errors.TARGET_UNKNOWN)
         if button == "middle" and effect is not None and effect.password:
-            raise errors.refusal(errors.PASSWORD_FIELD)
+            raise self._refused(errors.PASSWORD_FIELD)
         before = tab.nav_mark()
         if located is not None:
-            await located[0].click(
-                button=button, click_count=count, modifiers=cast(Any, modifiers), timeout=5000
+            locator = located[0]
+            # Playwright waits until the element can take the click (its hit-target check
+            # stops a click that would land on a cover); a refusal names the check that failed.
+            await self._acting(
+                locator,
+                "click",
+                lambda timeout: locator.click(
+                    button=button,
+                    click_count=count,
+                    modifiers=cast(Any, modifiers),
+                    timeout=timeout,
+                ),
+                budget,
             )
         elif target.type == "coordinate":
+            # A point is clicked where it is: what is there now was judged and approved (the
+            # re-check above), whatever lies under it.
             x, y = self._point(target)
             for key in modifiers:
                 await tab.page.keyboard.down(key)
@@ -121,6 +138,22 @@ class PlaywrightBrowser(LookingMembers):
                 for key in reversed(modifiers):
                     await tab.page.keyboard.up(key)
         await tab.settle(before)
+
+    async def _acting(
+        self,
+        locator: Locator,
+        way: Way,
+        action: Callable[[float], Awaitable[object]],
+        budget: Budget,
+    ) -> None:
+        """`action(timeout_ms)` on a ref's element once it can take it; refused, with the check
+        that failed, when it could not within the call's budget."""
+        try:
+            await act(locator, way, action, budget)
+        except NotActionable as exc:
+            noun = "click" if way == "click" else "pointer" if way == "hover" else "action"
+            phrase = errors.not_actionable(exc.check, noun=noun, cover=exc.cover)
+            raise self._refused(phrase) from None
 
     # --- members: pointer ----------------------------------------------------------------------
 
@@ -150,10 +183,14 @@ class PlaywrightBrowser(LookingMembers):
         await self._click(input, count=3)
 
     async def hover(self, context: BetaToolsetCallContext, input: BetaBrowserHoverInput) -> None:
+        budget = self._budget()
         tab = await self._tab(input)
         target = input.target
         if target.type == "ref":
-            await (await self._locator(tab, target.ref)).hover(timeout=5000)
+            locator = await self._locator(tab, target.ref)
+            await self._acting(
+                locator, "hover", lambda timeout: locator.hover(timeout=timeout), budget
+            )
         else:
             await tab.page.mouse.move(*self._point(target))
 
@@ -191,11 +228,11 @@ class PlaywrightBrowser(LookingMembers):
         """A drag that ends on a password field would drop its text there: refused. (Pressing
         and releasing on the same password field only focuses it.)"""
         if end is None:
-            raise errors.refusal(errors.TARGET_UNKNOWN)
+            raise PlaywrightBrowser._refused(errors.TARGET_UNKNOWN)
         if not end.password:
             return
         if start is None or start.node is None or start.node != end.node:
-            raise errors.refusal(errors.PASSWORD_FIELD)
+            raise PlaywrightBrowser._refused(errors.PASSWORD_FIELD)
 
     async def left_click_drag(
         self, context: BetaToolsetCallContext, input: BetaBrowserLeftClickDragInput
@@ -259,8 +296,15 @@ class PlaywrightBrowser(LookingMembers):
     async def scroll_to(
         self, context: BetaToolsetCallContext, input: BetaBrowserScrollToInput
     ) -> None:
+        budget = self._budget()
         tab = await self._tab(input)
-        await (await self._locator(tab, input.target.ref)).scroll_into_view_if_needed(timeout=5000)
+        locator = await self._locator(tab, input.target.ref)
+        await self._acting(
+            locator,
+            "scroll",
+            lambda timeout: locator.scroll_into_view_if_needed(timeout=timeout),
+            budget,
+        )
 
     # --- members: keyboard and forms -------------------------------------------------------------
 
@@ -337,6 +381,7 @@ class PlaywrightBrowser(LookingMembers):
     async def form_input(
         self, context: BetaToolsetCallContext, input: BetaBrowserFormInputInput
     ) -> None:
+        budget = self._budget()
         tab = await self._tab(input)
         self._page_unchanged(tab)
         located = await self._locate(tab, input.target.ref)
@@ -347,14 +392,18 @@ class PlaywrightBrowser(LookingMembers):
             tab, input.target, mode="fill", always=True, located=located
         )
         if effect is None:
-            raise errors.refusal(errors.TARGET_UNKNOWN)
+            raise self._refused(errors.TARGET_UNKNOWN)
         if effect.password or await is_password(locator):
-            raise errors.refusal(errors.PASSWORD_FIELD)
+            raise self._refused(errors.PASSWORD_FIELD)
         if effect.input_type == "file":
-            raise errors.refusal(errors.USE_FILE_UPLOAD)
+            raise self._refused(errors.USE_FILE_UPLOAD)
         if entry.role not in FIELD_ROLES and not effect.editable and effect.tag != "select":
-            raise errors.refusal(errors.NOT_A_FORM_FIELD)
-        await set_field(locator, entry.role, input.value)
+            raise self._refused(errors.NOT_A_FORM_FIELD)
+        try:
+            await set_field(locator, entry.role, input.value, budget=budget)
+        except NotActionable as exc:
+            phrase = errors.not_actionable(exc.check, noun="action", cover=exc.cover)
+            raise self._refused(phrase) from None
 
     async def file_upload(
         self, context: BetaToolsetCallContext, input: BetaBrowserFileUploadInput
@@ -367,11 +416,12 @@ class PlaywrightBrowser(LookingMembers):
             raise errors.refusal("file_upload has no configured upload roots")
         # The SDK's file policy vetted these already; checked again where the file is opened.
         vetted = [beta_check_upload_path(path, [str(upload_dir)]) for path in paths]
+        budget = self._budget()
         tab = await self._tab(input)
         locator = await self._locator(tab, input.target.ref)
         if (await locator.get_attribute("type") or "").strip().lower() != "file":
             raise errors.refusal(errors.NOT_A_FILE_INPUT)
-        await locator.set_input_files(vetted, timeout=5000)
+        await locator.set_input_files(vetted, timeout=budget.timeout_ms())
 
 
 def _chunks(text: str, *, inserting: bool) -> list[str]:

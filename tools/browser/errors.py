@@ -81,6 +81,39 @@ NOT_CLICKABLE = (
     "The element could not be acted on (it may be hidden, disabled or covered). "
     "Take a screenshot or read the page again."
 )
+# An element that failed one of the checks before acting (see `page.actionable`), by check;
+# {cover} is what would get the {noun} ("click", "pointer", "action") instead.
+DETACHED = (
+    "Not done: the element is detached (the page removed or replaced it). "
+    "Call read_page or find again and use a fresh reference."
+)
+NOT_ACTIONABLE: dict[str, str] = {
+    "detached": DETACHED,
+    "hidden": (
+        "Not done: the element is hidden (not visible on the page), so nothing was done. "
+        "Take a screenshot or read the page again."
+    ),
+    "disabled": (
+        "Refused: the element is not enabled (it is disabled), so nothing was done. "
+        "Look at the page for what it is waiting for."
+    ),
+    "readonly": "Refused: the field is not editable (it is read-only), so nothing was typed.",
+    "moving": (
+        "Not done: the element was still moving (animating) when the time ran out. "
+        "Take a screenshot and try again."
+    ),
+    "covered": (
+        "Refused: the element is covered by {cover}, which would receive the {noun} instead; "
+        "nothing was done. Deal with that first, or take a screenshot."
+    ),
+    "ok": (
+        "Not done: the element did not become ready to act on in time. "
+        "Take a screenshot or read the page again."
+    ),
+}
+NAVIGATED_MEANWHILE = (
+    "The page navigated while this ran, so it was not finished. Look at the page again."
+)
 TIMEOUT = "The page did not respond in time."
 TAB_CLOSED = "The tab was closed while the action ran."
 NO_TAB = "No tab is open. Use navigate or new_tab first."
@@ -138,6 +171,13 @@ GENERIC_NET = "The page could not be loaded."
 _NET_CODE = re.compile(r"net::(ERR_[A-Z_]+)")
 
 
+def not_actionable(check: str, *, noun: str = "click", cover: str = "") -> str:
+    """The phrase for an element that failed `check` (a `page.actionable.Check`); `cover` names
+    what would receive the `noun` ("click", "pointer", "action") instead: `dialog "Cookies"`."""
+    template = NOT_ACTIONABLE.get(check, NOT_ACTIONABLE["ok"])
+    return template.format(cover=cover or "another element", noun=noun)
+
+
 def net_error_code(exc: BaseException) -> str | None:
     """The `ERR_...` code Chromium put in a navigation error, if any."""
     match = _NET_CODE.search(str(exc))
@@ -162,6 +202,8 @@ def from_playwright(exc: BaseException, *, navigating: bool = False) -> ToolErro
             return refusal(TAB_CLOSED)
         if navigating:
             return refusal(GENERIC_NET)
+        if "Execution context was destroyed" in str(exc):
+            return refusal(NAVIGATED_MEANWHILE)  # a read that met the page's own navigation
         log.info("Playwright error mapped to a generic phrase: %s", type(exc).__name__)
         return refusal(NOT_CLICKABLE)
     log.exception("Unexpected error in a browser member", exc_info=exc)

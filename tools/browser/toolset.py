@@ -58,12 +58,14 @@ from tools.browser.effect.risk import EFFECT_MEMBERS, browser_action, effect_sum
 from tools.browser.effect.target import Effect, Mode
 from tools.browser.network.url_policy import UrlRefused
 from tools.browser.page import keys
+from tools.browser.page.actionable import Budget
 from tools.browser.page.images import fit_scale
 from tools.browser.page.refs import RefEntry
 from tools.browser.page.snapshot import AriaNode, parse_snapshot
 from tools.browser.runtime import BrowserRuntime
 from tools.browser.session import BrowserSession
 from tools.browser.tab import Tab
+from tools.outcome import Outcome
 from tools.toolset_driver import Judged, ToolsetDriver, input_of
 
 log = logging.getLogger(__name__)
@@ -260,16 +262,29 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
         return (await self._locate(tab, ref))[0]
 
     async def _locate(self, tab: Tab, ref: str) -> tuple[Locator, RefEntry]:
+        """The element a ref names, refused when the ref is unknown here or its element has
+        left the page (a removed element never comes back under its ref: not waited for)."""
         located = ref_locator(tab, ref)
         if located is None:
-            raise errors.refusal(errors.STALE_REF)
+            raise self._refused(errors.STALE_REF)
         locator, entry = located
         found = await locator.count()
         if found == 0:
-            raise errors.refusal(errors.STALE_REF)
+            raise self._refused(errors.DETACHED)
         if found > 1:
-            raise errors.refusal(errors.AMBIGUOUS_REF)
+            raise self._refused(errors.AMBIGUOUS_REF)
         return locator, entry
+
+    def _budget(self) -> Budget:
+        """The time the member starting now may wait for its target (Settings → Browser)."""
+        return Budget.start(self._config.action_timeout)
+
+    @classmethod
+    def _refused(cls, phrase: str) -> ToolError:
+        """The member did nothing, for the reason `phrase` gives: reported as its outcome, and
+        the error the model reads."""
+        cls.report_outcome(Outcome(kind="refused", note=phrase))
+        return errors.refusal(phrase)
 
     # --- the re-check before acting ------------------------------------------------------------
 

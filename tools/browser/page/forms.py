@@ -3,7 +3,8 @@
 Values arrive as a string, a number or a boolean: a boolean checks a checkbox or radio
 button, a select takes an option's value or its label, a range input its number, anything
 editable (inputs, textareas, contenteditable) its text. Values go to the page as arguments,
-never inside script text. Password fields are refused before this runs (see `passwords`).
+never inside script text. Each waits for the field as a click waits for its target
+(`actionable.act`), within the call's budget. Password fields are refused before this runs (see `passwords`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Locator
 
 from tools.browser import errors
+from tools.browser.page.actionable import Budget, act
 
 __all__ = ["as_bool", "as_text", "set_field"]
 
@@ -60,8 +62,11 @@ def pick_option(options: list[list[str]], wanted: str) -> str | None:
     return None
 
 
-async def set_field(locator: Locator, role: str, value: str | float | bool) -> None:
-    """Set the field at `locator` (its snapshot role is `role`); raises a fixed-phrase ToolError."""
+async def set_field(
+    locator: Locator, role: str, value: str | float | bool, *, budget: Budget
+) -> None:
+    """Set the field at `locator` (its snapshot role is `role`) within `budget`; raises a
+    fixed-phrase ToolError, or `NotActionable` when the field could not take the value."""
     kind = (await locator.get_attribute("type") or "").strip().lower()
     if kind == "file":
         raise errors.refusal(errors.USE_FILE_UPLOAD)
@@ -69,18 +74,30 @@ async def set_field(locator: Locator, role: str, value: str | float | bool) -> N
         checked = as_bool(value)
         if checked is None:
             raise errors.refusal(errors.BAD_CHECK_VALUE)
-        await locator.set_checked(checked, timeout=5000)
+        await act(
+            locator, "check", lambda timeout: locator.set_checked(checked, timeout=timeout), budget
+        )
         return
     tag = str(await locator.evaluate("element => element.localName"))
     if tag == "select":
         match = pick_option(await locator.evaluate(OPTIONS_SCRIPT), as_text(value))
         if match is None:
             raise errors.refusal(errors.BAD_OPTION)
-        await locator.select_option(value=match, timeout=5000)
+        await act(
+            locator,
+            "select",
+            lambda timeout: locator.select_option(value=match, timeout=timeout),
+            budget,
+        )
     elif kind == "range":
         await locator.evaluate(SET_RANGE_SCRIPT, as_text(value))
     else:
         try:
-            await locator.fill(as_text(value), timeout=5000)
-        except PlaywrightError as exc:
+            await act(
+                locator,
+                "fill",
+                lambda timeout: locator.fill(as_text(value), timeout=timeout),
+                budget,
+            )
+        except PlaywrightError as exc:  # not something text goes into
             raise errors.refusal(errors.NOT_A_FORM_FIELD) from exc
