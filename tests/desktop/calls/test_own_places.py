@@ -17,8 +17,8 @@ from desktop.calls.own_paths import touches
 from desktop.calls.permissions import Answer, Mode
 from desktop.chat.events import ToolFinished
 from desktop.workspace import Workspace
-from tests.desktop.mcp.test_source import configure, running, turn
 from tests.support import mcp_servers
+from tests.support.connectors import configure, running, turn
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 
 KEY = "sk-ant-api03-own-places-secret-0123456789"

@@ -18,11 +18,11 @@ from desktop.calls.permissions import (
     decide,
     scope_sentence,
 )
-from desktop.chat.events import AgentEvent, ToolFinished
+from desktop.chat.events import ToolFinished
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool
-from tests.support.turns import send, start
+from tests.support.turns import send, start, turn
 from tests.support.waiting import wait_until
 from tools.base import Risk
 
@@ -141,18 +141,6 @@ class Person:
         self.asked.append(request.call)
         if self.answers:
             request.answer(self.answers.pop(0))
-
-
-def turn(ws: Workspace, text: str) -> list[AgentEvent]:
-    events: list[AgentEvent] = []
-    sid = ws.store.create_session().id
-
-    async def go() -> None:
-        await send(ws.conversations, sid, text, events.append)
-        await ws.agent.close()
-
-    asyncio.run(go())
-    return events
 
 
 def test_denial_with_a_reason_reaches_the_model_and_nothing_runs(

@@ -19,10 +19,10 @@ from Xlib import XK, X
 from Xlib import display as xdisplay
 
 from desktop.workspace import Workspace
+from tests.support import seen
 from tests.support.model_server import ScriptedModelServer, text_reply
+from tests.support.window import finish_turn, settle
 from tests.support.x11 import TargetApp, gui_env
-from tests.ui.thread import seen
-from tests.ui.window.test_main_window import finish_turn, settle
 from ui.window.banners import NoticeBanner
 from ui.window.main_window import MainWindow
 from ui.window.quick_entry import QuickEntryController

@@ -25,7 +25,7 @@ from desktop.command.listener import UiServer
 from desktop.workspace import Workspace
 from tests.support.page_server import PageServer
 from tests.support.waiting import wait_until
-from tests.ui.window.test_approvals import sheet_open
+from tests.support.window import sheet_open
 from ui.window.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parents[3]
