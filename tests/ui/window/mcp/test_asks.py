@@ -28,7 +28,7 @@ from tests.support.waiting import wait_until
 from tests.support.window import sheet_open
 from ui.window.main_window import MainWindow
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 CALL_LIMIT = 90.0  # seconds: the first call starts the mcp process's browser
 CLIENT = mcp_types.Implementation(name="claude-ai", title="Claude Desktop", version="1.0")
 
