@@ -13,8 +13,8 @@ from desktop.chat.events import TurnFailed
 from desktop.model_stream.errors import ModelCallFailed
 from desktop.model_stream.worker import CLOSE_GRACE, StreamWorker, shared_worker
 from desktop.workspace import Workspace
-from tests.desktop.chat.test_agent import Recorder
 from tests.support.model_server import Hang, ScriptedModelServer, text_reply
+from tests.support.recorder import Recorder
 from tests.support.turns import send, start
 from tests.support.waiting import wait_until
 
