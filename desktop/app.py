@@ -116,14 +116,17 @@ def _app_icon() -> QIcon:
 
 def start_behind_the_window(workspace: Workspace) -> asyncio.Future[None]:
     """What starts once the window is on screen, while the person reads it: the stream process
-    loads the SDK on its own core, the tools load on a thread here (`heavy`; first the call
-    pipeline, then what the window and the first-run check need: the Markdown parser, Pillow,
-    the keychain), and the tool sources start (an MCP server may take seconds to answer). None of it holds up the loop.
-    Returns the sources' start."""
+    loads the SDK on its own core, the tools load on a thread here (`heavy`), and the tool
+    sources start (an MCP server may take seconds to answer). None of it holds up the loop.
+
+    The modules load in the order a message sent at once needs them: the call pipeline, the
+    keychain (the key is looked up while the rest loads), the SDK and the tools (the request
+    lists them), then what the reply's rendering needs (the Markdown parser, Pillow), then the
+    command-line socket. Returns the sources' start."""
     from desktop.model_stream.worker import shared_worker  # the stream process's side here
 
     shared_worker().start()
-    heavy.start(heavy.PIPELINE + heavy.WINDOW + heavy.KEYCHAIN + heavy.TOOLS + heavy.COMMANDS)
+    heavy.start(heavy.PIPELINE + heavy.KEYCHAIN + heavy.TOOLS + heavy.WINDOW + heavy.COMMANDS)
 
     async def start_tools() -> None:
         await heavy.ready(heavy.PIPELINE)
