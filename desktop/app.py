@@ -224,6 +224,8 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     commands = UiServer(workspace)  # `deskhand ui …` from the person's terminal
     await _close("command-line socket", commands.start)
     await _close("background loading", heavy.ready)
+    # The browser's driver, so the first browser call does not wait for it either.
+    preparing = asyncio.ensure_future(_close("browser driver", workspace.prepare_browser))
     # The system-wide shortcut: only the Deskhand that owns the socket takes it.
     from ui.window.quick_entry import QuickEntryController
 
@@ -232,6 +234,7 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     freeze_startup_objects()
     await quitting.wait()
     starting.cancel()
+    preparing.cancel()
     quick_entry.close()
     await _close("command-line socket", commands.close)
     window.close()  # gone from the screen at once; stopping its replies saves what they wrote
