@@ -26,6 +26,10 @@
 // app-level folders over its accounts); {"$record": {...}} is a record value, such as a window's
 // bounds ({x, y, width, height}), read as a plain object rather than as an element. Scripts'
 // changes are written back at once.
+// Fakes for read-back tests: "ignore": [{"app": "Mail", "command": "send"}] makes an app accept
+// a command and do nothing ("make" for `push`; app "Pasteboard" for the clipboard), and
+// "drops": {"Reminders": ["dueDate"]} makes an app leave those properties out of what it
+// makes or sets.
 "use strict";
 
 const fs = require("fs");
@@ -225,6 +229,18 @@ class World {
   log(entry) {
     this.data.log.push(entry);
     this.save();
+  }
+
+  // Whether a test scripted `appName` to accept `command` and do nothing.
+  ignores(appName, command) {
+    return (this.data.ignore || []).some(
+      (entry) => entry.app === appName && (!entry.command || entry.command === command)
+    );
+  }
+
+  // The properties a test scripted `appName` to leave out of what it makes or sets.
+  drops(appName) {
+    return (this.data.drops || {})[appName] || [];
   }
 }
 
@@ -469,6 +485,16 @@ class AppContext {
       throw appleError(-10000, "Can't make an element there.");
     }
     const record = this.record(state);
+    if (this.world.drops(this.name).includes(last[1])) {
+      this.world.log({ app: this.name, command: "make", property: last[1], dropped: true });
+      return list.length;
+    }
+    if (this.world.ignores(this.name, "make")) {
+      // The app answers with an id, but keeps nothing under it.
+      state.ghostId = record.id;
+      this.world.log({ app: this.name, command: "make", ignored: true });
+      return list.length;
+    }
     list.push(record);
     state.bound = steps.concat([["id", record.id]]);
     this.world.save();
@@ -484,6 +510,9 @@ class AppContext {
       } else {
         record[key] = value && value.__nsstring !== undefined ? value.__nsstring : value;
       }
+    }
+    for (const key of this.world.drops(this.name)) {
+      delete record[key];
     }
     record.class = state.className;
     if (record.id === undefined) {
@@ -506,6 +535,11 @@ class AppContext {
     this.event(name);
     const world = this.world;
     const entry = { app: this.name, command: name, args: encode(args) };
+    if (this.world.ignores(this.name, name)) {
+      entry.ignored = true;
+      world.log(entry);
+      return name === "send" ? true : undefined;
+    }
     if (name === "activate" || name === "launch") {
       const app = this.root();
       app.running = true;
@@ -528,6 +562,10 @@ class AppContext {
       const index = outgoing.indexOf(value);
       if (index >= 0) {
         outgoing.splice(index, 1);
+      }
+      value.dateSent = new Date();
+      if (isRecord(app.sentMailbox)) {
+        value.mailbox = { $ref: ["sentMailbox"] };
       }
       app.sent = app.sent || [];
       app.sent.push(value);
@@ -579,6 +617,8 @@ class AppContext {
       const app = this.root();
       app.revealed = app.revealed || [];
       app.revealed.push(String(args[0]));
+      const file = String(args[0]);
+      app.selection = [{ name: path.basename(file), url: `file://${encodeURI(file)}` }];
       world.log(entry);
       return undefined;
     }
@@ -612,6 +652,10 @@ class AppContext {
       stored = { $ref: this.indexPath(target) };
     } else {
       stored = encode(value);
+    }
+    if (this.world.drops(this.name).includes(key)) {
+      this.world.log({ app: this.name, command: "set", property: key, dropped: true });
+      return true;
     }
     record[key] = stored;
     pages.afterSet(record, key, stored);
@@ -835,6 +879,13 @@ function makeMaker(context, className, props) {
       if (key === "__maker") {
         return state;
       }
+      if (key === "id" && state.ghostId !== undefined) {
+        return () => state.ghostId;
+      }
+      if (state.ghostId !== undefined) {
+        // Anything else of an object the app never kept: it cannot be found.
+        return makeSpecifier(context, [["id", state.ghostId]])[key];
+      }
       if (state.bound) {
         return makeSpecifier(context, state.bound)[key];
       }
@@ -988,6 +1039,9 @@ function makeObjC(world) {
         return {
           get clearContents() {
             world.reload();
+            if (world.ignores("Pasteboard")) {
+              return 1;
+            }
             world.data.clipboard = null;
             world.save();
             return 1;
@@ -997,6 +1051,9 @@ function makeObjC(world) {
               return false;
             }
             world.reload();
+            if (world.ignores("Pasteboard")) {
+              return true;
+            }
             world.data.clipboard = unwrap(text);
             world.save();
             return true;
