@@ -1,10 +1,11 @@
-"""What the `macos` tool's changing actions really left behind, from their scripts' read-backs.
+"""What the `macos` and `apps` tools' changing actions really left behind, from read-backs.
 
 Each script reads the object it made back by its id (a reminder in its list, a note in its
-folder, a draft, the clipboard, the app in front, Finder's selection; a sent mail is looked for
-in Sent afterwards) and hands what it found here; these functions compare it with what was
-asked and say it in `Effect:` lines (tools/mac/readback.py). They take plain values, so the
-tool's table (macos.py) stays the one place that knows the actions.
+folder, a draft, the clipboard, the app in front, Finder's selection, a window's frame, an app
+that quit; a sent mail is looked for in Sent afterwards) and hands what it found here; these
+functions compare it with what was asked and say it in `Effect:` lines
+(tools/mac/readback.py). They take plain values, so each tool's table stays the one place that
+knows its actions.
 """
 
 from __future__ import annotations
@@ -197,3 +198,28 @@ NOTIFIED = not_confirmed(
     "macOS offers no way to read a notification back; Focus or the person's notification "
     "settings may keep it from showing.",
 )
+
+
+# --- apps and windows ----------------------------------------------------------------------
+
+
+def window_line(app: str, frame: Sequence[int], where: str) -> str:
+    return f"~ window of {shown(app)}: at {list(frame)}{where}"
+
+
+def placed(*, app: str, frame: Sequence[int], asked: Sequence[int], where: str = "") -> Outcome:
+    """An app's front window as it reports its frame after being moved."""
+    differ = differences([("the window", f"at {list(frame)}", f"at {list(asked)}")])
+    return read_back(window_line(app, frame, where), differ)
+
+
+def quit_app(*, app: str, was_running: bool, running: object) -> Outcome:
+    """An app after it was asked to quit."""
+    if not was_running:
+        return Outcome(kind="no_effect", nothing=f"{shown(app)} was not running.")
+    if running is not False:
+        return read_back(
+            f"~ app {shown(app)}: still running",
+            ["it is still running (it may be asking the person to save changes)"],
+        )
+    return read_back(f"- app {shown(app)}: quit")
