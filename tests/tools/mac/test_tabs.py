@@ -175,8 +175,14 @@ def test_closing_2_5_8_closes_the_right_tabs(tabs: Tabs, browser: str) -> None:
     result = tabs.run(call)
     assert not result.is_error, result.text
     assert tabs.titles(app_name) == [["Inbox", "Docs"], ["GitHub", "News", "Maps"], ["r/rust"]]
-    closed = json.loads(result.text[result.text.index("\n") + 1 :])
+    listing, effect = result.text[result.text.index("\n") + 1 :].split("\nEffect:\n")
+    closed = json.loads(listing)
     assert [tab["title"] for tab in closed] == ["r/python", "reddit home", "Calendar"]
+    assert effect == (
+        '- tab "r/python" (https://www.reddit.com/r/python)\n'
+        '- tab "reddit home" (https://www.reddit.com/)\n'
+        '- tab "Calendar" (https://cal.example.com/)'
+    )
     closes = [entry for entry in tabs.world.read()["log"] if entry["command"] == "close"]
     assert len(closes) == 3
 
@@ -228,7 +234,9 @@ def test_switch_tab_in_both_browsers(tabs: Tabs) -> None:
     assert [tab["visible"] for tab in safari_window["tabs"]] == [False, False, True, False]
     assert safari_window["index"] == 1
     result = tabs.call(action="switch_tab", browser="chrome", index=9)
-    assert result.text == "Switched to tab 9: 'r/rust'."
+    assert result.text == (
+        "Switched to tab 9: 'r/rust'.\nEffect:\n~ tab 9 \"r/rust\": current, window in front"
+    )
     assert tabs.world.app("Google Chrome")["windows"][2]["activeTabIndex"] == 2
     assert tabs.world.app("Google Chrome")["frontmost"] is True
 
@@ -281,7 +289,10 @@ def test_domains() -> None:
 def test_open_url_opens_a_normalized_address(tabs: Tabs) -> None:
     tabs.world.write(desktop(apps={"Safari": safari(NINE)}))
     result = tabs.call(action="open_url", url="chatgpt")
-    assert result.text == "Opened https://chatgpt.com in a new Safari tab."
+    assert result.text == (
+        "Opened https://chatgpt.com in a new Safari tab.\nEffect:\n"
+        "+ tab 4: https://chatgpt.com, current"
+    )
     window = tabs.world.app("Safari")["windows"][0]
     assert window["tabs"][-1]["url"] == "https://chatgpt.com" and window["tabs"][-1]["visible"]
     with pytest.raises(ValidationError):
@@ -346,6 +357,7 @@ def test_fill_round_trips_any_text_as_data(tabs: Tabs, browser: str, text: str) 
     assert not result.is_error, result.text
     field = page_element(tabs, "#q", app)
     assert field["value"] == text and field["events"] == ["input", "change"]
+    assert result.outcome is not None and result.outcome.kind == "done"
 
 
 def test_fill_never_touches_password_fields(tabs: Tabs) -> None:
