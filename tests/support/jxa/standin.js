@@ -46,6 +46,7 @@ const KNOWN_APPS = new Set([
 const COMMANDS = new Set([
   "activate", "launch", "quit", "send", "save", "reveal", "delete", "displayNotification",
   "theClipboard", "setTheClipboardTo", "doShellScript", "close", "doJavaScript", "execute",
+  "make",
 ]);
 
 // Element arrays an app always has, even when a test's world leaves them out (empty).
@@ -453,6 +454,51 @@ class AppContext {
     }
   }
 
+  // `specifier.properties()`: the object's plain values as one record (its elements left out).
+  properties(steps) {
+    this.event("get");
+    const { many, value } = this.resolve(steps);
+    if (many || !isRecord(value)) {
+      throw appleError(-1728, defaultMessage(-1728));
+    }
+    const out = {};
+    for (const key of Object.keys(value)) {
+      const item = value[key];
+      if (isRecord(item) && isRecord(item.$record)) {
+        out[key] = copyOut(item.$record);
+      } else if (!Array.isArray(item) && !isRecord(item)) {
+        out[key] = copyOut(item);
+      }
+    }
+    return out;
+  }
+
+  // `app.make({new: "event", at: container, withProperties: {...}})`: the new object inside
+  // the container's element array named after its class ("events"), as a specifier by its id.
+  make(args) {
+    const options = args[0] || {};
+    const at = options.at;
+    if (typeof options.new !== "string" || typeof at !== "function" || !at.__steps) {
+      throw appleError(-1708, defaultMessage(-1708));
+    }
+    const container = this.resolve(at.__steps()).value;
+    if (!isRecord(container)) {
+      throw appleError(-1728, defaultMessage(-1728));
+    }
+    const listKey = `${options.new}s`;
+    const props = Object.assign({}, options.withProperties || {});
+    const record = this.record({ className: options.new, props });
+    const entry = { app: this.name, command: "make", class: options.new, id: record.id };
+    if (this.world.ignores(this.name, "make")) {
+      entry.ignored = true; // it answers with a new object's id, and keeps nothing
+    } else {
+      container[listKey] = container[listKey] || [];
+      container[listKey].push(record);
+    }
+    this.world.log(entry);
+    return makeSpecifier(this, at.__steps().concat([["prop", listKey], ["id", record.id]]));
+  }
+
   count(steps) {
     this.event("count");
     const { value } = this.resolve(steps);
@@ -535,7 +581,7 @@ class AppContext {
     this.event(name);
     const world = this.world;
     const entry = { app: this.name, command: name, args: encode(args) };
-    if (this.world.ignores(this.name, name)) {
+    if (this.world.ignores(this.name, name) && name !== "make") {
       entry.ignored = true;
       world.log(entry);
       return name === "send" ? true : undefined;
@@ -612,6 +658,9 @@ class AppContext {
       const result = pages.runInPage(source, tab);
       world.log(entry);
       return result;
+    }
+    if (name === "make" && !this.scripted(name)) {
+      return this.make(args);
     }
     if (name === "reveal") {
       const app = this.root();
@@ -842,6 +891,9 @@ function makeSpecifier(context, steps) {
       }
       if (key === "exists") {
         return () => context.exists(steps);
+      }
+      if (key === "properties") {
+        return () => context.properties(steps);
       }
       if (key === "push") {
         return (maker) => context.push(steps, maker);
