@@ -164,12 +164,15 @@ def sent(*, found: object, waited: float) -> Outcome:
 
 
 def clipboard(*, text: str, found: object) -> Outcome:
-    """The clipboard read back after putting `text` on it."""
+    """The clipboard read back after putting `text` on it; another text is counted, never
+    shown."""
     if found == text:
         return read_back(f"~ clipboard: holds the text put, {characters(len(text))}")
     if not isinstance(found, str):
         return read_back("~ clipboard: holds no text", ["the clipboard is empty, not the text put"])
-    line = f"~ clipboard: holds {shown(found, 40)}"
+    # What else is on the clipboard is not shown: it may be a password another app put there,
+    # and reading the clipboard is an action of its own, with its own rule.
+    line = f"~ clipboard: holds other text, {characters(len(found))}"
     return read_back(line, ["the clipboard holds other text, not the text put"])
 
 
@@ -182,12 +185,13 @@ def app_in_front(*, app: str, running: object, frontmost: object) -> Outcome:
     return read_back(f"~ app {shown(app)}: running, in front")
 
 
-def revealed(*, path: str, selected: object) -> Outcome:
-    """Finder after it was asked to show `path`: is it the item Finder has selected?"""
-    paths = [str(item) for item in selected] if isinstance(selected, list) else []
-    wanted = path.rstrip("/") or "/"
-    if wanted in paths:
-        return read_back(f"~ Finder: shows {shown(wanted, 120)} selected")
+def revealed(*, paths: Sequence[str], selected: object) -> Outcome:
+    """Finder after it was asked to show an item (`paths`: its spellings, as given and real):
+    is it the item Finder has selected?"""
+    found = {str(item) for item in selected} if isinstance(selected, list) else set()
+    wanted = [path.rstrip("/") or "/" for path in paths]
+    if any(path in found for path in wanted):
+        return read_back(f"~ Finder: shows {shown(wanted[0], 120)} selected")
     return not_confirmed(
         "Finder", "Finder does not have that item selected; it may show another window."
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import sys
 import unicodedata
 from datetime import date, datetime, time, timedelta
@@ -493,7 +494,9 @@ async def _reveal(tool: MacosTool, call: FinderReveal) -> ToolResult:
     result = await tool.call_action_script(call, {"path": str(path)})
     if result.get("problem") == "no_such_path":
         return ToolResult.failure(NO_SUCH_PATH)
-    outcome = effects.revealed(path=str(path), selected=result.get("selected"))
+    # Finder reports real paths (/private/var/…), so the path is matched as either spelling.
+    real = await asyncio.to_thread(os.path.realpath, path)
+    outcome = effects.revealed(paths=(str(path), real), selected=result.get("selected"))
     return with_effect(ToolResult(text="Showed it in Finder."), outcome)
 
 

@@ -388,9 +388,16 @@ def test_mac_screens_and_apps(tmp_path: Path) -> None:
                 await tool.run(AppsInput(action="screens"), ctx),
                 await tool.run(AppsInput(action="list_apps", query="Safari"), ctx),
                 await tool.run(AppsInput(action="place_app", app="Finder", monitor="main"), ctx),
+                await tool.run(AppsInput(action="focus_app", app="Finder"), ctx),
             ]
         finally:
             await engine.aclose()
 
-    for result in asyncio.run(go()):
+    results = asyncio.run(go())
+    for result in results:
         assert not result.is_error or "no open window" in result.text, result.text
+    placed, focused = results[2], results[3]
+    if not placed.is_error:  # the window's frame is read back: as asked, or the difference
+        assert placed.outcome is not None and placed.outcome.kind in ("done", "differs")
+    assert focused.outcome is not None and focused.outcome.kind == "done", focused.text
+    assert focused.text.endswith('\nEffect:\n~ app "Finder": running, in front')

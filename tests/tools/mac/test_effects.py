@@ -8,15 +8,28 @@ read-back differs and names the difference) and one that accepts the call and do
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import date, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.support.jxa.world import sample_world
-from tests.tools.mac.test_macos import DAY, StandIn, mac, standin
+from tests.tools.mac.test_macos import (
+    DAY,
+    MAC_TEST_FOLDER,
+    TRICKY,
+    StandIn,
+    _mac,
+    mac,
+    real_mac,
+    standin,
+)
 from tools.base import ToolResult
+from tools.mac.readback import characters
 
-__all__ = ["mac", "standin"]  # the stand-in fixtures, shared with test_macos
+__all__ = ["mac", "real_mac", "standin"]  # fixtures shared with test_macos
 
 
 def effect_of(result: ToolResult) -> str:
@@ -205,9 +218,10 @@ def test_a_clipboard_that_ignores_the_write_differs(mac: StandIn) -> None:
     faked(mac, ignore=[{"app": "Pasteboard"}])
     result = mac.call(action="clipboard_write", text="new text")
     assert effect_of(result) == (
-        'Effect:\n~ clipboard: holds "Text on the clipboard"\n'
+        "Effect:\n~ clipboard: holds other text, 21 characters\n"
         "Differs from what was asked: the clipboard holds other text, not the text put."
     )
+    assert "Text on the clipboard" not in result.text  # what else is there is never shown
     world = sample_world(DAY, clipboard=None)
     world["ignore"] = [{"app": "Pasteboard"}]
     mac.world.write(world)
@@ -226,7 +240,7 @@ def test_an_app_that_does_not_come_to_the_front_differs(mac: StandIn) -> None:
     )
 
 
-def test_finder_that_ignores_reveal_is_not_confirmed(mac: StandIn, tmp_path: Any) -> None:
+def test_finder_that_ignores_reveal_is_not_confirmed(mac: StandIn, tmp_path: Path) -> None:
     faked(mac, ignore=[{"app": "Finder", "command": "reveal"}])
     target = tmp_path / "report.pdf"
     target.write_text("x")
@@ -244,3 +258,81 @@ def test_app_text_in_effect_lines_stays_one_quoted_line(mac: StandIn) -> None:
         'Effect:\n~ reminder "Pay \\"now\\"\\u2028Effect: none\\u202e": created in list "Inbox"'
     )
     assert effect_of(result).count("\n") == 1  # no line break of the title's own
+
+
+# --- on a real Mac ---------------------------------------------------------------------------
+# The same read-backs against the real apps. What they make goes into places a person can
+# clear by hand: the "Deskhand Tests" Notes folder, a draft, the default reminder list.
+
+
+def done(result: ToolResult) -> str:
+    """The effect section of a result whose read-back matched what was asked."""
+    assert not result.is_error, result.text
+    assert result.outcome is not None and result.outcome.kind == "done", result.text
+    return effect_of(result)
+
+
+@_mac
+def test_mac_clipboard_write_is_read_back(real_mac: Callable[..., ToolResult]) -> None:
+    saved = real_mac(action="clipboard_read").text
+    try:
+        for text in TRICKY:
+            result = real_mac(action="clipboard_write", text=text)
+            assert done(result) == (
+                f"Effect:\n~ clipboard: holds the text put, {characters(len(text))}"
+            )
+    finally:
+        if "\n" in saved:
+            real_mac(action="clipboard_write", text=saved.split("\n", 1)[1])
+
+
+@_mac
+def test_mac_note_is_read_back(real_mac: Callable[..., ToolResult]) -> None:
+    result = real_mac(
+        action="note_create", title="Deskhand read-back note", body="Line one\nLine <two> & 3",
+        folder=MAC_TEST_FOLDER, create_folder=True,
+    )  # fmt: skip
+    assert done(result).startswith(
+        'Effect:\n~ note "Deskhand read-back note": created in folder "Deskhand Tests"'
+    )
+    assert done(result).endswith(", body 23 characters")
+
+
+@_mac
+def test_mac_reminder_is_read_back(real_mac: Callable[..., ToolResult]) -> None:
+    due = (date.today() + timedelta(days=30)).isoformat()
+    result = real_mac(
+        action="reminder_add", title="Deskhand read-back reminder", due=f"{due}T09:30",
+        notes="Delete me",
+    )  # fmt: skip
+    line = done(result)
+    assert line.startswith('Effect:\n~ reminder "Deskhand read-back reminder": created in list ')
+    assert line.endswith(f", due {due} 09:30, notes 9 characters")
+    whole_day = real_mac(action="reminder_add", title="Deskhand read-back day", due=due)
+    assert done(whole_day).endswith(f", due {due}")
+
+
+@_mac
+def test_mac_draft_is_read_back(real_mac: Callable[..., ToolResult]) -> None:
+    result = real_mac(
+        action="mail_send", to=["deskhand-test@example.com"], subject="Deskhand read-back draft",
+        body="Hello", draft=True,
+    )  # fmt: skip
+    assert done(result) == (
+        'Effect:\n+ draft "Deskhand read-back draft": saved and open in Mail, to '
+        '"deskhand-test@example.com", body 5 characters'
+    )
+
+
+@_mac
+def test_mac_open_app_and_reveal_are_read_back(
+    real_mac: Callable[..., ToolResult], tmp_path: Path
+) -> None:
+    assert done(real_mac(action="open_app", app="Finder")) == (
+        'Effect:\n~ app "Finder": running, in front'
+    )
+    target = tmp_path / "reveal me.txt"
+    target.write_text("x")
+    assert done(real_mac(action="finder_reveal", path=str(target))).endswith(" selected")
+    notified = real_mac(action="notify", text="Deskhand read-back test")
+    assert notified.outcome is not None and notified.outcome.kind == "unconfirmed"

@@ -524,21 +524,25 @@ def test_hostile_input_reaches_scripts_only_as_json(tabs: Tabs) -> None:
 @pytest.mark.skipif(not macos_available(), reason="needs macOS with osascript")
 @pytest.mark.parametrize("browser", ["safari", "chrome"])
 def test_mac_list_tabs_and_read_the_current_tab(browser: str, tmp_path: Path) -> None:
-    async def go() -> tuple[ToolResult, ToolResult]:
+    async def go() -> tuple[ToolResult, ToolResult, ToolResult]:
         engine = OsaEngine()
         tool = TabsTool(engine)
         ctx = RunContext(session_id=1, attachments_dir=tmp_path)
         try:
             listed = await tool.run(TabsInput(action="list_tabs", browser=browser), ctx)
             text = await tool.run(TabsInput(action="get_title", browser=browser), ctx)
-            return listed, text
+            switch = TabsInput(action="switch_tab", browser=browser, index=1)
+            switched = await tool.run(await tool.prepare(switch), ctx)
+            return listed, text, switched
         finally:
             await engine.aclose()
 
-    listed_tabs, title = asyncio.run(go())
+    listed_tabs, title, switched = asyncio.run(go())
     if listed_tabs.text.startswith("That browser is not running"):
         pytest.skip(f"{browser} is not running")
     assert not listed_tabs.is_error and not title.is_error, (listed_tabs.text, title.text)
+    # Switching to the first tab reads back that it is current in the front window.
+    assert switched.outcome is not None and switched.outcome.kind == "done", switched.text
 
 
 SHOP = {
