@@ -6,6 +6,10 @@ function run(argv) {
   var input = JSON.parse(argv[0]);
   return onNamedApp(input, function (app) {
     app.activate();
+    // Activation finishes on the app's own time: look for up to two seconds.
+    for (var waited = 0; !(app.running() && app.frontmost()) && waited < 2000; waited += 100) {
+      delay(0.1);
+    }
     var name = null;
     try {
       name = app.name();

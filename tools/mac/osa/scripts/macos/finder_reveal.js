@@ -13,6 +13,11 @@ function run(argv) {
   finder.reveal(Path(input.path));
   finder.activate();
   var selection = finder.selection() || [];
+  // Finder selects the item on its own time: look for up to a second.
+  for (var waited = 0; selection.length === 0 && waited < 1000; waited += 100) {
+    delay(0.1);
+    selection = finder.selection() || [];
+  }
   var selected = [];
   for (var i = 0; i < selection.length && i < 20; i++) {
     selected.push(posixPath(selection[i].url()));

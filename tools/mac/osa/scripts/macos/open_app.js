@@ -11,5 +11,9 @@ function run(argv) {
     return JSON.stringify({ error: { number: -10814, message: "no application with that name" } });
   }
   app.activate();
+  // Activation finishes on the app's own time: look for up to two seconds.
+  for (var waited = 0; !(app.running() && app.frontmost()) && waited < 2000; waited += 100) {
+    delay(0.1);
+  }
   return JSON.stringify({ opened: true, running: app.running(), frontmost: app.frontmost() });
 }

@@ -23,5 +23,11 @@ function run(argv) {
     }
   }
   var current = safari ? win.currentTab : win.tabs[win.activeTabIndex() - 1];
-  return JSON.stringify({ opened: true, before: before, after: after, current: current.url() });
+  // A new tab may not report its address until it starts loading: look for up to a second.
+  var url = current.url();
+  for (var waited = 0; after > before && !url && waited < 1000; waited += 100) {
+    delay(0.1);
+    url = current.url();
+  }
+  return JSON.stringify({ opened: true, before: before, after: after, current: url });
 }
