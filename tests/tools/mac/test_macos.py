@@ -278,7 +278,12 @@ def test_mail_send_and_draft(mac: StandIn) -> None:
         subject="Quarterly numbers",
         body="Hi Ana,\n\nsee below.",
     )
-    assert sent.text == "Sent the mail to 3 recipients."
+    assert sent.text == (
+        "Sent the mail to 3 recipients.\nEffect:\n"
+        '+ message "Quarterly numbers": in "Sent", id x-standin://Mail/outgoingMessage/1, '
+        'to "ana@example.com"'
+    )
+    assert sent.outcome is not None and sent.outcome.kind == "done"
     [message] = mac.world.app("Mail")["sent"]
     assert (message["subject"], message["content"]) == (
         "Quarterly numbers",
@@ -289,7 +294,10 @@ def test_mail_send_and_draft(mac: StandIn) -> None:
     assert [r["address"] for r in message["bccRecipients"]] == ["cy@example.com"]
 
     drafted = mac.call(action="mail_send", to=["ana@example.com"], subject="Draft", draft=True)
-    assert "it was not sent" in drafted.text
+    assert drafted.text == (
+        "Saved a draft to 1 recipient and opened it in Mail; it was not sent.\nEffect:\n"
+        '+ draft "Draft": saved and open in Mail, to "ana@example.com", body 0 characters'
+    )
     mail = mac.world.app("Mail")
     assert len(mail["sent"]) == 1 and mail["frontmost"] is True
     [draft] = mail["outgoingMessages"]
@@ -299,7 +307,7 @@ def test_mail_send_and_draft(mac: StandIn) -> None:
 def test_clipboard_read_and_write(mac: StandIn) -> None:
     assert mac.call(action="clipboard_read").text.endswith("\nText on the clipboard")
     assert mac.call(action="clipboard_write", text="new text").text == (
-        "Put 8 characters on the clipboard."
+        "Put 8 characters on the clipboard.\nEffect:\n~ clipboard: holds the text put, 8 characters"
     )
     assert mac.world.read()["clipboard"] == "new text"
 
@@ -313,14 +321,17 @@ def test_clipboard_read_and_write(mac: StandIn) -> None:
 
 
 def test_notify_open_app_and_reveal(mac: StandIn, tmp_path: Path) -> None:
-    assert (
-        mac.call(action="notify", text="Done", subtitle="All of it").text
-        == "Showed the notification."
+    assert mac.call(action="notify", text="Done", subtitle="All of it").text == (
+        "Showed the notification.\nEffect: none: nothing could be read back from Notification "
+        "Center.\nNot confirmed: macOS offers no way to read a notification back; Focus or the "
+        "person's notification settings may keep it from showing."
     )
     assert mac.world.read()["notifications"] == [
         {"text": "Done", "title": "Deskhand", "subtitle": "All of it"}
     ]
-    assert mac.call(action="open_app", app="Safari").text == "Opened Safari."
+    assert mac.call(action="open_app", app="Safari").text == (
+        'Opened Safari.\nEffect:\n~ app "Safari": running, in front'
+    )
     assert mac.world.app("Safari")["frontmost"] is True
 
     missing = mac.call(action="open_app", app="Photoshop 1998")
@@ -328,7 +339,9 @@ def test_notify_open_app_and_reveal(mac: StandIn, tmp_path: Path) -> None:
 
     target = tmp_path / "report.pdf"
     target.write_text("x")
-    assert mac.call(action="finder_reveal", path=str(target)).text == "Showed it in Finder."
+    assert mac.call(action="finder_reveal", path=str(target)).text == (
+        f'Showed it in Finder.\nEffect:\n~ Finder: shows "{target}" selected'
+    )
     assert mac.world.app("Finder")["revealed"] == [str(target)]
 
 
@@ -438,12 +451,13 @@ def test_no_code_is_built_from_input(mac: StandIn, tmp_path: Path) -> None:
         prelude + "\n" + path.read_text(encoding="utf-8")
         for path in (SCRIPTS_DIR / "macos").glob("*.js")
     }
-    assert len(seen_argv) == len(calls)  # the one-shot runs (the worker was already started)
+    # The one-shot runs (the worker was already started); mail_send also looks in Sent.
+    assert len(seen_argv) == len(calls) + 1
     for argv in seen_argv:
         assert argv[:4] == (str(OSASCRIPT), "-l", "JavaScript", "-e") and len(argv) == 6
         assert argv[4] in texts
         assert isinstance(json.loads(argv[5]), dict) and argv[5].isascii()
-    assert len(seen_requests) == len(calls)
+    assert len(seen_requests) == len(calls) + 1
     for script, payload in seen_requests:
         assert str(SCRIPTS_DIR / f"{script}.js") in scripts
         assert isinstance(json.loads(payload), dict) and payload.isascii()

@@ -172,8 +172,14 @@ def test_closing_2_5_8_closes_the_right_tabs(tabs: Tabs, browser: str) -> None:
     result = tabs.run(call)
     assert not result.is_error, result.text
     assert tabs.titles(app_name) == [["Inbox", "Docs"], ["GitHub", "News", "Maps"], ["r/rust"]]
-    closed = json.loads(result.text[result.text.index("\n") + 1 :])
+    listing, effect = result.text[result.text.index("\n") + 1 :].split("\nEffect:\n")
+    closed = json.loads(listing)
     assert [tab["title"] for tab in closed] == ["r/python", "reddit home", "Calendar"]
+    assert effect == (
+        '- tab "r/python" (https://www.reddit.com/r/python)\n'
+        '- tab "reddit home" (https://www.reddit.com/)\n'
+        '- tab "Calendar" (https://cal.example.com/)'
+    )
     closes = [entry for entry in tabs.world.read()["log"] if entry["command"] == "close"]
     assert len(closes) == 3
 
@@ -225,7 +231,9 @@ def test_switch_tab_in_both_browsers(tabs: Tabs) -> None:
     assert [tab["visible"] for tab in safari_window["tabs"]] == [False, False, True, False]
     assert safari_window["index"] == 1
     result = tabs.call(action="switch_tab", browser="chrome", index=9)
-    assert result.text == "Switched to tab 9: 'r/rust'."
+    assert result.text == (
+        "Switched to tab 9: 'r/rust'.\nEffect:\n~ tab 9 \"r/rust\": current, window in front"
+    )
     assert tabs.world.app("Google Chrome")["windows"][2]["activeTabIndex"] == 2
     assert tabs.world.app("Google Chrome")["frontmost"] is True
 
@@ -278,7 +286,10 @@ def test_domains() -> None:
 def test_open_url_opens_a_normalized_address(tabs: Tabs) -> None:
     tabs.world.write(desktop(apps={"Safari": safari(NINE)}))
     result = tabs.call(action="open_url", url="chatgpt")
-    assert result.text == "Opened https://chatgpt.com in a new Safari tab."
+    assert result.text == (
+        "Opened https://chatgpt.com in a new Safari tab.\nEffect:\n"
+        "+ tab 4: https://chatgpt.com, current"
+    )
     window = tabs.world.app("Safari")["windows"][0]
     assert window["tabs"][-1]["url"] == "https://chatgpt.com" and window["tabs"][-1]["visible"]
     with pytest.raises(ValidationError):
@@ -343,6 +354,7 @@ def test_fill_round_trips_any_text_as_data(tabs: Tabs, browser: str, text: str) 
     assert not result.is_error, result.text
     field = page_element(tabs, "#q", app)
     assert field["value"] == text and field["events"] == ["input", "change"]
+    assert result.outcome is not None and result.outcome.kind == "done"
 
 
 def test_fill_never_touches_password_fields(tabs: Tabs) -> None:
@@ -502,21 +514,25 @@ def test_hostile_input_reaches_scripts_only_as_json(tabs: Tabs) -> None:
 @pytest.mark.skipif(not macos_available(), reason="needs macOS with osascript")
 @pytest.mark.parametrize("browser", ["safari", "chrome"])
 def test_mac_list_tabs_and_read_the_current_tab(browser: str, tmp_path: Path) -> None:
-    async def go() -> tuple[ToolResult, ToolResult]:
+    async def go() -> tuple[ToolResult, ToolResult, ToolResult]:
         engine = OsaEngine()
         tool = TabsTool(engine)
         ctx = RunContext(session_id=1, attachments_dir=tmp_path)
         try:
             listed = await tool.run(TabsInput(action="list_tabs", browser=browser), ctx)
             text = await tool.run(TabsInput(action="get_title", browser=browser), ctx)
-            return listed, text
+            switch = TabsInput(action="switch_tab", browser=browser, index=1)
+            switched = await tool.run(await tool.prepare(switch), ctx)
+            return listed, text, switched
         finally:
             await engine.aclose()
 
-    listed_tabs, title = asyncio.run(go())
+    listed_tabs, title, switched = asyncio.run(go())
     if listed_tabs.text.startswith("That browser is not running"):
         pytest.skip(f"{browser} is not running")
     assert not listed_tabs.is_error and not title.is_error, (listed_tabs.text, title.text)
+    # Switching to the first tab reads back that it is current in the front window.
+    assert switched.outcome is not None and switched.outcome.kind == "done", switched.text
 
 
 SHOP = {

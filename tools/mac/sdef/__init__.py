@@ -2,7 +2,8 @@
 
 Discovery finds the apps, the parser reads their dictionaries safely, the cache keeps them,
 and three tools (`apps_list`, `app_dictionary`, `app_command`) let the model look up and run
-any command, always through the constant script `tools/mac/osa/scripts/sdef/call.js`.
+any command, always through the constant script `tools/mac/osa/scripts/sdef/call.js`, which
+reads back what a changing command left behind (`readback.py` says it in `Effect:` lines).
 
 Each name loads its module when first used: reading one dictionary (`deskhand apps
 dictionary FILE`) needs the parser, not the tools or the catalog.

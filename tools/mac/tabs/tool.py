@@ -45,6 +45,7 @@ from tools.mac.tabs.answers import (
     acted,
     closed,
     links,
+    opened,
     page_address,
     page_title,
     problem_in,
@@ -223,7 +224,7 @@ ACTIONS = ActionTable(
             hint="in a new tab; http and https only; 'example.com' and bare names like "
             "'chatgpt' work",
             script="tabs/open_url", target="{url}",
-            result="Opened {url} in a new {browser_app} tab.",
+            result=opened,
         ),
         _row(
             "close_tab", CloseTab, Risk.CHANGE, "Closes tabs",

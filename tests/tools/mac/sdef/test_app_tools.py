@@ -211,7 +211,10 @@ def test_count_and_exists(mac: StandIn) -> None:
 def test_delete_acts_on_the_object_the_reference_names(mac: StandIn) -> None:
     result = mac.app_command(app="Finder", command="delete", reference=DESKTOP_REPORT)
     assert not result.is_error
-    assert result.text == "Finder: delete file 'report.pdf' in folder 'Desktop': done."
+    assert result.text == (
+        "Finder: delete file 'report.pdf' in folder 'Desktop': done.\n"
+        "Effect:\n- file 'report.pdf' in folder 'Desktop': deleted"
+    )
     names = [f["name"] for f in finder_app(mac)["folders"][0]["files"]]
     assert names == ["notes.txt"]
     (entry,) = mac.log()
