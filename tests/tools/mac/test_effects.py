@@ -16,20 +16,9 @@ from typing import Any
 import pytest
 
 from tests.support.jxa.world import sample_world
-from tests.tools.mac.test_macos import (
-    DAY,
-    MAC_TEST_FOLDER,
-    TRICKY,
-    StandIn,
-    _mac,
-    mac,
-    real_mac,
-    standin,
-)
+from tests.support.mac_standin import DAY, MAC_TEST_FOLDER, TRICKY, StandIn, mac_only
 from tools.base import ToolResult
 from tools.mac.readback import characters
-
-__all__ = ["mac", "real_mac", "standin"]  # fixtures shared with test_macos
 
 
 def effect_of(result: ToolResult) -> str:
@@ -272,7 +261,7 @@ def done(result: ToolResult) -> str:
     return effect_of(result)
 
 
-@_mac
+@mac_only
 def test_mac_clipboard_write_is_read_back(real_mac: Callable[..., ToolResult]) -> None:
     saved = real_mac(action="clipboard_read").text
     try:
@@ -286,7 +275,7 @@ def test_mac_clipboard_write_is_read_back(real_mac: Callable[..., ToolResult]) -
             real_mac(action="clipboard_write", text=saved.split("\n", 1)[1])
 
 
-@_mac
+@mac_only
 def test_mac_note_is_read_back(real_mac: Callable[..., ToolResult]) -> None:
     result = real_mac(
         action="note_create", title="Deskhand read-back note", body="Line one\nLine <two> & 3",
@@ -298,7 +287,7 @@ def test_mac_note_is_read_back(real_mac: Callable[..., ToolResult]) -> None:
     assert done(result).endswith(", body 23 characters")
 
 
-@_mac
+@mac_only
 def test_mac_reminder_is_read_back(real_mac: Callable[..., ToolResult]) -> None:
     due = (date.today() + timedelta(days=30)).isoformat()
     result = real_mac(
@@ -312,7 +301,7 @@ def test_mac_reminder_is_read_back(real_mac: Callable[..., ToolResult]) -> None:
     assert done(whole_day).endswith(f", due {due}")
 
 
-@_mac
+@mac_only
 def test_mac_draft_is_read_back(real_mac: Callable[..., ToolResult]) -> None:
     result = real_mac(
         action="mail_send", to=["deskhand-test@example.com"], subject="Deskhand read-back draft",
@@ -324,7 +313,7 @@ def test_mac_draft_is_read_back(real_mac: Callable[..., ToolResult]) -> None:
     )
 
 
-@_mac
+@mac_only
 def test_mac_open_app_and_reveal_are_read_back(
     real_mac: Callable[..., ToolResult], tmp_path: Path
 ) -> None:

@@ -11,9 +11,8 @@ import hashlib
 import json
 import shutil
 import tempfile
-from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,7 +22,8 @@ from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 from pydantic import ValidationError
 
-from tests.support.jxa.world import OSASCRIPT, WORLD_ENV, World, sample_world
+from tests.support.jxa.world import OSASCRIPT, sample_world
+from tests.support.mac_standin import DAY, MAC_TEST_FOLDER, TRICKY, StandIn, mac_only
 from tools.base import TOOL_FAILED, Risk, RunContext, ToolResult
 from tools.mac.macos import (
     NO_SUCH_PATH,
@@ -32,73 +32,13 @@ from tools.mac.macos import (
     macos_available,
 )
 from tools.mac.osa.engine import OSASCRIPT_ENV, SCRIPTS_DIR, OsaEngine
-from tools.mac.osa.errors import MODEL_PHRASES, OsaProblem, ProblemKind
+from tools.mac.osa.errors import MODEL_PHRASES, ProblemKind
 from tools.mac.osa.tool_runs import STOPPED
 from tools.mac.osa.worker import Worker
 
 T = TypeVar("T")
 # Hypothesis caches Unicode tables on disk: keep them out of the work tree.
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "deskhand-hypothesis")
-DAY = date(2024, 5, 3)
-TRICKY = [
-    "She said \"hi\" and 'bye'",
-    "back\\slash \\n not a newline \\u2028",
-    "line one\nline two\n\nline four",
-    "separator\u2028and\u2029paragraph",
-    "emoji 😀👩‍👩‍👧 flags 🇩🇪",
-    "中文、日本語、한국어",
-    "עברית ومرحبا بالعالم",
-    "'); Application('Finder').delete(Path('/')); ('",
-    "${process.exit(1)} `backtick` </div><script>alert(1)</script> &amp;",
-]
-
-
-@dataclass
-class StandIn:
-    """One event loop, engine and tool for the module, and the world file they read."""
-
-    loop: asyncio.AbstractEventLoop
-    engine: OsaEngine
-    tool: MacosTool
-    world: World
-    problems: list[OsaProblem] = field(default_factory=list)
-
-    def run(self, coro: Awaitable[T]) -> T:
-        return self.loop.run_until_complete(coro)
-
-    def call(self, progress: list[str] | None = None, **fields: Any) -> ToolResult:
-        call = MacosInput.model_validate(fields)
-        lines = progress if progress is not None else []
-        ctx = RunContext(
-            session_id=1, attachments_dir=self.world.path.parent, progress=lines.append
-        )
-        return self.run(self.tool.run(call, ctx))
-
-
-@pytest.fixture(scope="module")
-def standin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StandIn]:
-    if shutil.which("node") is None:
-        pytest.skip("the JXA stand-in needs node")
-    world = World(tmp_path_factory.mktemp("jxa") / "world.json")
-    world.write({})
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(WORLD_ENV, str(world.path))
-        patch.setenv(OSASCRIPT_ENV, str(OSASCRIPT))
-        loop = asyncio.new_event_loop()
-        engine = OsaEngine(workers=1)
-        problems: list[OsaProblem] = []
-        tool = MacosTool(engine, on_problem=problems.append)
-        yield StandIn(loop, engine, tool, world, problems)
-        loop.run_until_complete(engine.aclose())
-        loop.close()
-
-
-@pytest.fixture
-def mac(standin: StandIn) -> StandIn:
-    """The stand-in with a fresh sample world."""
-    standin.world.write(sample_world(DAY))
-    standin.problems.clear()
-    return standin
 
 
 def data_of(result: ToolResult) -> Any:
@@ -540,42 +480,15 @@ def test_round_trip_mail(standin: StandIn, text: str, line: str) -> None:
 
 # --- on a real Mac ---------------------------------------------------------------------------
 
-on_a_mac = [
-    pytest.mark.macos,
-    pytest.mark.skipif(not macos_available(), reason="needs macOS with osascript"),
-]
-MAC_TEST_FOLDER = "Deskhand Tests"
 
-
-@pytest.fixture
-def real_mac(tmp_path: Path) -> Iterator[Callable[..., ToolResult]]:
-    loop = asyncio.new_event_loop()
-    engine = OsaEngine()
-    tool = MacosTool(engine)
-
-    def call(**fields: Any) -> ToolResult:
-        ctx = RunContext(session_id=1, attachments_dir=tmp_path)
-        return loop.run_until_complete(tool.run(MacosInput.model_validate(fields), ctx))
-
-    yield call
-    loop.run_until_complete(engine.aclose())
-    loop.close()
-
-
-def _mac(test: Callable[..., None]) -> Callable[..., None]:
-    for mark in on_a_mac:
-        test = mark(test)
-    return test
-
-
-@_mac
+@mac_only
 @pytest.mark.parametrize("action", ["calendar_today", "mail_read", "clipboard_read"])
 def test_mac_reads(real_mac: Callable[..., ToolResult], action: str) -> None:
     result = real_mac(action=action)
     assert not result.is_error, result.text
 
 
-@_mac
+@mac_only
 def test_mac_clipboard_round_trip(real_mac: Callable[..., ToolResult]) -> None:
     saved = real_mac(action="clipboard_read").text
     try:
@@ -587,7 +500,7 @@ def test_mac_clipboard_round_trip(real_mac: Callable[..., ToolResult]) -> None:
             real_mac(action="clipboard_write", text=saved.split("\n", 1)[1])
 
 
-@_mac
+@mac_only
 def test_mac_note_in_a_test_folder(real_mac: Callable[..., ToolResult]) -> None:
     result = real_mac(
         action="note_create", title="Deskhand test note", body=TRICKY[2], folder=MAC_TEST_FOLDER,
@@ -596,7 +509,7 @@ def test_mac_note_in_a_test_folder(real_mac: Callable[..., ToolResult]) -> None:
     assert not result.is_error, result.text  # delete the "Deskhand Tests" folder by hand after
 
 
-@_mac
+@mac_only
 def test_mac_mail_as_draft(real_mac: Callable[..., ToolResult]) -> None:
     result = real_mac(
         action="mail_send", to=["deskhand-test@example.com"], subject="Deskhand test draft",
@@ -605,7 +518,7 @@ def test_mac_mail_as_draft(real_mac: Callable[..., ToolResult]) -> None:
     assert not result.is_error and "not sent" in result.text
 
 
-@_mac
+@mac_only
 def test_mac_notify_open_reveal_and_missing_list(
     real_mac: Callable[..., ToolResult], tmp_path: Path
 ) -> None:

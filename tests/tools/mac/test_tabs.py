@@ -9,7 +9,6 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +20,9 @@ from pydantic import ValidationError
 
 from tests.support.jxa.desktop_world import Runner, chrome, desktop, safari
 from tests.support.jxa.forbidden import FORBIDDEN_JS
-from tests.support.jxa.world import OSASCRIPT, WORLD_ENV, World
+from tests.support.mac_standin import NINE, Tabs
 from tools.base import Risk, RunContext, ToolResult
-from tools.mac.osa.engine import OSASCRIPT_ENV, SCRIPTS_DIR, OsaEngine, macos_available
+from tools.mac.osa.engine import SCRIPTS_DIR, OsaEngine, macos_available
 from tools.mac.osa.worker import Worker
 from tools.mac.tabs import BROWSER_APPS, TabsInput, TabsTool, domain_of, normalize_url
 from tools.mac.tabs.answers import (
@@ -41,13 +40,6 @@ REPO = Path(__file__).resolve().parents[3]
 PAGE_SCRIPT = SCRIPTS_DIR / "tabs" / "page.js"
 PRELUDE = SCRIPTS_DIR / "tabs" / "_prelude.js"
 TAB_SCRIPTS = sorted(path for path in (SCRIPTS_DIR / "tabs").glob("*.js") if path != PRELUDE)
-NINE = [
-    [("Inbox", "https://mail.example.com/"), ("r/python", "https://www.reddit.com/r/python"),
-     ("Docs", "https://docs.python.org/3/")],
-    [("GitHub", "https://github.com/"), ("reddit home", "https://www.reddit.com/"),
-     ("News", "https://news.ycombinator.com/"), ("Maps", "https://maps.example.com/")],
-    [("Calendar", "https://cal.example.com/"), ("r/rust", "https://reddit.com/r/rust")],
-]  # fmt: skip
 HOSTILE = [
     '"); alert(1); ("',
     "'); document.body.remove(); ('",
@@ -57,57 +49,6 @@ HOSTILE = [
     "${`template`}",
     "😀 עברית 中文",
 ]
-
-
-@pytest.fixture(scope="module")
-def runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runner]:
-    if shutil.which("node") is None:
-        pytest.skip("the JXA stand-in needs node")
-    world = World(tmp_path_factory.mktemp("tabs") / "world.json")
-    world.write({})
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(WORLD_ENV, str(world.path))
-        patch.setenv(OSASCRIPT_ENV, str(OSASCRIPT))
-        loop = asyncio.new_event_loop()
-        engine = OsaEngine(workers=1)
-        yield Runner(loop, world)
-        loop.run_until_complete(engine.aclose())
-        loop.close()
-
-
-class Tabs:
-    def __init__(self, runner: Runner, workers: int = 1) -> None:
-        self.runner = runner
-        self.world = runner.world
-        self.engine = OsaEngine(workers=workers)
-        self.tool = TabsTool(self.engine)
-        self.progress: list[str] = []
-
-    def input(self, **fields: Any) -> TabsInput:
-        return TabsInput.model_validate(fields)
-
-    def prepare(self, **fields: Any) -> TabsInput:
-        return self.runner.run(self.tool.prepare(self.input(**fields)))
-
-    def run(self, call: TabsInput) -> ToolResult:
-        ctx = RunContext(
-            session_id=1, attachments_dir=self.world.path.parent, progress=self.progress.append
-        )
-        return self.runner.run(self.tool.run(call, ctx))
-
-    def call(self, **fields: Any) -> ToolResult:
-        return self.run(self.input(**fields))
-
-    def titles(self, app: str = "Safari") -> list[list[str]]:
-        key = "name" if app == "Safari" else "title"
-        return [[tab[key] for tab in win["tabs"]] for win in self.world.app(app)["windows"]]
-
-
-@pytest.fixture
-def tabs(runner: Runner) -> Iterator[Tabs]:
-    helper = Tabs(runner)
-    yield helper
-    runner.run(helper.engine.aclose())
 
 
 def listed(result: ToolResult) -> list[dict[str, Any]]:

@@ -10,10 +10,8 @@ from typing import Any
 import pytest
 
 from tests.support.jxa.desktop_world import desktop, safari
-from tests.tools.mac.test_tabs import NINE, Tabs, runner, tabs
+from tests.support.mac_standin import NINE, Tabs
 from tools.base import ToolResult
-
-__all__ = ["runner", "tabs"]  # the stand-in fixtures, shared with test_tabs
 
 FORM = "https://shop.example.com/form"
 

@@ -10,18 +10,17 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-from collections.abc import Awaitable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, TypeVar
 
 import pytest
-from pydantic import BaseModel
 
 from tests.support.jxa.finder_world import DESKTOP_REPORT, MODIFIED, finder_world
 from tests.support.jxa.world import OSASCRIPT, WORLD_ENV, World
 from tests.support.sdef.bundles import FIXTURES, INCLUDES, make_bundle
-from tools.base import Risk, RunContext, ToolResult
+from tests.support.sdef.standin import StandIn
+from tools.base import Risk, ToolResult
 from tools.mac.osa.engine import OSASCRIPT_ENV, OsaEngine
 from tools.mac.osa.errors import MODEL_PHRASES, OsaProblem, ProblemKind
 from tools.mac.sdef.app_tools import (
@@ -36,43 +35,6 @@ from tools.mac.sdef.catalog import AppCatalog
 from tools.mac.sdef.errors import NO_SUCH_APP
 
 T = TypeVar("T")
-
-
-@dataclass
-class StandIn:
-    loop: asyncio.AbstractEventLoop
-    world: World
-    apps_list: AppsListTool
-    dictionary: AppDictionaryTool
-    command: AppCommandTool
-    problems: list[OsaProblem] = field(default_factory=list)
-
-    def run(self, work: Awaitable[T]) -> T:
-        return self.loop.run_until_complete(work)
-
-    def ctx(self, progress: list[str] | None = None) -> RunContext:
-        lines = progress if progress is not None else []
-        return RunContext(
-            session_id=1, attachments_dir=self.world.path.parent, progress=lines.append
-        )
-
-    def call(
-        self, tool: Any, fields: dict[str, Any], progress: list[str] | None = None
-    ) -> ToolResult:
-        model: BaseModel = tool.Input.model_validate(fields)
-        return self.run(tool.run(model, self.ctx(progress)))
-
-    def app_command(self, **fields: Any) -> ToolResult:
-        return self.call(self.command, fields)
-
-    def answer(self, **fields: Any) -> Any:
-        """The JSON the app answered (after the result's header line)."""
-        result = self.app_command(**fields)
-        assert not result.is_error, result.text
-        return json.loads(result.text.split("\n", 1)[1])
-
-    def log(self) -> list[dict[str, Any]]:
-        return self.world.read().get("log", [])
 
 
 @pytest.fixture(scope="module")

@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
+from tests.support.jxa.finder_world import DESKTOP_REPORT, finder_world
 from tests.support.jxa.world import OSASCRIPT, WORLD_ENV, World
+from tests.support.sdef.bundles import FIXTURES, INCLUDES, make_bundle
+from tests.support.sdef.standin import StandIn
 from tools.base import ToolResult
 from tools.mac.osa.engine import OSASCRIPT_ENV, OsaEngine
 from tools.mac.sdef.app_tools import AppCommandTool, AppDictionaryTool, AppsListTool
 from tools.mac.sdef.catalog import AppCatalog
-
-from .bundles import FIXTURES, INCLUDES, make_bundle
-from .test_app_tools import DESKTOP_REPORT, StandIn, finder_world
 
 DENTIST = {
     "summary": "Dentist",
