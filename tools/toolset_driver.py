@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
+import pydantic
 from pydantic import Field
 
 from tools.data import Data
@@ -197,8 +198,6 @@ class ToolsetDriver:
     async def judge(self, tool_use: BetaToolUseBlock) -> Judged | None:
         """The call as the gate will see it, before it runs; None when its input does not parse
         (the SDK then refuses it, with what to fix, before anyone is asked)."""
-        import pydantic
-
         parsed = self._parse(tool_use)
         if parsed is None:
             return None
@@ -212,8 +211,6 @@ class ToolsetDriver:
         return await self.judged(context)
 
     def _parse(self, tool_use: BetaToolUseBlock) -> Any:
-        import pydantic
-
         try:
             block = pydantic.TypeAdapter(self.tool_use_union).validate_python(
                 tool_use.model_dump(exclude_none=True)
