@@ -59,12 +59,16 @@ class Term:
 
 @dataclass(kw_only=True)
 class Parameter(Term):
+    """A named parameter of a command, with the types it takes."""
+
     types: list[TypeRef] = field(default_factory=list)
     optional: bool = False
 
 
 @dataclass(kw_only=True)
 class DirectParameter:
+    """The value a command takes right after its name (`delete <it>`)."""
+
     types: list[TypeRef] = field(default_factory=list)
     optional: bool = False
     description: str = ""
@@ -72,12 +76,16 @@ class DirectParameter:
 
 @dataclass(kw_only=True)
 class Result:
+    """What a command gives back."""
+
     types: list[TypeRef] = field(default_factory=list)
     description: str = ""
 
 
 @dataclass(kw_only=True)
 class Command(Term):
+    """A command of the dictionary: its direct parameter, named parameters and result."""
+
     synonyms: list[str] = field(default_factory=list)
     direct_parameter: DirectParameter | None = None
     parameters: list[Parameter] = field(default_factory=list)
@@ -90,6 +98,8 @@ class Command(Term):
 
 @dataclass(kw_only=True)
 class Property(Term):
+    """A property of a class or record: its types and whether scripts may set it."""
+
     types: list[TypeRef] = field(default_factory=list)
     access: Access = "rw"
     synonyms: list[str] = field(default_factory=list)
@@ -101,12 +111,16 @@ class Property(Term):
 
 @dataclass(kw_only=True)
 class Element:
+    """A kind of element a class contains, named by its class (a folder's files)."""
+
     type: str  # the class of the elements
     access: Access = "rw"
 
 
 @dataclass(kw_only=True)
 class ClassDef(Term):
+    """A class as one suite defines (or extends) it."""
+
     plural: str = ""
     inherits: str | None = None
     extension: bool = False  # from a class-extension: adds to a class defined elsewhere
@@ -123,6 +137,8 @@ class Enumerator(Term):
 
 @dataclass(kw_only=True)
 class Enumeration:
+    """A named set of values (`saving options`: yes, no, ask)."""
+
     name: str
     code: str = ""
     enumerators: list[Enumerator] = field(default_factory=list)
@@ -135,11 +151,15 @@ class ValueType(Term):
 
 @dataclass(kw_only=True)
 class RecordType(Term):
+    """A record the dictionary defines: named properties, no identity."""
+
     properties: list[Property] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)
 class Suite(Term):
+    """One suite of the dictionary: the terms it groups."""
+
     commands: list[Command] = field(default_factory=list)
     classes: list[ClassDef] = field(default_factory=list)
     enumerations: list[Enumeration] = field(default_factory=list)
