@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
+import pydantic
 from pydantic import Field
 
 from tools.data import Data
@@ -199,8 +200,6 @@ class ToolsetDriver:
         """The confirm context the SDK builds for `tool_use` before it asks `confirm`, built
         ahead so the call can be judged before it runs; None when its input does not parse
         (the SDK then refuses it, with what to fix, before anyone is asked)."""
-        import pydantic
-
         parsed = self._parse(tool_use)
         if parsed is None:
             return None
@@ -214,8 +213,6 @@ class ToolsetDriver:
         )
 
     def _parse(self, tool_use: BetaToolUseBlock) -> Any:
-        import pydantic
-
         try:
             block = pydantic.TypeAdapter(self.tool_use_union).validate_python(
                 tool_use.model_dump(exclude_none=True)

@@ -40,7 +40,7 @@ from desktop.command import answers
 from desktop.command.client import Failure, Outcome, alone, send
 from desktop.command.options import shared_options
 
-__all__ = ["add_ui_parser", "run_ui"]
+__all__ = ["add_ui_commands", "run_ui"]
 
 TIMEOUT = 10.0
 WAIT_SLACK = 5.0
@@ -62,15 +62,10 @@ def _element(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--snapshot", help="the snapshot the id is from (default: the latest)")
 
 
-def add_ui_parser(commands: Any) -> None:
-    """`deskhand ui` and its commands, under the main parser's subcommands."""
+def add_ui_commands(ui: argparse.ArgumentParser) -> None:
+    """The commands of `deskhand ui`, on its parser (made by the main parser)."""
     shared = [shared_options()]
-    ui = commands.add_parser(
-        "ui",
-        help="one screen action sent to the running app (see, click, wait…), its result printed",
-        description=(__doc__ or "").split("\n\n", 1)[0],
-        parents=shared,
-    )
+    ui.description = (__doc__ or "").split("\n\n", 1)[0]
     actions = ui.add_subparsers(dest="ui_command", required=True)
     actions.add_parser(
         "screens", help="the displays, in the computer tool's order (left to right)", parents=shared

@@ -25,12 +25,12 @@ from tools.mac.sdef.cache import ScriptableApp
 from tools.mac.sdef.calls import CallParts, CallTarget, PreparedCall, prepare
 from tools.mac.sdef.catalog import AppCatalog
 from tools.mac.sdef.errors import NO_DICTIONARY, NO_SUCH_APP, Refused
-from tools.mac.sdef.export import dictionary_view
 from tools.mac.sdef.model import Dictionary, term_key
 from tools.mac.sdef.readback import command_outcome
 from tools.mac.sdef.reference import Step, rough_words
 from tools.mac.sdef.risk import command_risk
 from tools.mac.sdef.values import describe_value
+from tools.mac.sdef.view import dictionary_view
 
 SCRIPT = "sdef/call"
 LIST_LIMIT = 300

@@ -72,6 +72,7 @@ from tools.mac.tabs.inputs import (
     TabRef,
     TabsInput,
 )
+from tools.screen.geometry import Rect
 
 if TYPE_CHECKING:
     from tools.screen.backends.window_shot import WindowShooter
@@ -139,7 +140,6 @@ async def listed(tool: TabsTool, call: ListTabs) -> ToolResult:
 async def _screenshot(tool: TabsTool, call: Screenshot) -> ToolResult:
     """Where the browser shows the tab, then the screen backend's capture of that window."""
     from tools.screen.backends.window_shot import ShotRefused, WantedWindow
-    from tools.screen.geometry import Rect
 
     answer = await tool.call_action_script(call)
     if (failed := problem_in(answer)) is not None:

@@ -105,14 +105,14 @@ def test_list_then_dictionary_then_command(mac: StandIn) -> None:
 
 
 def test_the_dictionary_view_is_bounded_and_says_how_to_filter(mac: StandIn) -> None:
-    from tools.mac.sdef import export
+    from tools.mac.sdef import view
 
     catalog = mac.dictionary.catalog
     app = mac.run(catalog.find("Finder"))
     assert app is not None
     d = mac.run(catalog.dictionary(app))
     assert d is not None
-    text = export.dictionary_view("Finder", d, limit=2_000)
+    text = view.dictionary_view("Finder", d, limit=2_000)
     assert (
         "[Cut:" in text and "Filter by suite (Standard Suite, Finder Basics, Finder items)" in text
     )

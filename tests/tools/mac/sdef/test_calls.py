@@ -9,6 +9,7 @@ import pytest
 
 from tests.support.sdef.dictionaries import finder, mail
 from tools.base import Risk
+from tools.mac.sdef.cache import dictionary_adapter
 from tools.mac.sdef.calls import CallParts, CallTarget, PreparedCall, prepare
 from tools.mac.sdef.errors import Refused
 from tools.mac.sdef.model import Dictionary, TypeRef
@@ -204,7 +205,7 @@ def test_a_reference_given_as_direct_parameter_is_the_target() -> None:
 
 def test_a_plain_direct_parameter_is_passed_as_data() -> None:
     text = "'); Application('Finder').delete(Path('/')); ('"
-    d = Dictionary.model_validate(
+    d = dictionary_adapter().validate_python(
         {
             "suites": [
                 {
