@@ -33,6 +33,7 @@ COLUMNS = [
     "effect",
     "changes",
 ]
+SHORT = 60  # characters of the effect Settings → Audit shows in its column (the tooltip: all)
 # What a call really did (tools/outcome.py's kinds), as Settings → Audit says it.
 EFFECT_WORDS = {
     "done": "Done",
@@ -69,7 +70,8 @@ def reason_text(entry: AuditEntry) -> str:
 
 def effect_text(entry: AuditEntry) -> str:
     """What the call really did, in words: "Done: alert "Saved" appeared", "No change",
-    "Not confirmed: …"; the first of its lines (every line is in the CSV); "" for a read."""
+    "Not confirmed: …"; the first of its lines, kept short (every line is in the CSV); "" for
+    a read."""
     if not entry.effect:
         return ""
     words = EFFECT_WORDS.get(entry.effect, entry.effect)
@@ -77,10 +79,13 @@ def effect_text(entry: AuditEntry) -> str:
     if not first:
         return words
     if first.startswith(f"{words}:"):  # a note that names its kind already ("Not confirmed: …")
-        return first
-    said = change_words(first)
+        return _short(first)
     more = entry.changes.count("\n")
-    return f"{words}: {said}" + (f" (+{more})" if more else "")
+    return _short(f"{words}: {change_words(first)}") + (f" (+{more})" if more else "")
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= SHORT else text[: SHORT - 1] + "…"
 
 
 def audit_rows(entries: Iterable[AuditEntry]) -> list[list[str]]:

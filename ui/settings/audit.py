@@ -62,8 +62,6 @@ class AuditPage(SettingsPage):
         header.setSectionResizeMode(SUMMARY, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(REASON, QHeaderView.ResizeMode.Interactive)
         header.resizeSection(REASON, 150)
-        header.setSectionResizeMode(EFFECT, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(EFFECT, 200)
         self._fitted: set[int] = set()
         # Rows are fitted once the columns have their widths: after the layout settles.
         self._fit_later = QTimer(self)
