@@ -14,11 +14,8 @@ import pytest
 from pydantic import ValidationError
 
 from tests.support.jxa.desktop_world import LEFT, MAIN, RIGHT, Runner, desktop, process
+from tests.support.jxa.forbidden import FORBIDDEN_JS
 from tests.support.jxa.world import OSASCRIPT, WORLD_ENV, World
-from tests.tools.mac.osa.test_scripts import (
-    FORBIDDEN_JS,
-    test_python_holds_no_script_text_and_writes_no_files,
-)
 from tools.base import Risk, RunContext, ToolResult
 from tools.mac.apps import (
     NO_SUCH_APP,
@@ -296,15 +293,6 @@ def test_save_preset_captures_the_windows(apps: Apps) -> None:
 
 
 # --- data in, never code --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "source",
-    [REPO / "tools" / "mac" / "apps.py", REPO / "tools" / "mac" / "desktop_context.py"],
-    ids=lambda path: path.name,
-)
-def test_python_holds_no_script_text(source: Path) -> None:
-    test_python_holds_no_script_text_and_writes_no_files(source)
 
 
 @pytest.mark.parametrize(

@@ -20,11 +20,8 @@ from hypothesis.configuration import set_hypothesis_home_dir
 from pydantic import ValidationError
 
 from tests.support.jxa.desktop_world import Runner, chrome, desktop, safari
+from tests.support.jxa.forbidden import FORBIDDEN_JS
 from tests.support.jxa.world import OSASCRIPT, WORLD_ENV, World
-from tests.tools.mac.osa.test_scripts import (
-    FORBIDDEN_JS,
-    test_python_holds_no_script_text_and_writes_no_files,
-)
 from tools.base import Risk, RunContext, ToolResult
 from tools.mac.osa.engine import OSASCRIPT_ENV, SCRIPTS_DIR, OsaEngine, macos_available
 from tools.mac.osa.worker import Worker
@@ -454,13 +451,6 @@ def test_no_value_can_break_out_of_the_page_arguments(tmp_path: Path, texts: lis
             assert source.startswith(start) and source.endswith("))")
             assert LITERAL.fullmatch(source[len(start) : -2]), source
             assert json.loads(back) == args
-
-
-@pytest.mark.parametrize(
-    "source", sorted((REPO / "tools" / "mac" / "tabs").glob("*.py")), ids=lambda path: path.name
-)
-def test_tabs_python_holds_no_script_text(source: Path) -> None:
-    test_python_holds_no_script_text_and_writes_no_files(source)
 
 
 @pytest.mark.parametrize("script", TAB_SCRIPTS, ids=lambda path: path.name)

@@ -19,6 +19,7 @@ from desktop.system.paths import DataPaths
 from desktop.system.permission_settings import Mode
 from desktop.system.store import Store
 from desktop.workspace import Workspace
+from tests.support import seen
 from tests.support.model_server import (
     Hang,
     HttpError,
@@ -28,14 +29,10 @@ from tests.support.model_server import (
     tool_reply,
 )
 from tests.support.sample_tools import NotebookTool
-from tests.ui.thread import seen
-from tests.ui.window import test_main_window as main_window_tests
-from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
+from tests.support.window import finish_turn, settle, type_and_send
 from tools.base import Risk, ToolImage
 from ui.thread.view import ThreadView
 from ui.window.main_window import MainWindow
-
-window = main_window_tests.window
 
 ANSWER = """Noted **milk**. You said no to eggs, so I left them out.
 

@@ -7,40 +7,11 @@ from PySide6.QtCore import Qt
 from desktop.system.permission_settings import Mode
 from tests.support.model_server import ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool
-from tests.ui.window import test_main_window as main_window_tests
-from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
+from tests.support.seen import card_texts
+from tests.support.window import finish_turn, settle, type_and_send
 from tools.base import Risk
-from ui.thread.tool_card import ToolCard, ToolRun
+from ui.thread.tool_card import ToolRun
 from ui.window.main_window import MainWindow
-
-window = main_window_tests.window
-
-
-def cards_in_order(window: MainWindow) -> list[ToolCard]:
-    """Every call's card, top to bottom, those folded into an "N steps" run included."""
-    found: list[ToolCard] = []
-    for item in window.thread.items():
-        if isinstance(item, ToolCard):
-            found.append(item)
-        elif isinstance(item, ToolRun):
-            found.extend(item.cards())
-    return found
-
-
-def card_texts(window: MainWindow) -> list[tuple[str, str, str, str, str, int]]:
-    """What a person reads on each call's card: label, target, status, what it means, the
-    tool's own text, thumbnails."""
-    return [
-        (
-            c.title.text(),
-            c.detail.text(),
-            c.state.text(),
-            c.note.text(),
-            c.outcome.text(),
-            len(c.thumbnails),
-        )
-        for c in cards_in_order(window)
-    ]
 
 
 def run_lines(window: MainWindow) -> list[tuple[str, str, str, int]]:

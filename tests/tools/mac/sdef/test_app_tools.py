@@ -18,7 +18,9 @@ from typing import Any, TypeVar
 import pytest
 from pydantic import BaseModel
 
+from tests.support.jxa.finder_world import DESKTOP_REPORT, MODIFIED, finder_world
 from tests.support.jxa.world import OSASCRIPT, WORLD_ENV, World
+from tests.support.sdef.bundles import FIXTURES, INCLUDES, make_bundle
 from tools.base import Risk, RunContext, ToolResult
 from tools.mac.osa.engine import OSASCRIPT_ENV, OsaEngine
 from tools.mac.osa.errors import MODEL_PHRASES, OsaProblem, ProblemKind
@@ -33,44 +35,7 @@ from tools.mac.sdef.app_tools import (
 from tools.mac.sdef.catalog import AppCatalog
 from tools.mac.sdef.errors import NO_SUCH_APP
 
-from .bundles import FIXTURES, INCLUDES, make_bundle
-
 T = TypeVar("T")
-MODIFIED = datetime(2024, 5, 3, 9, 30).astimezone()
-DESKTOP_REPORT = [
-    {"elements": "folders", "name": "Desktop"},
-    {"elements": "files", "name": "report.pdf"},
-]
-
-
-def finder_world() -> dict[str, Any]:
-    report = {"name": "report.pdf", "id": "file-1", "modificationDate": MODIFIED, "comment": ""}
-    notes = {"name": "notes.txt", "id": "file-2", "modificationDate": MODIFIED, "comment": ""}
-    return {
-        "bundles": {"com.apple.finder": "Finder", "com.apple.mail": "Mail"},
-        "commands": {
-            "Finder": {"move": None, "open": None, "reveal": None, "make": None},
-            "Mail": {"checkForNewMail": None},
-        },
-        "apps": {
-            "Finder": {
-                "running": True,
-                "name": "Finder",
-                "folders": [
-                    {"name": "Desktop", "id": "folder-1", "files": [report, notes]},
-                    {"name": "Archive", "id": "folder-2", "files": []},
-                ],
-                "desktop": {"name": "Desktop", "files": [{"name": "a.txt", "id": "file-3"}]},
-                "trash": {"name": "Trash", "files": []},
-                "windows": [{"name": "Desktop", "id": 7}, {"name": "Downloads", "id": 8}],
-            },
-            "Mail": {
-                "running": True,
-                "outgoingMessages": [{"subject": "Hello", "id": 41}],
-                "sent": [],
-            },
-        },
-    }
 
 
 @dataclass

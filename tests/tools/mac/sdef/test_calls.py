@@ -7,14 +7,13 @@ from typing import Any
 
 import pytest
 
+from tests.support.sdef.dictionaries import finder, mail
 from tools.base import Risk
 from tools.mac.sdef.calls import CallParts, CallTarget, PreparedCall, prepare
 from tools.mac.sdef.errors import Refused
 from tools.mac.sdef.model import Dictionary, TypeRef
 from tools.mac.sdef.risk import command_risk
 from tools.mac.sdef.values import reference_defs, type_schema
-
-from .test_parse import finder, mail
 
 FINDER = CallTarget(name="Finder", bundle_id="com.apple.finder", path="/System/Finder.app")
 MAIL = CallTarget(name="Mail", bundle_id="com.apple.mail", path="/System/Applications/Mail.app")

@@ -11,9 +11,9 @@ from PySide6.QtCore import Qt
 
 from desktop.system.permission_settings import Mode
 from desktop.workspace import Workspace
+from tests.support import seen
 from tests.support.model_server import HttpError, ScriptedModelServer, text_reply
-from tests.ui.thread import seen
-from tests.ui.window.test_main_window import finish_turn, type_and_send
+from tests.support.window import finish_turn, type_and_send
 from ui.window.main_window import MainWindow
 
 

@@ -17,8 +17,7 @@ from desktop.workspace import Workspace
 from tests.support import mcp_servers
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.waiting import wait_until
-from tests.ui.window.test_approvals import cards, sheet_open
-from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
+from tests.support.window import cards, finish_turn, settle, sheet_open, type_and_send
 from ui.window.main_window import MainWindow
 
 

@@ -25,10 +25,10 @@ from desktop.system.permission_settings import Rule
 from desktop.workspace import Workspace
 from tests.support.page_server import PageServer
 from tests.support.waiting import wait_until
-from tests.ui.window.test_approvals import sheet_open
+from tests.support.window import sheet_open
 from ui.window.main_window import MainWindow
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 CALL_LIMIT = 90.0  # seconds: the first call starts the mcp process's browser
 CLIENT = mcp_types.Implementation(name="claude-ai", title="Claude Desktop", version="1.0")
 

@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.workspace import Workspace
+from tests.support import seen
 from tests.support.model_server import (
     ScriptedModelServer,
     browser_use,
@@ -18,9 +19,8 @@ from tests.support.model_server import (
     tool_reply,
 )
 from tests.support.page_server import PageServer
-from tests.ui.thread import seen
-from tests.ui.thread.test_replay import card_texts
-from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
+from tests.support.seen import card_texts
+from tests.support.window import finish_turn, settle, type_and_send
 from tools.browser import find_browser
 from ui.thread.tool_card import ToolCard
 from ui.window.main_window import MainWindow

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
+from tests.support.jxa.finder_world import DESKTOP_REPORT, files_on_desktop, finder_world
 from tests.support.jxa.world import OSASCRIPT, WORLD_ENV, World
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
-from tests.tools.mac.sdef.bundles import FIXTURES, INCLUDES, make_bundle
-from tests.tools.mac.sdef.test_app_tools import DESKTOP_REPORT, finder_world
-from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
+from tests.support.sdef.bundles import FIXTURES, INCLUDES, make_bundle
+from tests.support.window import finish_turn, settle, type_and_send
 from tools.mac.osa.engine import OSASCRIPT_ENV, OsaEngine
 from tools.mac.sdef import AppCatalog, AppCommandTool, AppDictionaryTool, AppsListTool
 from ui.window.main_window import MainWindow
@@ -50,10 +50,6 @@ def finder_window(qtbot, aloop, workspace, world: World, tmp_path: Path) -> Iter
     window.show()
     yield window
     aloop.run_until_complete(engine.aclose())
-
-
-def files_on_desktop(world: World) -> list[str]:
-    return [f["name"] for f in world.app("Finder")["folders"][0]["files"]]
 
 
 def test_the_sheet_names_the_object_before_a_dictionary_command_runs(

@@ -27,8 +27,8 @@ from tests.support.plan_sites import (
     plan_use,
     use_plan_browser,
 )
-from tests.ui.thread.test_replay import card_texts
-from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
+from tests.support.seen import card_texts
+from tests.support.window import finish_turn, settle, type_and_send
 from tools.browser import find_browser
 from ui.sheets.approval import ApprovalSheet
 from ui.sheets.plan import PlanSheet

@@ -14,10 +14,10 @@ from PySide6.QtWidgets import QApplication
 
 from desktop.system.permission_settings import Mode
 from desktop.workspace import Workspace
+from tests.support import seen
+from tests.support.attachments import make_files
 from tests.support.model_server import ScriptedModelServer, text_reply
-from tests.ui.thread import seen
-from tests.ui.window.test_attachments import make_files
-from tests.ui.window.test_main_window import finish_turn, settle
+from tests.support.window import finish_turn, settle
 from ui.window.main_window import MainWindow
 from ui.window.quick_entry import QuickEntry, QuickEntryController
 

@@ -1,8 +1,9 @@
 """Quick entry end to end on a real X server, against the scripted model.
 
-`tests/ui/window/test_quick_entry.py` runs this file in a child pytest with its own Xvfb and
-QT_QPA_PLATFORM=xcb (Qt picks its platform once per process). Another app has the keyboard
-focus; the shortcut and the typing come from another X client (xdotool), as from a keyboard.
+`tests/ui/window/quick_entry/test_x_server.py` runs this file in a child pytest with its own
+Xvfb and QT_QPA_PLATFORM=xcb (Qt picks its platform once per process). Another app has the
+keyboard focus; the shortcut and the typing come from another X client (xdotool), as from a
+keyboard.
 """
 
 from __future__ import annotations
@@ -19,17 +20,17 @@ from Xlib import XK, X
 from Xlib import display as xdisplay
 
 from desktop.workspace import Workspace
+from tests.support import seen
 from tests.support.model_server import ScriptedModelServer, text_reply
+from tests.support.window import finish_turn, settle
 from tests.support.x11 import TargetApp, gui_env
-from tests.ui.thread import seen
-from tests.ui.window.test_main_window import finish_turn, settle
 from ui.window.banners import NoticeBanner
 from ui.window.main_window import MainWindow
 from ui.window.quick_entry import QuickEntryController
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("QT_QPA_PLATFORM") != "xcb" or not os.environ.get("DISPLAY"),
-    reason="runs on an X server, started by tests/ui/window/test_quick_entry.py",
+    reason="runs on an X server, started by tests/ui/window/quick_entry/test_x_server.py",
 )
 
 WINDOW = QRect(700, 60, 560, 500)

@@ -18,8 +18,8 @@ from desktop.calls.permissions import Answer
 from desktop.chat.events import ToolFinished
 from desktop.system.permission_settings import Mode
 from desktop.workspace import Workspace
-from tests.desktop.calls.sources.mcp.test_source import configure, running, turn
 from tests.support import mcp_servers
+from tests.support.connectors import configure, running, turn
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 
 KEY = "sk-ant-api03-own-places-secret-0123456789"

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from tests.support.jxa.desktop_world import desktop, safari
 from tests.support.jxa.world import OSASCRIPT, WORLD_ENV, World
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
-from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
+from tests.support.window import finish_turn, settle, type_and_send
 from tools.mac.osa.engine import OSASCRIPT_ENV, OsaEngine
 from tools.mac.tabs import TabsTool
 from ui.window.main_window import MainWindow

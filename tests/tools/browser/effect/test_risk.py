@@ -1,12 +1,10 @@
-"""Pure helpers: risk levels and approval-sheet lines, key names, download names, form values."""
+"""Risk from the effect, without a browser: risk levels, approval-sheet lines, weighty words, and
+what an effect means."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tools.browser.downloads import safe_filename, unique_path
 from tools.browser.effect.risk import (
     UNKNOWN_REASON,
     browser_risk,
@@ -16,15 +14,6 @@ from tools.browser.effect.risk import (
     judge_effects,
 )
 from tools.browser.effect.target import Effect
-from tools.browser.page.forms import as_bool, as_text, pick_option
-from tools.browser.page.keys import (
-    UnknownKey,
-    activation,
-    focus_move,
-    is_text_entry,
-    modifier_keys,
-    parse_sequence,
-)
 from tools.weighty import weighty
 
 LABELS = {"ref_1": "Sign in", "ref_2": "Place order", "ref_3": "Email"}
@@ -214,56 +203,3 @@ def test_summaries_name_what_will_be_affected() -> None:
     field = effect(action="type", tag="input", role="textbox", name="Email", activates=False)
     typed = effect_summary("type", {"text": "a@b.c"}, None, {0: field})
     assert typed == "Type 'a@b.c' into 'Email' (textbox)"
-
-
-def test_key_names() -> None:
-    assert parse_sequence("ctrl+a Return") == [["Control", "a"], ["Enter"]]
-    assert parse_sequence("BackSpace Page_Down cmd+shift+p") == [
-        ["Backspace"],
-        ["PageDown"],
-        ["Meta", "Shift", "p"],
-    ]
-    assert parse_sequence("ctrl++") == [["Control", "+"]]
-    assert modifier_keys("ctrl+shift") == ["Control", "Shift"]
-    with pytest.raises(UnknownKey):
-        parse_sequence("Hyper_Q")
-    with pytest.raises(UnknownKey):
-        modifier_keys("ctrl+a")
-
-
-def test_keys_that_activate_or_move_the_focus() -> None:
-    assert activation(["Enter"]) == "enter" and activation(["Control", "Enter"]) == "enter"
-    assert activation(["Space"]) == "space" and activation(["Control", "Space"]) is None
-    assert activation(["a"]) is None and activation(["Tab"]) is None
-    assert focus_move(["Tab"]) == 1 and focus_move(["Shift", "Tab"]) == -1
-    assert focus_move(["Control", "Tab"]) is None and focus_move(["Enter"]) == 0
-
-
-def test_text_entry_keys() -> None:
-    assert is_text_entry(["a"])
-    assert is_text_entry(["Control", "v"])
-    assert is_text_entry(["Shift", "Insert"])
-    assert is_text_entry(["Meta", "v"])
-    assert not is_text_entry(["Tab"])
-    assert not is_text_entry(["Enter"])
-    assert not is_text_entry(["Control", "a"])
-    assert not is_text_entry(["Backspace"])
-
-
-def test_download_names_stay_inside_the_folder(tmp_path: Path) -> None:
-    assert safe_filename("../../etc/passwd") == "passwd"
-    assert safe_filename("..\\..\\boot.ini") == "boot.ini"
-    assert safe_filename(".bashrc") == "bashrc"
-    assert safe_filename("") == "download"
-    assert safe_filename("report\u202egpj.exe") == "report_gpj.exe"
-    (tmp_path / "a.txt").write_text("x")
-    assert unique_path(tmp_path, "a.txt").name == "a (2).txt"
-
-
-def test_form_values() -> None:
-    assert as_bool(True) is True and as_bool("off") is False and as_bool("maybe") is None
-    assert as_text(7.0) == "7" and as_text(False) == "false"
-    options = [["", "Choose…", "Choose…"], ["ca", "Canada", "Canada"]]
-    assert pick_option(options, "") == ""
-    assert pick_option(options, "canada") == "ca"
-    assert pick_option(options, "Mars") is None

@@ -1,13 +1,13 @@
 """Quick entry end to end on a real X server (Xvfb): the system-wide shortcut, the floating
 composer, and a shortcut another app holds.
 
-The cases live in `quick_entry_cases.py` and run in a child pytest: Qt chooses its platform
+The cases live in `x_server_cases.py` and run in a child pytest: Qt chooses its platform
 once per process, and this process's is offscreen. The child's output is shown when it fails.
 """
 
 from __future__ import annotations
 
-import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,8 +16,8 @@ import pytest
 
 from tests.support.x11 import Xvfb, gui_env, xvfb_missing
 
-ROOT = Path(__file__).resolve().parents[3]
-CASES = Path(__file__).with_name("quick_entry_cases.py")
+ROOT = Path(__file__).resolve().parents[4]
+CASES = Path(__file__).with_name("x_server_cases.py")
 
 
 @pytest.mark.slow
@@ -41,4 +41,5 @@ def test_quick_entry_on_a_real_x_server(tmp_path: Path) -> None:
     report = done.stdout[-6000:] + done.stderr[-3000:]
     assert done.returncode == 0, report
     assert " passed" in done.stdout and "skipped" not in done.stdout, report
-    assert os.path.exists(CASES)
+    cases = len(re.findall(r"^def test_", CASES.read_text(encoding="utf-8"), flags=re.MULTILINE))
+    assert re.search(rf"\b{cases} passed\b", done.stdout), report  # every case ran

@@ -12,23 +12,13 @@ from desktop.system.permission_settings import Mode
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool
-from tests.ui.window import test_main_window as main_window_tests
-from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
+from tests.support.window import cards, finish_turn, settle, sheet_open, type_and_send
 from tools.base import Risk, ToolImage
 from ui.thread.image_viewer import ImageViewer
 from ui.thread.tool_card import ToolCard
 from ui.window.main_window import MainWindow
 
 # The same window fixture as the main window's tests.
-window = main_window_tests.window
-
-
-def sheet_open(window: MainWindow) -> bool:
-    return window.approval_sheet is not None and window.approval_sheet.isVisible()
-
-
-def cards(window: MainWindow) -> list[ToolCard]:
-    return window.thread.findChildren(ToolCard)
 
 
 def test_allow_once_runs_the_tool_and_the_card_shows_it(

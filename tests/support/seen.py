@@ -14,6 +14,7 @@ from ui.thread.items import AssistantMessage, ErrorCard, NoticeLine, TurnActions
 from ui.thread.markdown.view import ProseBlockView
 from ui.thread.tool_card import ToolCard, ToolRun
 from ui.thread.view import ThreadView
+from ui.window.main_window import MainWindow
 
 Seen = tuple[object, ...]
 
@@ -106,3 +107,30 @@ def _words(seen: object) -> list[str]:
 def text(thread: ThreadView) -> str:
     """All the words the thread shows, top to bottom, one item's parts a line each."""
     return "\n".join(word for seen in items(thread) for word in _words(seen[1:]))
+
+
+def cards_in_order(window: MainWindow) -> list[ToolCard]:
+    """Every call's card, top to bottom, those folded into an "N steps" run included."""
+    found: list[ToolCard] = []
+    for item in window.thread.items():
+        if isinstance(item, ToolCard):
+            found.append(item)
+        elif isinstance(item, ToolRun):
+            found.extend(item.cards())
+    return found
+
+
+def card_texts(window: MainWindow) -> list[tuple[str, str, str, str, str, int]]:
+    """What a person reads on each call's card: label, target, status, what it means, the
+    tool's own text, thumbnails."""
+    return [
+        (
+            c.title.text(),
+            c.detail.text(),
+            c.state.text(),
+            c.note.text(),
+            c.outcome.text(),
+            len(c.thumbnails),
+        )
+        for c in cards_in_order(window)
+    ]
