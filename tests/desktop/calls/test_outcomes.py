@@ -5,40 +5,27 @@ the audit row stores it."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
+from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.card_text import card_words
 from desktop.calls.gated import NOT_CHECKED
 from desktop.calls.permissions import Answer
-from desktop.chat.events import AgentEvent, ToolFinished
 from desktop.system.permission_settings import Mode
 from desktop.system.store import AuditEntry
 from desktop.workspace import Workspace
-from tests.desktop.calls.test_permissions import Person
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
+from tests.support.outcomes import finished, run_turn
 from tests.support.sample_tools import FieldTool, NotebookTool
-from tests.support.turns import send
 from tools.base import Risk, RunContext, ToolResult
 from tools.outcome import Outcome
 
 TYPED_AB = 'Typed.\nEffect:\n~ textbox "Name": "" → "AB"\nThe field holds "AB", not the text typed.'
 
 
-def run_turn(ws: Workspace, text: str) -> tuple[int, list[AgentEvent]]:
-    events: list[AgentEvent] = []
-    sid = ws.store.create_session().id
-
-    async def go() -> None:
-        await send(ws.conversations, sid, text, events.append)
-        await ws.agent.close()
-
-    asyncio.run(go())
-    return sid, events
-
-
-def finished(events: list[AgentEvent]) -> list[ToolFinished]:
-    return [event for event in events if isinstance(event, ToolFinished)]
+def says_no(request: ApprovalRequest) -> None:
+    """The person at the sheet, saying no."""
+    request.answer(Answer(allow=False))
 
 
 def read_back(server: ScriptedModelServer, request: int) -> list[str]:
@@ -128,7 +115,7 @@ def test_each_call_has_an_outcome_from_the_one_vocabulary(
     consequential = NotebookTool(risk=Risk.CONSEQUENTIAL)
     consequential.name = "sender"
     workspace.registry.add(consequential)
-    workspace.approvals.subscribe(Person(Answer(allow=False)))
+    workspace.approvals.subscribe(says_no)
     workspace.live.set_mode(Mode.AUTONOMOUS)
     model_server.enqueue(
         tool_reply(

@@ -6,10 +6,10 @@ from __future__ import annotations
 from desktop.calls.gated import NOT_CHECKED
 from desktop.system.permission_settings import Mode
 from desktop.workspace import Workspace
-from tests.desktop.calls.test_outcomes import run_turn
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
+from tests.support.outcomes import run_turn
 from tests.support.sample_tools import FieldTool, NotebookTool
-from tests.ui.settings.test_permissions_pages import open_page
+from ui.settings import SettingsDialog
 from ui.settings.audit import EFFECT, AuditPage
 
 
@@ -28,7 +28,9 @@ def test_the_audit_page_says_what_each_call_did(  # type: ignore[no-untyped-def]
     )
     run_turn(workspace, "Type A1B, note milk")
 
-    dialog = open_page(qtbot, workspace, "audit")
+    dialog = SettingsDialog(workspace, page="audit")
+    qtbot.addWidget(dialog)
+    dialog.open()
     page = dialog.page("audit")
     assert isinstance(page, AuditPage)
     assert page.table.horizontalHeaderItem(EFFECT).text() == "Effect"

@@ -7,8 +7,8 @@ from __future__ import annotations
 from desktop.chat.events import AgentEvent, PromptAdded
 from desktop.system.permission_settings import Mode
 from desktop.workspace import Workspace
-from tests.desktop.calls.test_outcomes import run_turn
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
+from tests.support.outcomes import run_turn
 from tests.support.sample_tools import FieldTool, NotebookTool
 from ui.thread.tool_card import ToolCard, ToolRun
 from ui.thread.view import ThreadView

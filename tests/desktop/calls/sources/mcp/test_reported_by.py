@@ -11,8 +11,8 @@ from desktop.calls.sources.mcp.source import SERVERS_WORD as AUDITED
 from desktop.chat.events import AgentEvent, ToolFinished, ToolStarted
 from desktop.system.permission_settings import Rule
 from desktop.workspace import Workspace
-from tests.desktop.calls.sources.mcp.test_source import configure, running, sent_results
 from tests.support import mcp_servers
+from tests.support.connectors import configure, running
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.turns import send
 from tools.outcome import Outcome
@@ -43,7 +43,7 @@ def test_a_servers_tool_is_reported_by_the_server_live_reopened_and_audited(
     running(workspace, go)
 
     assert written.read_text() == "milk"
-    read, wrote = sent_results(model_server, 1)
+    read, wrote = model_server.message_requests[1]["messages"][-1]["content"]
     assert read["content"][0]["text"] == "buy milk\n"  # the server's word, untouched
     assert wrote["content"][0]["text"].startswith("Successfully wrote to")
     started = [e for e in events if isinstance(e, ToolStarted)]
