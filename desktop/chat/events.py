@@ -13,6 +13,7 @@ from desktop.chat.attachments import Attachment
 from desktop.model_stream.errors import ProblemWords
 from desktop.system.usage import Usage
 from tools.data import Data
+from tools.outcome import Outcome
 
 
 class SessionEvent(Data):
@@ -110,6 +111,9 @@ class ToolFinished(SessionEvent):
     # and hosts they may let through (the card offers it; the model never can).
     notices: list[str] = Field(default_factory=list)
     offers: list[str] = Field(default_factory=list)
+    # What the call really did, as its source saw it (the card says it in words); None for a
+    # read, and on cards stored before it was kept.
+    effect: Outcome | None = None
 
 
 class MessageCommitted(SessionEvent):

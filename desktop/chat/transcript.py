@@ -260,6 +260,7 @@ def _finished(session_id: int, block: dict[str, Any]) -> ToolFinished:
         images=images,
         notices=stored.notices if stored else [],
         offers=stored.offers if stored else [],
+        effect=stored.effect if stored else None,
     )
 
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.command import answers
-from desktop.command.client import Failure, Outcome, alone, send
+from desktop.command.client import ActionResult, Failure, alone, send
 from desktop.command.options import shared_options
 
 __all__ = ["add_ui_commands", "run_ui"]
@@ -129,7 +129,7 @@ def _input(args: argparse.Namespace) -> dict[str, Any]:
     return {"action": "scroll_to", **element}
 
 
-def _save_images(result: Outcome, out: Path | None, command: str) -> list[dict[str, Any]]:
+def _save_images(result: ActionResult, out: Path | None, command: str) -> list[dict[str, Any]]:
     saved = []
     for index, image in enumerate(result.images):
         if out is not None:
@@ -181,10 +181,20 @@ def run_ui(args: argparse.Namespace) -> int:
     return 0
 
 
-def _payload(command: str, result: Outcome, images: list[dict[str, Any]]) -> dict[str, Any]:
-    """The answer's fields: the tool's data, with where this command saved its image."""
+ACTS = ("click", "type", "scroll")  # their answers say what the action really did (schema /2)
+
+
+def _payload(command: str, result: ActionResult, images: list[dict[str, Any]]) -> dict[str, Any]:
+    """The answer's fields: the tool's data, with where this command saved its image, and
+    for an action what it really did (`outcome`: its kind or null, `changes`, `note`)."""
     data = dict(result.data or {})
     data.pop("code", None)
+    if command in ACTS:
+        outcome = result.outcome or {}
+        changes = outcome.get("changes")
+        data["outcome"] = outcome.get("kind")
+        data["changes"] = [str(line) for line in changes] if isinstance(changes, list) else []
+        data["note"] = str(outcome.get("note") or "")
     if command == "see":
         image = data.get("image")
         data["image"] = {"path": images[0]["path"], **image} if image and images else None

@@ -437,7 +437,7 @@ def test_see_then_click_by_id_round_trips_through_the_app(app: App, desk: Desk) 
     assert 'B1 button "Save"' in seen.out and "T2 password field" in seen.out
     assert SECRET not in seen.out
     clicked = app.ui("--json", "click", "B1").json
-    assert clicked["schema"] == "deskhand.ui.click/1"
+    assert clicked["schema"] == "deskhand.ui.click/2"
     assert (clicked["element"]["id"], clicked["element"]["label"]) == ("B1", "Save")
     assert clicked["how"] == "accessibility"  # its own action: the pointer never moved
     bounds = clicked["element"]["global_bounds"]
@@ -539,9 +539,9 @@ EVERY = [
     (["wait", "--app", "see_target.py", "--label", "Save"], "appeared after", "deskhand.ui.wait/1"),
     (["screenshot", "--app", "see_target.py"], ".png", "deskhand.ui.screenshot/1"),
     (["see", "--app", "see_target.py", "--annotate"], ".png", "deskhand.ui.see/1"),
-    (["click", "B1"], "Pressed B1 'Save' (button, see_target.py).", "deskhand.ui.click/1"),
-    (["type", "T1", "Grace"], "Set T1 'Name'", "deskhand.ui.type/1"),
-    (["scroll", "X40"], "Scrolled X40 'Row 40'", "deskhand.ui.scroll/1"),
+    (["click", "B1"], "Pressed B1 'Save' (button, see_target.py).", "deskhand.ui.click/2"),
+    (["type", "T1", "Grace"], "Set T1 'Name'", "deskhand.ui.type/2"),
+    (["scroll", "X40"], "Scrolled X40 'Row 40'", "deskhand.ui.scroll/2"),
 ]
 
 
@@ -585,6 +585,10 @@ def every_command(run: Any, never: frozenset[str] = frozenset()) -> None:
                 assert image["scale"] == image["width"] / 1600 < 1
         if words[0] in ("click", "type", "scroll"):
             assert value["element"]["id"] == words[1] and value["screen"] == 0
+        if words[0] in ("click", "type"):  # it acted: it says what it did, or why it cannot
+            assert value["outcome"] in ("done", "no_effect", "unconfirmed"), value
+            assert value["changes"] or value["outcome"] != "done"
+            assert value["note"] or value["outcome"] != "unconfirmed"
         if words[0] == "click":
             assert value["how"] == "accessibility"
         if words[0] == "scroll":

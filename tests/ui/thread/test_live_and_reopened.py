@@ -148,10 +148,14 @@ def test_a_reopened_chat_shows_what_was_shown_live(  # type: ignore[no-untyped-d
         "error",
     ], live
     run = live[2]
-    assert run[1:4] == ("3 steps", "Notebook, teleport", "1 failed · 1 denied by you · 1 done")
+    assert run[1:4] == (
+        "3 steps",
+        "Notebook, teleport",
+        "1 failed · 1 denied by you · 1 not confirmed",
+    )
     steps = run[4]
     assert [(step[1], step[4]) for step in steps] == [
-        ("Notebook: write", "Done"),
+        ("Notebook: write", "Not confirmed"),
         ("Notebook: write", "You denied this"),
         ("teleport", "No such tool"),
     ]

@@ -48,7 +48,7 @@ def test_cards_read_the_same_live_and_after_a_restart(
     finish_turn(aloop, window)
     live = card_texts(window)
     assert [(title, state) for title, _, state, *_ in live] == [
-        ("Notebook: write", "Done"),
+        ("Notebook: write", "Not confirmed"),
         ("Notebook: notebook", "Failed"),
         ("teleport", "No such tool"),
         ("Notebook: write", "You denied this"),
@@ -57,7 +57,7 @@ def test_cards_read_the_same_live_and_after_a_restart(
     assert "Claude was told" in live[3][3] and "Do not try" not in live[3][4]
     # Four calls in a row (two replies, no text between them) fold into one run.
     assert run_lines(window) == [
-        ("4 steps", "Notebook, teleport", "2 failed · 1 denied by you · 1 done", 4)
+        ("4 steps", "Notebook, teleport", "2 failed · 1 denied by you · 1 not confirmed", 4)
     ]
 
     # A restart: a new window on the same data, the chat opened from the list.

@@ -131,7 +131,8 @@ def test_the_plan_sheet_approves_once_and_the_documentation_task_runs_unasked(
     assert window.plan_chip.isVisible() and window.plan_chip.text() == "Plan: 1 site · End"
     cards = window.thread.findChildren(ToolCard)
     assert len(cards) == 11 and cards[0].title.text() == "Plan: update plan"
-    assert all(card.state.text() == "Done" for card in cards)
+    # Every step ran (what each really did is the browser's to say).
+    assert not {"failed", "denied", "blocked", "stopped", "skipped"} & {c.state_name for c in cards}
     assert any(p.startswith("/plan/search.html?q=list") for p in sites.docs.paths())
     # A click on the chip shows what the plan covers.
     qtbot.mouseClick(window.plan_chip.summary, Qt.MouseButton.LeftButton)
@@ -184,11 +185,11 @@ def test_after_a_plan_whatever_leaves_its_sites_asks_and_nothing_reaches_the_oth
 
     assert sites.elsewhere.hits == []  # not one byte reached the other site
     assert "/plan/order" not in sites.docs.paths()
-    states = [card.state.text() for card in window.thread.findChildren(ToolCard)]
-    assert (
-        states
-        == ["Done", "Done", "Done", "You denied this", "Done", "Done"] + ["You denied this"] * 4
-    )
+    states = [card.state_name for card in window.thread.findChildren(ToolCard)]
+    assert [state == "denied" for state in states] == [False] * 3 + [True] + [False] * 2 + [
+        True
+    ] * 4
+    assert not {"failed", "blocked", "stopped", "skipped"} & set(states)
     # Claude is told to propose a wider plan, not to try again.
     refusal = model_server.message_requests[4]["messages"][-1]["content"][0]
     assert refusal["is_error"] and "propose a wider plan" in refusal["content"][0]["text"]

@@ -64,7 +64,9 @@ def test_an_untrusted_servers_tool_asks_with_what_the_server_says(  # type: igno
     qtbot.mouseClick(sheet.allow_once, Qt.MouseButton.LeftButton)
     finish_turn(aloop, window)
     [card] = cards(window)
-    assert card.title.text() == "everything: echo" and card.state.text() == "Done"
+    # The server's word, and the card says whose it is.
+    assert card.title.text() == "everything: echo"
+    assert card.state.text() == "Done, reported by everything"
     [result] = model_server.message_requests[1]["messages"][-1]["content"]
     assert result["content"][0]["text"] == "Echo: hi\u200b"
 
@@ -85,7 +87,7 @@ def test_an_image_from_a_server_shows_in_the_card_and_goes_to_the_model(  # type
     type_and_send(qtbot, window, "Show me chart.png")
     finish_turn(aloop, window)
     [card] = cards(window)
-    assert card.state.text() == "Done"
+    assert card.state.text() == "Done, reported by files"
     [thumbnail] = card.thumbnails
     assert thumbnail.original_size.width() == 40
     [result] = model_server.message_requests[1]["messages"][-1]["content"]
@@ -123,7 +125,7 @@ def test_a_long_call_shows_progress_and_stop_cancels_it(  # type: ignore[no-unty
     )
     type_and_send(qtbot, window, "Still there?")
     finish_turn(aloop, window)
-    assert cards(window)[-1].state.text() == "Done"
+    assert cards(window)[-1].state.text() == "Done, reported by everything"
     assert workspace.toolbox.mcp.status("everything").state.value == "ready"
 
 
