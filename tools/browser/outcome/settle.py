@@ -23,16 +23,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from dataclasses import dataclass
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-__all__ = ["BOUND", "QUIET", "arm", "settle"]
+__all__ = ["BOUND", "QUIET", "Armed", "arm", "settle"]
 
 QUIET = 0.150  # seconds of DOM and network quiet after the last thing that happened
 BOUND = 1.5  # seconds after the action, at most
 
-# arm() -> this document's token (the same until the page loads another document).
+# arm() -> [this document's token (the same until another document loads), its element count].
 ARM = r"""
 () => {
   const KEY = Symbol.for('deskhand.settle');
@@ -109,7 +110,7 @@ ARM = r"""
   w.requests = 0;
   w.frames = 0;
   w.timers.clear();
-  return w.token;
+  return [w.token, document.getElementsByTagName('*').length];
 }
 """
 
@@ -143,14 +144,27 @@ SETTLE = r"""
 """
 
 
-async def arm(page: Page) -> str | None:
-    """Start watching the page for what the coming action sets going; its document's token
-    (None: it could not be watched, e.g. no document yet)."""
+@dataclass(frozen=True)
+class Armed:
+    """The page as the watcher found it: its document's token and how many elements it has."""
+
+    token: str
+    elements: int
+
+
+async def arm(page: Page) -> Armed | None:
+    """Start watching the page for what the coming action sets going (None: it could not be
+    watched, e.g. no document yet)."""
     try:
-        token = await page.evaluate(ARM)
+        answer = await page.evaluate(ARM)
     except PlaywrightError:
         return None
-    return token if isinstance(token, str) else None
+    if not isinstance(answer, list) or len(answer) != 2:
+        return None
+    token, elements = answer
+    if not isinstance(token, str) or not isinstance(elements, int):
+        return None
+    return Armed(token, elements)
 
 
 async def settle(page: Page, *, quiet: float = QUIET, bound: float = BOUND) -> str | None:

@@ -11,7 +11,8 @@ waits for the page to settle, reads it again and builds the `Outcome`:
   text typed.` (`differs`) when it is not what was typed; a password field is never read out.
 
 `done` when something changed, `no_effect` when nothing did. A page too big to compare at a
-reasonable cost (`MAX_SNAPSHOT` characters) is `unconfirmed`, and says so.
+reasonable cost (over `MAX_ELEMENTS` elements) is `unconfirmed`, and says so; so is a page
+that could not be watched or read.
 """
 
 from __future__ import annotations
@@ -37,13 +38,16 @@ log = logging.getLogger(__name__)
 
 __all__ = ["HIDDEN", "TYPED_DIFFERS", "Typed", "Watch"]
 
-MAX_SNAPSHOT = 2_000_000  # characters of snapshot text: beyond, comparing costs seconds
+# A page with more elements is not compared: its snapshot alone takes a second or more (a
+# 2,000-row table: 22,000 elements, seconds per snapshot), twice per action.
+MAX_ELEMENTS = 5_000
+MAX_SNAPSHOT = 1_000_000  # characters of snapshot text, for a page that grew past it meanwhile
 SNAPSHOT_TIMEOUT_MS = 5_000
 TITLE_WAIT_MS = 1_500  # for a new tab's title
 TYPED_DIFFERS = "The field holds {value}, not the text typed."
 TOO_BIG = "Not confirmed: the page is too large to compare before and after."
 TEXT_FIELDS = frozenset({"textbox", "searchbox", "spinbutton"})  # where a typed value is compared
-UNREADABLE = "Not confirmed: the page could not be read after the action."
+UNREADABLE = "Not confirmed: the page could not be read before and after the action."
 
 
 @dataclass(frozen=True)
@@ -92,11 +96,16 @@ class Watch:
 
     @classmethod
     async def before(cls, session: BrowserSession, tab: Tab | None) -> Watch:
-        """Arm the settle watcher and read the page (both at once: one round trip's time)."""
+        """Arm the settle watcher, then read the page unless it is too big to compare."""
         if tab is None or tab.page.is_closed():
             return cls(session, None, token=None, tree=None, too_big=False)
-        token, (tree, too_big) = await asyncio.gather(settling.arm(tab.page), _snapshot(tab))
-        return cls(session, tab, token=token, tree=tree, too_big=too_big)
+        armed = await settling.arm(tab.page)
+        if armed is None:
+            return cls(session, tab, token=None, tree=None, too_big=False)
+        if armed.elements > MAX_ELEMENTS:
+            return cls(session, tab, token=armed.token, tree=None, too_big=True)
+        tree, too_big = await _snapshot(tab)
+        return cls(session, tab, token=armed.token, tree=tree, too_big=too_big)
 
     @property
     def focused_ref(self) -> str | None:
@@ -122,15 +131,15 @@ class Watch:
         same_tab = self._tab is tab
         token = None if page.is_closed() else await settling.settle(page)
         lines = await self._browser_lines(tab, same_tab)
-        same_document = (
-            same_tab
-            and self._token is not None
-            and token == self._token
-            and tab.refs.main_generation == self._generation
+        if page.is_closed() or not same_tab:
+            return Outcome(kind="done", changes=lines)  # "closed", or where a new tab went
+        another_document = tab.refs.main_generation != self._generation or (
+            None not in (token, self._token) and token != self._token
         )
-        if not same_document or page.is_closed():
-            kind = "done" if lines else "no_effect"
-            return Outcome(kind=kind, changes=lines)
+        if another_document:
+            return Outcome(kind="done", changes=lines)  # what it shows is read by looking
+        if self._token is None or token is None:
+            return Outcome(kind="unconfirmed", changes=lines, note=UNREADABLE)
         if self._too_big:
             return Outcome(kind="unconfirmed", changes=lines, note=TOO_BIG)
         after, too_big = await _snapshot(tab)

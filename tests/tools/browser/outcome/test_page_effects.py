@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from typing import Any
 
 import pytest
@@ -155,3 +156,38 @@ async def test_navigating_says_where_it_went(browser: Driver, pages: PageServer)
     result, outcome = await act(browser, "navigate", url=pages.url("second.html"))
     assert effect_of(result) == f"Effect:\n→ navigated to {pages.url('second.html')}"
     assert outcome is not None and outcome.kind == "done"
+
+
+async def test_an_effect_past_the_bound_is_not_waited_for(
+    browser: Driver, pages: PageServer
+) -> None:
+    controls = await open_effects(browser, pages)
+    started = time.monotonic()
+    result, outcome = await act(browser, "left_click", **click(controls.ref('"Publish"')))
+    assert time.monotonic() - started < 1.4  # its timer is due after the bound: not waited for
+    assert effect_of(result) == "Effect: none: nothing on the page changed."
+    assert outcome == Outcome(kind="no_effect")
+
+
+async def test_a_native_dialog_and_a_download(browser: Driver, pages: PageServer) -> None:
+    controls = await open_effects(browser, pages)
+    result, _outcome = await act(browser, "left_click", **click(controls.ref('"Delete"')))
+    assert effect_of(result) == 'Effect:\n→ dialog "Delete everything?"'
+    result, _outcome = await act(browser, "left_click", **click(controls.ref('"Report"')))
+    assert effect_of(result) == "Effect:\n→ download report.pdf"
+
+
+async def test_a_page_too_big_to_compare_says_so(browser: Driver, pages: PageServer) -> None:
+    controls = await open_effects(browser, pages)
+    await browser.eval(
+        """(() => {
+            const box = document.createElement('div');
+            for (let i = 0; i < 6000; i++) box.appendChild(document.createElement('span'));
+            document.body.appendChild(box);
+        })()"""
+    )
+    result, outcome = await act(browser, "left_click", **click(controls.ref("Remember me")))
+    assert effect_of(result) == (
+        "Effect: unknown.\nNot confirmed: the page is too large to compare before and after."
+    )
+    assert outcome is not None and outcome.kind == "unconfirmed"
