@@ -4,7 +4,8 @@
    `toolset.run` exactly as the app calls it, alternately with the effect looked at
    (`observe_effects`) and without: a button whose handler does nothing, and a checkbox. Prints
    each median with its interquartile range, the median added and the ratio. Target: at most
-   30 ms added (median) to a click on a settled page.
+   30 ms added (median) to a click on a settled page. Then the same click on the page with a
+   table added (`--rows`), to show how the cost grows with the page.
 
 2. Reads. The plan tests' documentation task (tests/support/plan_sites.py: open the docs,
    click the search box, type, Return, open the first result) run by a scripted model that
@@ -12,7 +13,7 @@
    that it worked (a line of the result, or the tab's address in the tabs' state), and that
    is not followed by a read anyway, it calls `read_page`. Counted with effects and without.
 
-    .venv/bin/python bench/browser_effects.py [--rounds 40]
+    .venv/bin/python bench/browser_effects.py [--rounds 40] [--rows 0 250 1200]
 
 Timings on a shared machine are noisy: run it more than once and read the ranges.
 """
@@ -76,9 +77,24 @@ def ref_in(text: str, label: str) -> str:
     raise LookupError(label)
 
 
-async def cost(pool: BrowserPool, pages: PageServer, rounds: int) -> None:
-    browser = pool.for_session("cost")
+# A table added to the page, to see the cost grow with the page: rows of 4 elements.
+ADD_ROWS = """(rows) => {
+  const table = document.createElement('table');
+  for (let i = 0; i < rows; i++) {
+    const row = table.insertRow();
+    for (const text of ['Order ' + i, 'Shipped', (i * 7 % 100) + ' EUR']) row.insertCell().textContent = text;
+  }
+  document.body.appendChild(table);
+  return document.getElementsByTagName('*').length;
+}"""
+
+
+async def cost(pool: BrowserPool, pages: PageServer, rounds: int, rows: int) -> None:
+    browser = pool.for_session(f"cost-{rows}")
     await call(browser, "navigate", url=pages.url("effects.html"))
+    tab = await browser._session.tab(None)
+    elements = await tab.page.evaluate(ADD_ROWS, rows)
+    print(f"page of {elements} elements:")
     controls = texts(await call(browser, "read_page", filter="interactive"))
     targets = {
         "no-op button": {"type": "ref", "ref": ref_in(controls, "Do nothing")},
@@ -96,7 +112,7 @@ async def cost(pool: BrowserPool, pages: PageServer, rounds: int) -> None:
                 times[observe].append(elapsed)
             await asyncio.sleep(0.05)
         alone, watched = times[False], times[True]
-        print(f"{name}: click alone {_spread(alone)}; with its effect {_spread(watched)}")
+        print(f"  {name}: click alone {_spread(alone)}; with its effect {_spread(watched)}")
         added = statistics.median(watched) - statistics.median(alone)
         ratio = statistics.median(watched) / statistics.median(alone)
         print(f"  added {added:.1f} ms (median), ratio {ratio:.2f}  [{rounds} each]")
@@ -135,6 +151,7 @@ async def reads(pool: BrowserPool, pages: PageServer, *, observe: bool) -> int:
 async def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--rows", type=int, nargs="*", default=[0, 250, 1200])
     args = parser.parse_args()
     choice = find_browser(None)
     if choice is None:
@@ -150,7 +167,8 @@ async def main() -> int:
         )
         pool = BrowserPool(config, confirm=None)
         try:
-            await cost(pool, pages, args.rounds)
+            for rows in args.rows:
+                await cost(pool, pages, args.rounds if not rows else args.rounds // 2, rows)
             without = await reads(pool, pages, observe=False)
             with_effects = await reads(pool, pages, observe=True)
             print(

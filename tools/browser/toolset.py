@@ -82,6 +82,9 @@ ACTING_MEMBERS = frozenset(
     {"left_click", "right_click", "middle_click", "double_click", "triple_click", "type", "key"}
     | {"form_input", "navigate", "scroll_to", "hover", "left_click_drag", "left_mouse_up"}
 )
+# Members after which the page is always read again: what is under the pointer may change by
+# CSS alone (a :hover menu), which the page's watcher cannot see.
+POINTER_MEMBERS = frozenset({"hover", "left_click_drag", "left_mouse_up"})
 # The running call's `Effect:` section, for its result (set by `_toolset_run`).
 _effect_text: ContextVar[list[str] | None] = ContextVar("deskhand_browser_effect", default=None)
 
@@ -282,14 +285,17 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
         """The member, with the page looked at before and after it: its outcome is reported
         (`report_outcome`) and its `Effect:` section goes in the result."""
         before_tab = await self._existing_tab(input)
-        watch = await Watch.before(self._session, before_tab)
+        watch = await Watch.before(self._session, before_tab, read=name != "navigate")
         result = await super().execute(context, name, input)
         tab = before_tab or await self._existing_tab(input)
         if tab is None:
             return result
         try:
             outcome = await watch.outcome(
-                tab, ref_of=self._ref_of(tab), typed=self._typed(name, input, tab)
+                tab,
+                ref_of=self._ref_of(tab),
+                typed=self._typed(name, input, tab),
+                pointer=name in POINTER_MEMBERS,
             )
         except Exception:
             # The action ran: a failure to look at it afterwards must not turn it into an error.

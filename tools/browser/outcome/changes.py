@@ -7,7 +7,8 @@ runs belong to the item around them; those straight in the page's wrappers are i
 own (`text "Saved ✓"`). Two snapshots' items are matched by Playwright's ref, else by where they
 sit and what they say; then:
 
-- `+ alert "Email is invalid"`: an item that appeared (only the top of a new subtree);
+- `+ alert "Email is invalid"`: an item that appeared (the top of a new subtree, and the first
+  few controls in it, each with its ref: `+ button "Accept" [ref_7]`);
 - `- dialog "Cookies"`: one that went;
 - `~ checkbox "Remember me": checked`: its state flags changed;
 - `~ textbox "Name": "" → "AB"`: its value changed (a password field's is `(hidden)`);
@@ -41,6 +42,7 @@ __all__ = [
 
 HIDDEN = "(hidden)"  # what a password field's value reads as, in every line
 LABEL_CAP = 80  # characters of a label or value in one line
+CONTROLS_SHOWN = 5  # controls listed under something that appeared (a dialog's buttons)
 # Wrappers with no meaning of their own (a `group` with a name, such as a fieldset's, has one).
 TRANSPARENT = frozenset({"generic", "none", "presentation", "group", "document"})
 # Fields: their text is a value the person or the page set, shown beside their name.
@@ -228,9 +230,7 @@ def diff(before: AriaNode, after: AriaNode) -> list[Change]:
         changes.extend(_compared(was, now))
     came_keys = {item.key for item in came}
     gone_keys = {item.key for item in gone}
-    changes.extend(
-        Change("appeared", item, order=item.order) for item in came if item.parent not in came_keys
-    )
+    changes.extend(Change("appeared", item, order=item.order) for item in _tops(came, came_keys))
     # What went is placed after the item that came before it in the page, which is still there.
     position = _positions(old, new_by_key, pairs)
     changes.extend(
@@ -240,6 +240,25 @@ def diff(before: AriaNode, after: AriaNode) -> list[Change]:
     )
     changes.sort(key=lambda change: change.order)
     return changes
+
+
+def _tops(came: list[Item], came_keys: set[Key]) -> Iterator[Item]:
+    """The tops of what appeared, each followed by the first few controls inside it (with their
+    refs, the model can act on a new dialog's buttons without reading the page first)."""
+    top_of: dict[Key, Key] = {}
+    shown: dict[Key, int] = {}
+    for item in came:
+        if item.parent not in came_keys:
+            top_of[item.key] = item.key
+            shown[item.key] = 0
+            yield item
+            continue
+        assert item.parent is not None
+        top = top_of[item.key] = top_of.get(item.parent, item.parent)
+        if item.role in INTERACTIVE_ROLES and item.pw_ref is not None:
+            if shown.get(top, 0) < CONTROLS_SHOWN:
+                shown[top] = shown.get(top, 0) + 1
+                yield item
 
 
 def _positions(

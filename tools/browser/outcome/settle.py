@@ -15,8 +15,13 @@ A page whose action did all its work at once (a checkbox ticked, a line shown by
 own handler) and set nothing going is settled at the next task: nothing can still come. That is
 what keeps a click on a settled page cheap (bench/browser_effects.py measures it).
 
-A page may see this watcher and tamper with it: the worst it can do is end the wait early or
-hold it to the bound, for its own page's report. Every value it returns is only counted.
+The watcher also says whether the page's tree may have changed since it was last read (`dirty`):
+a mutation, a field's input or change, the focus moving; always, on a page with frames or shadow
+roots, whose insides it cannot see.
+
+A page may see this watcher and tamper with it: the worst it can do is misreport itself (end
+the wait early, hold it to the bound, hide a change of its own from the report), which a page
+can as well do by showing what it likes. What it returns is only counted, never run or shown.
 """
 
 from __future__ import annotations
@@ -28,12 +33,13 @@ from dataclasses import dataclass
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
-__all__ = ["BOUND", "QUIET", "Armed", "arm", "settle"]
+__all__ = ["BOUND", "QUIET", "Armed", "Settled", "arm", "settle"]
 
 QUIET = 0.150  # seconds of DOM and network quiet after the last thing that happened
 BOUND = 1.5  # seconds after the action, at most
 
-# arm() -> [this document's token (the same until another document loads), its element count].
+# arm() -> [this document's token (the same until another document loads), its element count,
+# whether its tree may have changed since the last arm or settle].
 ARM = r"""
 () => {
   const KEY = Symbol.for('deskhand.settle');
@@ -98,10 +104,22 @@ ARM = r"""
       this.addEventListener('loadend', started(), { once: true });
       return send0.apply(this, args);
     };
-    new MutationObserver(() => { w.last = now(); w.mutated = now(); })
+    new MutationObserver(() => { w.last = now(); w.mutated = now(); w.dirty = true; })
       .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    // What changes the tree without a mutation: a field's value or state, the focus.
+    for (const type of ['input', 'change', 'focusin', 'focusout', 'toggle', 'reset']) {
+      window.addEventListener(type, () => { w.dirty = true; }, true);
+    }
+    // A shadow root's mutations are out of the observer's sight: such a page is always read.
+    const attach0 = Element.prototype.attachShadow;
+    Element.prototype.attachShadow = function (...args) { w.shadows = true; return attach0.apply(this, args); };
+    w.dirty = true;
+    w.shadows = [...document.querySelectorAll('*')].some((e) => e.shadowRoot);
     Object.defineProperty(window, KEY, { value: w });
   }
+  // Whether the tree may differ from the last one read (reading it again makes it clean).
+  const dirty = w.dirty || w.shadows || window.frames.length > 0;
+  w.dirty = false;
   w.gen += 1;
   w.armed = performance.now();
   w.lively = false;
@@ -110,21 +128,26 @@ ARM = r"""
   w.requests = 0;
   w.frames = 0;
   w.timers.clear();
-  return [w.token, document.getElementsByTagName('*').length];
+  return [w.token, document.getElementsByTagName('*').length, dirty];
 }
 """
 
-# settle([quiet ms, bound ms]) -> [token, settled]: waits in the page, not over the wire.
+# settle([quiet ms, bound ms]) -> [token, settled, dirty]: waits in the page, not over the wire.
 SETTLE = r"""
 ([quiet, bound]) => new Promise((resolve) => {
   const w = window[Symbol.for('deskhand.settle')];
-  if (!w) { resolve(['', true]); return; }
+  if (!w) { resolve(['', true, true]); return; }
   const now = () => performance.now();
   const started = now();
   let checks = 0;
   const check = () => {
     const t = now();
-    if (t - started >= bound) { resolve([w.token, false]); return; }
+    const answer = (settled) => {
+      const dirty = w.dirty || w.shadows || window.frames.length > 0;
+      w.dirty = false;
+      resolve([w.token, settled, dirty]);
+    };
+    if (t - started >= bound) { answer(false); return; }
     let pending = w.requests > 0 || w.frames > 0;
     for (const timer of w.timers.values()) {
       if (timer.gen === w.gen && timer.due <= started + bound) { pending = true; break; }
@@ -133,7 +156,7 @@ SETTLE = r"""
     checks += 1;
     // Two turns of the task queue first: work posted as a message or a 0 ms timer runs by then.
     if (!pending && checks > 2 && (!lively || t - w.last >= quiet)) {
-      resolve([w.token, true]);
+      answer(true);
       return;
     }
     const wait = pending || checks <= 2 ? (checks <= 2 ? 0 : 10) : quiet - (t - w.last);
@@ -146,10 +169,21 @@ SETTLE = r"""
 
 @dataclass(frozen=True)
 class Armed:
-    """The page as the watcher found it: its document's token and how many elements it has."""
+    """The page as the watcher found it: its document's token, how many elements it has, and
+    whether its tree may differ from the last one read (False: no mutation, no field changed,
+    the focus did not move, and it has no frames or shadow roots the watcher cannot see into)."""
 
     token: str
     elements: int
+    dirty: bool
+
+
+@dataclass(frozen=True)
+class Settled:
+    """The page after the action: its document's token, and whether its tree may have changed."""
+
+    token: str
+    dirty: bool
 
 
 async def arm(page: Page) -> Armed | None:
@@ -159,18 +193,17 @@ async def arm(page: Page) -> Armed | None:
         answer = await page.evaluate(ARM)
     except PlaywrightError:
         return None
-    if not isinstance(answer, list) or len(answer) != 2:
+    if not isinstance(answer, list) or len(answer) != 3:
         return None
-    token, elements = answer
+    token, elements, dirty = answer
     if not isinstance(token, str) or not isinstance(elements, int):
         return None
-    return Armed(token, elements)
+    return Armed(token, elements, dirty is not False)
 
 
-async def settle(page: Page, *, quiet: float = QUIET, bound: float = BOUND) -> str | None:
+async def settle(page: Page, *, quiet: float = QUIET, bound: float = BOUND) -> Settled | None:
     """Wait until the page settled (see the module's docstring), at most `bound` seconds after
-    the call; the token of the document it settled in (None: another document loaded, or the
-    page could not be asked)."""
+    the call (None: another document loaded, or the page could not be asked)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + bound
     try:
@@ -185,6 +218,6 @@ async def settle(page: Page, *, quiet: float = QUIET, bound: float = BOUND) -> s
                 "domcontentloaded", timeout=max(0.05, deadline - loop.time()) * 1000
             )
         return None
-    if not isinstance(answer, list) or not answer or not isinstance(answer[0], str):
+    if not isinstance(answer, list) or len(answer) != 3 or not isinstance(answer[0], str):
         return None
-    return answer[0] or None
+    return Settled(answer[0], answer[2] is not False) if answer[0] else None

@@ -10,6 +10,12 @@ waits for the page to settle, reads it again and builds the `Outcome`:
 - after `type` / `form_input`, the field's value read back: `The field holds "AB", not the
   text typed.` (`differs`) when it is not what was typed; a password field is never read out.
 
+A snapshot costs the page's own time (a quarter of a second for a page of 1,000 elements on a
+busy machine), so the last tree read of a page is kept, and read again only when the page's
+watcher saw something that may have changed it (a mutation, a field's input, the focus moving;
+a page with frames or shadow roots, which it cannot see into, is always read again, and so is
+the page after the pointer moved). A click that changes nothing costs no snapshot at all.
+
 `done` when something changed, `no_effect` when nothing did. A page too big to compare at a
 reasonable cost (over `MAX_ELEMENTS` elements) is `unconfirmed`, and says so; so is a page
 that could not be watched or read.
@@ -23,8 +29,10 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
 
 from tools.browser.effect.passwords import is_password
 from tools.browser.outcome import settle as settling
@@ -61,6 +69,25 @@ class Typed:
     pw_ref: str | None = None
 
 
+# The last tree read of each page, with its document's token: while the watcher sees nothing
+# change (`Armed.dirty`, `Settled.dirty`), it is the page's tree still, and is not read again.
+_trees: WeakKeyDictionary[Page, tuple[str, AriaNode]] = WeakKeyDictionary()
+
+
+def _cached(page: Page, token: str) -> AriaNode | None:
+    kept = _trees.get(page)
+    return kept[1] if kept is not None and kept[0] == token else None
+
+
+def _keep(page: Page, token: str | None, tree: AriaNode | None) -> None:
+    """Keep `tree` as the page's last read (None: forget it), freeing the one it replaces."""
+    old = _trees.pop(page, None)
+    if old is not None and old[1] is not tree:
+        release(old[1])
+    if token is not None and tree is not None:
+        _trees[page] = (token, tree)
+
+
 async def _snapshot(tab: Tab) -> tuple[AriaNode | None, bool]:
     """(the page's tree, whether it was too big to compare); (None, False) if unreadable."""
     try:
@@ -95,16 +122,22 @@ class Watch:
         self._tabs = set(session.tabs)
 
     @classmethod
-    async def before(cls, session: BrowserSession, tab: Tab | None) -> Watch:
-        """Arm the settle watcher, then read the page unless it is too big to compare."""
+    async def before(cls, session: BrowserSession, tab: Tab | None, *, read: bool = True) -> Watch:
+        """Arm the settle watcher, then read the page unless it is too big to compare, or
+        not `read` (a navigation: the page it leaves is not compared with the next one)."""
         if tab is None or tab.page.is_closed():
             return cls(session, None, token=None, tree=None, too_big=False)
         armed = await settling.arm(tab.page)
         if armed is None:
             return cls(session, tab, token=None, tree=None, too_big=False)
         if armed.elements > MAX_ELEMENTS:
+            _keep(tab.page, None, None)
             return cls(session, tab, token=armed.token, tree=None, too_big=True)
-        tree, too_big = await _snapshot(tab)
+        tree = None if armed.dirty else _cached(tab.page, armed.token)
+        too_big = False
+        if tree is None and read:
+            tree, too_big = await _snapshot(tab)
+            _keep(tab.page, armed.token, tree)
         return cls(session, tab, token=armed.token, tree=tree, too_big=too_big)
 
     @property
@@ -115,21 +148,19 @@ class Watch:
         return next((n.pw_ref for n in self._tree.walk() if n.focused and n.pw_ref), None)
 
     async def outcome(
-        self, tab: Tab, *, ref_of: Callable[[AriaNode], str], typed: Typed | None = None
+        self,
+        tab: Tab,
+        *,
+        ref_of: Callable[[AriaNode], str],
+        typed: Typed | None = None,
+        pointer: bool = False,
     ) -> Outcome:
-        """The outcome of the action that just ran on `tab` (its page settled first)."""
-        try:
-            return await self._outcome(tab, ref_of, typed)
-        finally:
-            if self._tree is not None:
-                release(self._tree)
-
-    async def _outcome(
-        self, tab: Tab, ref_of: Callable[[AriaNode], str], typed: Typed | None
-    ) -> Outcome:
+        """The outcome of the action that just ran on `tab` (its page settled first). `pointer`:
+        the pointer moved (what is under it may show through CSS alone: the page is read)."""
         page = tab.page
         same_tab = self._tab is tab
-        token = None if page.is_closed() else await settling.settle(page)
+        settled = None if page.is_closed() else await settling.settle(page)
+        token = settled.token if settled is not None else None
         lines = await self._browser_lines(tab, same_tab)
         if page.is_closed() or not same_tab:
             return Outcome(kind="done", changes=lines)  # "closed", or where a new tab went
@@ -142,21 +173,29 @@ class Watch:
             return Outcome(kind="unconfirmed", changes=lines, note=UNREADABLE)
         if self._too_big:
             return Outcome(kind="unconfirmed", changes=lines, note=TOO_BIG)
-        after, too_big = await _snapshot(tab)
-        if after is None or self._tree is None:
-            note = TOO_BIG if too_big else UNREADABLE
-            return Outcome(kind="unconfirmed", changes=lines, note=note)
+        if self._tree is None and lines:
+            return Outcome(kind="done", changes=lines)  # a navigation within the page
+        if self._tree is None:
+            return Outcome(kind="unconfirmed", changes=lines, note=UNREADABLE)
+        after = self._tree  # nothing seen to change: the tree is as it was
+        if pointer or settled is None or settled.dirty:
+            read, too_big = await _snapshot(tab)
+            if read is None:
+                _keep(page, None, None)
+                note = TOO_BIG if too_big else UNREADABLE
+                return Outcome(kind="unconfirmed", changes=lines, note=note)
+            after = read
         try:
-            changes = diff(self._tree, after)
+            changes = diff(self._tree, after) if after is not self._tree else []
             fields = [ref for ref in value_refs(changes) if ref is not None]
             field = _typed_field(after, typed, self.focused_ref)
             if field is not None and field.pw_ref is not None:
                 fields.append(field.pw_ref)
-            secret = await _passwords(tab, fields)
+            secret = await _passwords(tab, fields) if fields else set()
             lines.extend(render(change, secret=secret, ref_of=ref_of) for change in changes)
             note = _typed_note(field, typed, secret)
         finally:
-            release(after)
+            _keep(page, token, after)  # the page's tree from now on (the one before is freed)
         if note:
             return Outcome(kind="differs", changes=lines, note=note)
         return Outcome(kind="done" if lines else "no_effect", changes=lines)

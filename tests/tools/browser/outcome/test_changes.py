@@ -72,7 +72,7 @@ def test_an_appearing_container_never_shows_a_fields_value() -> None:
         PAGE
         + "  - dialog [ref=e20]:\n    - textbox [ref=e21]: hunter2\n    - text: Sign in again\n"
     )
-    assert lines(PAGE, after) == ['+ dialog "Sign in again"']
+    assert lines(PAGE, after) == ['+ dialog "Sign in again"', "+ textbox [ref_e21]"]
 
 
 def test_a_renamed_button_and_a_changed_status() -> None:
@@ -94,4 +94,22 @@ def test_text_in_the_pages_wrappers_and_unchecked_and_disabled() -> None:
         '+ text "Published"',
         '~ checkbox "A": not checked',
         '~ button "Go": disabled',
+    ]
+
+
+def test_a_new_dialog_lists_its_first_controls_with_their_refs() -> None:
+    before = '- heading "Shop" [level=1] [ref=e1]\n'
+    buttons = "".join(f'    - button "Option {n}" [ref=e{n + 10}]\n' for n in range(1, 8))
+    after = (
+        before
+        + '- dialog "Cookies" [ref=e2]:\n  - paragraph [ref=e3]: We use cookies\n  - group:\n'
+        + buttons
+    )
+    assert lines(before, after) == [
+        '+ dialog "Cookies"',
+        '+ button "Option 1" [ref_e11]',
+        '+ button "Option 2" [ref_e12]',
+        '+ button "Option 3" [ref_e13]',
+        '+ button "Option 4" [ref_e14]',
+        '+ button "Option 5" [ref_e15]',
     ]

@@ -11,6 +11,7 @@ import json
 import time
 from typing import Any
 
+import anyio
 import pytest
 from anthropic.types.beta import BetaToolUseBlock
 
@@ -191,3 +192,26 @@ async def test_a_page_too_big_to_compare_says_so(browser: Driver, pages: PageSer
         "Effect: unknown.\nNot confirmed: the page is too large to compare before and after."
     )
     assert outcome is not None and outcome.kind == "unconfirmed"
+
+
+async def test_a_select_says_which_option_it_holds(browser: Driver, pages: PageServer) -> None:
+    await browser.open(pages.url("form.html"))
+    controls = await browser("read_page", filter="interactive")
+    result, outcome = await act(
+        browser, "form_input", **click(controls.ref('combobox "Country"')), value="France"
+    )
+    assert effect_of(result) == 'Effect:\n~ combobox "Country": "Choose…" → "France"'
+    assert outcome is not None and outcome.kind == "done"
+
+
+async def test_a_change_between_two_calls_is_neither_calls_effect(
+    browser: Driver, pages: PageServer
+) -> None:
+    """The page changes on its own after the first call: the second call's look before it
+    reads the page again rather than the first call's tree."""
+    controls = await open_effects(browser, pages)
+    await act(browser, "left_click", **click(controls.ref('"Publish"')))  # "Published" in 2.5 s
+    await anyio.sleep(2.8)
+    assert await browser.eval("document.getElementById('status').textContent") == "Published"
+    result, _outcome = await act(browser, "left_click", **click(controls.ref("Remember me")))
+    assert effect_of(result) == 'Effect:\n~ checkbox "Remember me": checked'
