@@ -4,7 +4,9 @@
    `toolset.run` exactly as the app calls it, alternately with the effect looked at
    (`observe_effects`) and without: a button whose handler does nothing, and a checkbox. Prints
    each median with its interquartile range, the median added and the ratio. Target: at most
-   30 ms added (median) to a click on a settled page. Then the same click on the page with a
+   30 ms added (median) to a click on a settled page. It also prints the time each call spent
+   looking before and after (the part the effect adds, timed inside the call, so the click's
+   own variance is not in it). Then the same click on the page with a
    table added (`--rows`), to show how the cost grows with the page.
 
 2. Reads. The plan tests' documentation task (tests/support/plan_sites.py: open the docs,
@@ -43,8 +45,35 @@ from tools.browser import (  # noqa: E402
     UrlPolicy,
     find_browser,
 )
+from tools.browser.outcome import watch  # noqa: E402
 
 _ids = itertools.count(1)
+WATCHING: list[float] = []  # ms each call spent looking before and after (see `time_watch`)
+
+
+def time_watch() -> None:
+    """Time what the effect adds inside each call (looking before, settling, looking after): the
+    same figure as the difference of the two medians, without the click's own noise in it."""
+    before, outcome = watch.Watch.before.__func__, watch.Watch.outcome  # type: ignore[attr-defined]
+
+    async def timed_before(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return await before(cls, *args, **kwargs)
+        finally:
+            WATCHING.append((time.perf_counter() - started) * 1000)
+
+    async def timed_outcome(self: Any, *args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return await outcome(self, *args, **kwargs)
+        finally:
+            WATCHING[-1] += (time.perf_counter() - started) * 1000
+
+    watch.Watch.before = classmethod(timed_before)  # type: ignore[method-assign, assignment]
+    watch.Watch.outcome = timed_outcome  # type: ignore[method-assign]
+
+
 SEARCH_BOX = {"type": "coordinate", "x": 140, "y": 55}
 FIRST_RESULT = {"type": "coordinate", "x": 80, "y": 70}
 
@@ -102,6 +131,7 @@ async def cost(pool: BrowserPool, pages: PageServer, rounds: int, rows: int) -> 
     }
     for name, target in targets.items():
         times: dict[bool, list[float]] = {True: [], False: []}
+        WATCHING.clear()
         for index in range(rounds * 2 + 4):
             observe = index % 2 == 0
             browser.observe_effects = observe
@@ -116,6 +146,7 @@ async def cost(pool: BrowserPool, pages: PageServer, rounds: int, rows: int) -> 
         added = statistics.median(watched) - statistics.median(alone)
         ratio = statistics.median(watched) / statistics.median(alone)
         print(f"  added {added:.1f} ms (median), ratio {ratio:.2f}  [{rounds} each]")
+        print(f"  inside the call, looking before and after: {_spread(WATCHING[2:])}")
     browser.observe_effects = True
 
 
@@ -153,6 +184,7 @@ async def main() -> int:
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--rows", type=int, nargs="*", default=[0, 250, 1200])
     args = parser.parse_args()
+    time_watch()
     choice = find_browser(None)
     if choice is None:
         print("no Chromium-family browser found")

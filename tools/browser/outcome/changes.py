@@ -189,26 +189,28 @@ def items_of(root: AriaNode) -> list[Item]:
         out.append(item)
         return item
 
-    def visit(node: AriaNode, parent: Key | None, owned: bool) -> None:
-        # `owned`: an item encloses this node, so its text runs are that item's own text.
-        for child in node.children:
-            if child.is_text or (_transparent(child) and child.text and not child.children):
-                if not owned and _clean(child.text or ""):
-                    add(child, "text", _clean(child.text or ""), None, parent)
-                continue
-            if child.role.startswith("/"):
-                continue
-            if _transparent(child):
-                visit(child, parent, owned)
-                continue
-            if child.role in FIELD_ROLES:
-                add(child, child.role, _clean(child.name), field_value(child), parent)
-                continue  # a select's options are its value
-            label = _clean(child.name) or _own_text(child)
-            item = add(child, child.role, label, None, parent)
-            visit(child, item.key, True)
-
-    visit(root, None, False)
+    # Depth first, in page order, without recursion (a page can nest thousands of wrappers).
+    # Each entry: the children still to visit, the item they sit in, and whether one encloses
+    # them (then their text runs are its own text, not items).
+    stack: list[tuple[Iterator[AriaNode], Key | None, bool]] = [(iter(root.children), None, False)]
+    while stack:
+        children, parent, owned = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            continue
+        if child.is_text or (_transparent(child) and child.text and not child.children):
+            if not owned and _clean(child.text or ""):
+                add(child, "text", _clean(child.text or ""), None, parent)
+        elif _transparent(child):
+            stack.append((iter(child.children), parent, owned))
+        elif child.role in FIELD_ROLES:
+            add(
+                child, child.role, _clean(child.name), field_value(child), parent
+            )  # options: its value
+        else:
+            item = add(child, child.role, _clean(child.name) or _own_text(child), None, parent)
+            stack.append((iter(child.children), item.key, True))
     return out
 
 

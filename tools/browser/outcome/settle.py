@@ -154,12 +154,13 @@ SETTLE = r"""
     }
     const lively = w.lively || w.mutated >= started;
     checks += 1;
-    // Two turns of the task queue first: work posted as a message or a 0 ms timer runs by then.
-    if (!pending && checks > 2 && (!lively || t - w.last >= quiet)) {
+    // One turn of the task queue first: work the action posted as a message has run by then
+    // (a 0 ms timer is counted as pending anyway).
+    if (!pending && checks > 1 && (!lively || t - w.last >= quiet)) {
       answer(true);
       return;
     }
-    const wait = pending || checks <= 2 ? (checks <= 2 ? 0 : 10) : quiet - (t - w.last);
+    const wait = checks <= 1 ? 0 : pending ? 10 : quiet - (t - w.last);
     w.later(check, Math.max(0, Math.min(wait, bound - (t - started))));
   };
   check();

@@ -215,3 +215,12 @@ async def test_a_change_between_two_calls_is_neither_calls_effect(
     assert await browser.eval("document.getElementById('status').textContent") == "Published"
     result, _outcome = await act(browser, "left_click", **click(controls.ref("Remember me")))
     assert effect_of(result) == 'Effect:\n~ checkbox "Remember me": checked'
+
+
+async def test_a_menu_that_only_css_opens_on_hover(browser: Driver, pages: PageServer) -> None:
+    controls = await open_effects(browser, pages)
+    result, outcome = await act(browser, "hover", **click(controls.ref("Account menu")))
+    link = (await browser("read_page", filter="interactive")).ref('link "Sign out"')
+    # The new link's ref is the one a read gives: the model can click it without reading.
+    assert effect_of(result) == f'Effect:\n+ list "Sign out"\n+ link "Sign out" [{link}]'
+    assert outcome is not None and outcome.kind == "done"
