@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tools.browser.outcome.changes import diff, render
 from tools.browser.page.snapshot import AriaNode, parse_snapshot
+from tools.outcome import Outcome
 
 
 def lines(before: str, after: str, secret: frozenset[str] = frozenset()) -> list[str]:
@@ -113,3 +114,12 @@ def test_a_new_dialog_lists_its_first_controls_with_their_refs() -> None:
         '+ button "Option 4" [ref_e14]',
         '+ button "Option 5" [ref_e15]',
     ]
+
+
+def test_many_changes_stay_within_the_sections_bounds() -> None:
+    before = '- list "Results" [ref=e1]\n'
+    after = before + "".join(f"  - listitem [ref=e{n + 2}]: Result number {n}\n" for n in range(60))
+    section = Outcome(kind="done", changes=lines(before, after)).effect_text()
+    assert len(section.splitlines()) == 20 and len(section) <= 1500
+    assert section.splitlines()[1] == '+ listitem "Result number 0"'
+    assert section.splitlines()[-1] == "… and 42 more"
