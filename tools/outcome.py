@@ -51,7 +51,12 @@ class Outcome(Data, frozen=True):
         """The `Effect:` section the model reads: at most MAX_LINES lines and MAX_CHARS
         characters, the overflow counted rather than dropped silently."""
         if not self.changes:
-            text = f"Effect: none: {self.nothing}"
+            # Nothing seen is "none" only when it was looked at: unconfirmed says it was not.
+            text = (
+                "Effect: unknown."
+                if self.kind == "unconfirmed"
+                else f"Effect: none: {self.nothing}"
+            )
             return f"{text}\n{self.note}" if self.note else text
         return bounded_section(self.changes, self.note)
 
