@@ -83,9 +83,8 @@ def test_browsing_shows_cards_a_screenshot_and_asks_before_javascript(
         "Browser: screenshot",
         "Browser: javascript exec",
     ]
-    # The page opened and was photographed (what navigate really did is the browser's to say:
-    # until it reads the page back, "Not confirmed"); the script was denied.
-    assert [c.state.text() for c in cards] == ["Not confirmed", "Done", "You denied this"]
+    # The page opened (the browser saw where it went) and was photographed; the script was denied.
+    assert [c.state.text() for c in cards] == [f"Went to {page}", "Done", "You denied this"]
     assert len(cards[1].thumbnails) == 1
     shot = model_server.message_requests[1]["messages"][-1]["content"][1]
     kinds = [item["type"] for item in shot["content"]]
