@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from PIL import Image
 
 from tools.screen import errors
+from tools.screen.a11y.effect import Watch, Watcher, not_enabled
 from tools.screen.a11y.elements import Element, Inspector
 from tools.screen.backends.base import MouseButton, ScreenBackend, WindowInfo
 from tools.screen.displays import Display, display_at, number_displays, primary_display, to_local
@@ -32,6 +33,7 @@ from tools.screen.hand import Hand
 from tools.screen.keys import UnknownKey, is_text_entry, parse_modifiers, parse_sequence
 from tools.screen.risk import KEYBOARD_MEMBERS, POINTER_MEMBERS
 from tools.screen.scaling import ImageFrame
+from tools.toolset_driver import ToolsetDriver
 
 log = logging.getLogger(__name__)
 
@@ -207,6 +209,37 @@ class ScreenLink:
         if focused is not None and focused.secure:
             raise refusal(errors.SECURE_FIELD)
 
+    # --- effects: the window acted on, before and after ----------------------------------------
+
+    async def _watch_point(self, point: Point) -> Watch | None:
+        """The window under `point` looked at before a click, when accessibility can tell."""
+        if not isinstance(self._inspector, Watcher):
+            return None
+        return await self._watched(self._inspector.watch_at(point))
+
+    async def _watch_keys(self) -> Watch | None:
+        """The window with the keyboard focus looked at before keys go to it."""
+        if not isinstance(self._inspector, Watcher):
+            return None
+        return await self._watched(self._inspector.watch_focused())
+
+    async def _watched(self, ask: Awaitable[Watch | None]) -> Watch | None:
+        try:
+            async with asyncio.timeout(INSPECT_LIMIT):
+                return await ask
+        except TimeoutError:
+            log.warning("Looking at the target window took too long")
+        except Exception:
+            log.exception("Looking at the target window failed")
+        return None
+
+    @staticmethod
+    async def _report_effect(watch: Watch | None) -> None:
+        """What the call changed in the window it acted on: its `Effect:` lines, which the
+        toolset puts in the result (`ScreenComputer.tool_result`)."""
+        if watch is not None:
+            ToolsetDriver.report_outcome(await watch.outcome())
+
     def _known_point(self, params: dict[str, Any]) -> tuple[Point | None, int | None]:
         """Where a call will act, from what is already known (no backend call): the latest
         screenshot's frame for a coordinate, our last pointer position without one."""
@@ -317,6 +350,18 @@ class ScreenLink:
     ) -> str:
         modifiers = parse_modifiers(held)
         backend, point, index = await self._aim(coordinate)
+        watch = await self._watch_point(point)
+        target = watch.target if watch is not None else None
+        if (
+            button == "left"
+            and target is not None
+            and not target.enabled
+            and target.kind not in ("G", "X")
+        ):
+            # A disabled control takes no click: refused, nothing sent, and said so.
+            refused = not_enabled(target)
+            ToolsetDriver.report_outcome(refused)
+            raise refusal(refused.note)
         self._emit(
             ScreenEvent(kind="click", display=index, points=(point,), button=button, count=count)
         )
@@ -332,4 +377,5 @@ class ScreenLink:
                 finally:
                     # However the press ended, the button goes up again.
                     await self._finally([functools.partial(backend.button, button, False, click)])
+        await self._report_effect(watch)
         return self._echo(point)

@@ -313,12 +313,15 @@ class ScreenTool(ElementActions, FunctionTool[ScreenCall]):
             return refused
         hand = self._access.hand_for(call.session_id)
         acting = Acting(call.session_id, worker, ctx, await worker.displays(), hand)
+        watch = await self._watch(fresh, accessibility)  # the window as it was before
         if action == "click":
             done = await self._click(fresh, accessibility, acting)
         elif action == "set_value":
             done = await self._set_value(fresh, call.input.value or "", accessibility, acting)
         else:
             done = await self._scroll_to(fresh, accessibility, acting)
+        moved = action == "scroll_to" and (done.data or {}).get("how") not in (None, "none")
+        done = await self._outcome(done, watch, fresh, scrolled=moved)
         if done.data is not None:  # how and where it acted, with the element it acted on
             snapshot = self.snapshots.get(call.session_id, call.input.snapshot)
             display = report.screen_of(acting.displays, fresh.node.bounds)
