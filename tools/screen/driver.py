@@ -6,7 +6,7 @@ implements the 17 members on a backend from `backends/`):
     screen = ScreenComputer(
         confirm=gate_confirm,            # the app's gate; required while type/key/hold_key are on
         own_windows=window_rects,        # () -> rectangles of Deskhand's own windows, global
-        inspector=inspector,             # accessibility: AtspiInspector (Linux), AxInspector (macOS)
+        inspector=inspector,             # accessibility, as `a11y.backend.open_accessibility` opens it
         on_event=overlay.show,           # plain `ScreenEvent`s to draw
         before_capture=overlay.hide,     # the overlay out of the way of the pixels
         after_capture=overlay.unhide,
@@ -25,6 +25,11 @@ before it acts. Before the app's
 would land on one of the app's own windows or type into a secure field, so the person is never
 asked about those; the same checks run again when the call executes, with the screen as it is
 then.
+
+A click, `type`, `key` or `hold_key` on an element another app shows looks at its window before
+and after (when the inspector can watch it: `a11y/effect.py`), and the result ends with the
+`Effect:` lines of what changed there (`tool_result`); a left click on a disabled control is
+refused with `not enabled`, nothing sent.
 
 Coordinates the model sends are pixels of the latest screenshot of the current display (the
 primary one until `select_display`); they are mapped exactly to global logical points

@@ -1,8 +1,8 @@
 """What an action really changed in one window, read from its accessibility tree before and after.
 
 A `Watch` looks at the target window (AT-SPI or AX, through `AccessibilityBackend`) right before
-an action, and again after it until the window stays the same for `QUIET` (at most `SETTLE`),
-then says what changed as `Effect:` lines (`tools/outcome.py`), the browser's shapes:
+an action, and again after it until it has settled (`QUIET` after the action, two looks in a row
+the same; at most `SETTLE`), then says what changed as `Effect:` lines (`tools/outcome.py`), the browser's shapes:
 
     + dialog "Save changes?"             a window or dialog of the app appeared
     - window "Untitled"                  ...or went away
@@ -55,7 +55,7 @@ NOTHING_IN_WINDOW = "nothing in the window changed."
 NOT_CONFIRMED = "Not confirmed: the window's elements could not be read again."
 # One look at the target window: smaller than a `see`, as it is read twice per action or more.
 LIMITS = Limits(depth=12, elements=250, children=50, nodes=600)
-QUIET = 0.15  # seconds the window must stay the same after an action before it is judged
+QUIET = 0.15  # seconds after an action before the window is judged (once two looks agree)
 SETTLE = 1.5  # seconds after an action at most before it is judged
 POLL = 0.03  # seconds between two looks while it settles
 READ_LIMIT = 1.5  # seconds one look may take on top of SETTLE before the outcome is unknown
@@ -180,13 +180,13 @@ class Watch:
         return self
 
     async def outcome(self, *, settle: float = SETTLE, quiet: float = QUIET) -> Outcome:
-        """What changed since `start()`, once the window stayed the same for `quiet` seconds
-        (or `settle` passed): `done` with the lines, `no_effect`, or `unconfirmed` when the
-        window could not be read again."""
+        """What changed since `start()`, once the window settled (`quiet` seconds after the
+        action, two looks in a row the same; or `settle` passed): `done` with the lines,
+        `no_effect`, or `unconfirmed` when the window could not be read again."""
         before = self.before
         if before is None:
             raise RuntimeError("outcome() before start()")
-        began = last_change = time.monotonic()
+        began = time.monotonic()
         last = before
         try:
             # A look at an app that hangs is bounded too: then the outcome is not known.
@@ -195,11 +195,11 @@ class Watch:
                     await asyncio.sleep(POLL)
                     now = await self.look()
                     moment = time.monotonic()
-                    if not now.same(last):
-                        last, last_change = now, moment
-                    elif moment - last_change >= quiet:
-                        break
-                    if moment - began >= settle:
+                    # Settled: `quiet` after the action, and two looks in a row agree (a big
+                    # window's look takes most of `quiet` itself: no third look is needed).
+                    settled = now.same(last) and moment - began >= quiet
+                    last = now
+                    if settled or moment - began >= settle:
                         break
         except (ScreenError, TimeoutError):
             log.info("the target window could not be read again", exc_info=True)

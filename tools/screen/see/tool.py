@@ -16,6 +16,10 @@ Actions (one tool, a table of rows below):
   click or typing it amounts to, by the element as it is now (`risk.py`), and a password field
   is never filled.
 
+Each acting call's result ends with the `Effect:` lines of what changed in the element's window,
+read before and after (`a11y/effect.py`); a disabled element is refused with `not enabled`, and
+a field that keeps other text than was given says what it holds (`differs`).
+
 What each action does is reported as the computer tool's `ScreenEvent`s (a click ring at the
 element's centre, the typed text, a scroll), so the app's visualizer shows it the same way; its
 captures are wrapped in the same `before_capture` / `after_capture` hooks.

@@ -2,8 +2,8 @@
 
 `AxWatchingInspector` answers the gate's two questions as `AxInspector` does, and the two of
 `effect.Watcher`: the element under a point (hit-tested system-wide, as a click reaches it) or
-with the keyboard focus, and the window holding it (up its `AXParent`s to the `AXWindow` or
-`AXSheet`), looked at before the call. Elements of Deskhand's own processes are never watched;
+with the keyboard focus, and the window holding it (up its `AXParent`s to the `AXWindow`; a
+sheet is watched as a part of its window), looked at before the call. Elements of Deskhand's own processes are never watched;
 any failure answers None, and the call then reports no effect. Imported only on a Mac; tested
 in `test_ax_mac.py`'s `macos`-marked tests.
 """
@@ -20,10 +20,10 @@ import ApplicationServices as AX
 from tools.screen.a11y.accessible import App, Node
 from tools.screen.a11y.ax.read import ax_node
 from tools.screen.a11y.ax.reader import (
-    TOP_ROLES,
     AxAccessibility,
     AxInspector,
     _app,
+    _attribute,
     _focused_in,
     _hit,
     _path_up,
@@ -55,8 +55,10 @@ class AxWatchingInspector(AxInspector):
         if pid is None or pid in self._own_pids:
             return None
         top = _path_up(node.ref)[0]
-        raw = _read(top, False)
-        if raw is None or raw.get("AXRole") not in TOP_ROLES - {"AXApplication"}:
+        if _attribute(top, "AXRole") == "AXSheet":
+            top = _attribute(top, "AXParent")  # a sheet is a part of its window's tree
+        raw = _read(top, False) if top is not None else None
+        if raw is None or raw.get("AXRole") != "AXWindow":
             return None
         window = ax_node(top, raw)
         return (_app(pid), window, node) if window is not None else None
