@@ -4,9 +4,10 @@ It starts its own Xvfb (1600×900), a private session bus with AT-SPI, the small
 `tests/support/effect_target.py` and the ~200-element window of `bench/see_form.py`, then
 measures, warm (connected, apps known):
 
-- one look at the target window (`effect.Watch.look`: its app's windows and the window's
-  bounded tree, the reader's batched calls), on the small form and on the big window: this is
-  what an action pays before and after, and again while the window settles;
+- the first look at the target window (the window's bounded tree, the reader's batched calls),
+  which an action pays before it, and a look again (`effect.Watch.look` with AT-SPI's
+  `refresh`: its app's windows and the elements' names, states and values in one batch), which
+  it pays after, twice or more while the window settles; on the small form and on the big one;
 - a click of the computer toolset on a button that does nothing, through `tool_result` as the
   app calls it: with the effect (`AtspiWatchingInspector`) and without (`AtspiInspector`), and
   the ratio. Most of the difference is waiting: an action is judged once the window stayed
@@ -43,9 +44,12 @@ from tests.support.atspi import SessionBus, atspi_missing  # noqa: E402
 from tests.support.desk import wait_accessible  # noqa: E402
 from tests.support.x11 import TargetApp, Xvfb, xvfb_missing  # noqa: E402
 from tools.screen import ScreenComputer  # noqa: E402
-from tools.screen.a11y.atspi.reader import Accessibility, AtspiInspector  # noqa: E402
-from tools.screen.a11y.atspi.watching import AtspiWatchingInspector  # noqa: E402
-from tools.screen.a11y.effect import QUIET, Watch  # noqa: E402
+from tools.screen.a11y.atspi.reader import AtspiInspector  # noqa: E402
+from tools.screen.a11y.atspi.watching import (  # noqa: E402
+    AtspiWatchingInspector,
+    RefreshingAccessibility,
+)
+from tools.screen.a11y.effect import LIMITS, QUIET, Watch  # noqa: E402
 from tools.screen.backends.x11 import X11Backend  # noqa: E402
 from tools.screen.geometry import Point, Rect  # noqa: E402
 from tools.screen.windows import Window  # noqa: E402
@@ -98,7 +102,9 @@ async def click(toolset: ScreenComputer, shown: Point) -> None:
     assert not block.get("is_error"), block
 
 
-async def watch_of(accessibility: Accessibility, pid: int, rect: tuple[int, ...]) -> Watch:
+async def watch_of(
+    accessibility: RefreshingAccessibility, pid: int, rect: tuple[int, ...]
+) -> Watch:
     window = Window(id=1, title="", app="", pid=pid, rect=Rect(*rect))
     framed = await accessibility.frame_of(window)
     assert framed is not None, "the window is not on the accessibility bus"
@@ -107,14 +113,17 @@ async def watch_of(accessibility: Accessibility, pid: int, rect: tuple[int, ...]
 
 
 async def run(display: str, bus: SessionBus, small: TargetApp, big: TargetApp, runs: int) -> None:
-    accessibility = Accessibility(session=bus.address)
+    accessibility = RefreshingAccessibility(session=bus.address)
     worker = ScreenWorker(lambda: X11Backend(display))
     try:
         for name, app, rect in (("small form", small, SMALL), ("big window", big, BIG)):
             watch = await watch_of(accessibility, app.pid or 0, rect)
             look = await watch.look()
-            spent = await timed(watch.look, runs)
-            print(line(f"one look, {name} ({len(look.elements)} elements)", spent))
+            frame = watch.frame.ref
+            spent = await timed(lambda frame=frame: accessibility.tree([frame], LIMITS), runs)
+            print(line(f"first look, {name} ({len(look.elements)} elements)", spent))
+            spent = await timed(watch.look, runs)  # the looks after an action: `refresh`
+            print(line(f"look again, {name}", spent))
         widgets = {k: Rect(*v) for k, v in ready(small)["widgets"].items()}
         big_watch = await watch_of(accessibility, big.pid or 0, BIG)
         big_nodes, _ = await accessibility.tree([big_watch.frame.ref])

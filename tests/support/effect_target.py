@@ -12,7 +12,8 @@ JSON line each (rects are global):
 
 Widgets (local pixels): "Submit" (20, 20, 100, 32), disabled; "Nothing" (130, 20, 100, 32), a
 button whose handler does nothing; "Ask" (240, 20, 100, 32), which opens a dialog "Save
-changes?" with an "OK" button that closes it; a check box "Remember me" (20, 70, 200, 28); a
+changes?" with an "OK" button that closes it; "Keep" (350, 20, 60, 32), which shows a label
+"Saved" at (20, 260); a check box "Remember me" (20, 70, 200, 28); a
 line edit "Name" (20, 110, 300, 32); a line edit "Code" (20, 160, 300, 32) that keeps at most two
 characters (`maxLength`); a password field "Password" (20, 210, 300, 32) holding `SECRET`.
 """
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
     QDialog,
+    QLabel,
     QLineEdit,
     QPushButton,
     QWidget,
@@ -42,13 +44,17 @@ class Form(QWidget):
         self.setWindowTitle("Effects")
         self.setWindowFlag(Qt.WindowType.FramelessWindowHint)
         self.widgets: dict[str, QWidget] = {}
-        for name, x in (("Submit", 20), ("Nothing", 130), ("Ask", 240)):
+        for name, x, width in (("Submit", 20, 100), ("Nothing", 130, 100), ("Ask", 240, 100)):
             button = QPushButton(name, self)
-            button.setGeometry(x, 20, 100, 32)
+            button.setGeometry(x, 20, width, 32)
             button.clicked.connect(lambda _=False, n=name: report("clicked", name=n))
             self.widgets[name] = button
         self.widgets["Submit"].setEnabled(False)
         self.widgets["Ask"].clicked.connect(self.ask)  # type: ignore[attr-defined]
+        keep = QPushButton("Keep", self)
+        keep.setGeometry(350, 20, 60, 32)
+        keep.clicked.connect(self.keep)
+        self.widgets["Keep"] = keep
         check = QCheckBox("Remember me", self)
         check.setGeometry(20, 70, 200, 28)
         check.toggled.connect(lambda on: report("checked", name="Remember me", checked=on))
@@ -69,6 +75,11 @@ class Form(QWidget):
         password.setText(SECRET)
         password.blockSignals(False)
         self.dialog: QDialog | None = None
+
+    def keep(self) -> None:
+        saved = QLabel("Saved", self)
+        saved.setGeometry(20, 260, 200, 24)
+        saved.show()
 
     def ask(self) -> None:
         dialog = QDialog(self)

@@ -6,7 +6,7 @@ implements the 17 members on a backend from `backends/`):
     screen = ScreenComputer(
         confirm=gate_confirm,            # the app's gate; required while type/key/hold_key are on
         own_windows=window_rects,        # () -> rectangles of Deskhand's own windows, global
-        inspector=inspector,             # accessibility, as `a11y.backend.open_accessibility` opens it
+        inspector=inspector,             # accessibility: `a11y.backend.open_accessibility`
         on_event=overlay.show,           # plain `ScreenEvent`s to draw
         before_capture=overlay.hide,     # the overlay out of the way of the pixels
         after_capture=overlay.unhide,

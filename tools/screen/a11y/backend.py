@@ -55,8 +55,7 @@ def open_accessibility(
 
         ax = AxAccessibility()
         return ax, AxWatchingInspector(ax, own_pids=own_pids)
-    from tools.screen.a11y.atspi.reader import Accessibility
-    from tools.screen.a11y.atspi.watching import AtspiWatchingInspector
+    from tools.screen.a11y.atspi.watching import AtspiWatchingInspector, RefreshingAccessibility
 
-    accessibility = Accessibility()
+    accessibility = RefreshingAccessibility()
     return accessibility, AtspiWatchingInspector(accessibility, worker, own_pids=own_pids)

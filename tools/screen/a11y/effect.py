@@ -1,8 +1,9 @@
 """What an action really changed in one window, read from its accessibility tree before and after.
 
 A `Watch` looks at the target window (AT-SPI or AX, through `AccessibilityBackend`) right before
-an action, and again after it until it has settled (`QUIET` after the action, two looks in a row
-the same; at most `SETTLE`), then says what changed as `Effect:` lines (`tools/outcome.py`), the browser's shapes:
+an action, and again after it until it has settled (`QUIET` after the action, two looks in a
+row the same; at most `SETTLE`), then says what changed as `Effect:` lines (`tools/outcome.py`),
+in the browser's shapes:
 
     + dialog "Save changes?"             a window or dialog of the app appeared
     - window "Untitled"                  ...or went away
@@ -16,7 +17,8 @@ rest in reading order. The element acted on taking the keyboard focus is what a 
 only focus that moved elsewhere is a change.
 
 Cost: one bounded read of the one target window (`LIMITS`: the reader's batched calls, one round
-trip per tree level) plus its app's top-level windows' role and name, before and after. No
+trip per tree level) plus its app's top-level windows' role and name, before and after; a
+backend that `Refreshes` (AT-SPI's) reads the elements again in one cheaper batch after it. No
 other window's elements are read: the person's other windows stay theirs. Everything read is
 screen content an attacker may have written: it is quoted, escaped, and bounded.
 """
@@ -26,7 +28,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
 from tools.outcome import Outcome
@@ -42,6 +45,8 @@ __all__ = [
     "LIMITS",
     "NOTHING_IN_WINDOW",
     "Look",
+    "Refresh",
+    "Refreshes",
     "Watch",
     "Watcher",
     "changes",
@@ -148,17 +153,40 @@ class Look:
         return self.windows == other.windows and self.elements == other.elements
 
 
+# Reads the elements of a look again, cheaply: each one's name, states and value (and a
+# container's children), its role and place kept; None for one that is gone.
+Refresh = Callable[[Sequence[Node]], Awaitable[list[Node | None]]]
+
+
+@runtime_checkable
+class Refreshes(Protocol):
+    """A backend that can read elements again cheaply (AT-SPI's: `atspi/watching.py`); a
+    watch on it uses that for the looks after the action."""
+
+    async def refresh(self, nodes: Sequence[Node]) -> list[Node | None]: ...
+
+
 @dataclass
 class Watch:
-    """One window watched across one action: `look()` before it, `outcome()` after."""
+    """One window watched across one action: `start()` looks before it, `outcome()` after.
+
+    With `refresh`, a look after the first re-reads only what an action changes of the
+    elements already read (a few calls each, in one batch); when an element went, or one's
+    children or visibility changed, it reads the window's tree again."""
 
     accessibility: AccessibilityBackend
     app: App
     frame: Node  # the target window
     target: Node | None = None  # the element acted on
     limits: Limits = LIMITS
+    refresh: Refresh | None = None
     before: Look | None = None
     looks: int = 0  # reads made (for the figures)
+    _nodes: list[Node] = field(default_factory=list, repr=False)  # the last tree read
+
+    def __post_init__(self) -> None:
+        if self.refresh is None and isinstance(self.accessibility, Refreshes):
+            self.refresh = self.accessibility.refresh
 
     async def look(self) -> Look:
         """The window as it is now (raises `ScreenError` when the bus or the app fails)."""
@@ -171,9 +199,25 @@ class Watch:
         }
         if self.frame.ref not in windows:
             return Look(windows=windows)  # the window closed: nothing of it to read
-        nodes, _ = await self.accessibility.tree([self.frame.ref], self.limits)
+        nodes = await self._again() if self.refresh is not None and self._nodes else None
+        if nodes is None:
+            nodes, _ = await self.accessibility.tree([self.frame.ref], self.limits)
+            self._nodes = nodes
         elements = {node.ref: Seen.of(node) for node in nodes if node.ref != self.frame.ref}
         return Look(windows=windows, elements=elements)
+
+    async def _again(self) -> list[Node] | None:
+        """The last tree's elements read again, or None when the tree must be read anew."""
+        assert self.refresh is not None
+        fresh = await self.refresh(self._nodes)
+        out: list[Node] = []
+        for was, now in zip(self._nodes, fresh, strict=True):
+            if now is None or now.child_refs != was.child_refs or now.showing != was.showing:
+                return None
+            if not now.name and was.name and was.kind in ("T", "S"):
+                now = replace(now, name=was.name)  # named by a label beside it, not its own
+            out.append(now)
+        return out
 
     async def start(self) -> Watch:
         self.before = await self.look()

@@ -20,8 +20,7 @@ from tests.support.desk import wait_accessible
 from tests.support.effect_target import SECRET
 from tests.support.x11 import TargetApp, Xvfb, xvfb_missing
 from tests.tools.screen.conftest import Elements, Screen
-from tools.screen.a11y.atspi.reader import Accessibility
-from tools.screen.a11y.atspi.watching import AtspiWatchingInspector
+from tools.screen.a11y.atspi.watching import AtspiWatchingInspector, RefreshingAccessibility
 from tools.screen.geometry import Point, Rect
 from tools.screen.worker import ScreenWorker
 
@@ -73,10 +72,11 @@ def form(session: tuple[str, SessionBus]) -> Iterator[Form]:
 @pytest.fixture
 async def parts(
     anyio_backend: str, form: Form
-) -> AsyncIterator[tuple[Accessibility, ScreenWorker]]:
+) -> AsyncIterator[tuple[RefreshingAccessibility, ScreenWorker]]:
     from tools.screen.backends.x11 import X11Backend
 
-    accessibility = Accessibility(session=form.bus.address)
+    # As the app opens it: after an action, its elements are read again in one batch.
+    accessibility = RefreshingAccessibility(session=form.bus.address)
     worker = ScreenWorker(lambda: X11Backend(form.display))
     yield accessibility, worker
     await worker.close()
@@ -84,12 +84,14 @@ async def parts(
 
 
 @pytest.fixture
-def elements(parts: tuple[Accessibility, ScreenWorker]) -> Elements:
+def elements(parts: tuple[RefreshingAccessibility, ScreenWorker]) -> Elements:
     return Elements(*parts)
 
 
 @pytest.fixture
-async def computer(form: Form, parts: tuple[Accessibility, ScreenWorker]) -> AsyncIterator[Screen]:
+async def computer(
+    form: Form, parts: tuple[RefreshingAccessibility, ScreenWorker]
+) -> AsyncIterator[Screen]:
     made = Screen(form.display, inspector=AtspiWatchingInspector(*parts, own_pids={1}))
     yield made
     await made.toolset.close()
@@ -160,6 +162,14 @@ async def test_a_click_that_changes_nothing_says_so(form: Form, elements: Elemen
         "Effect: none: nothing in the window changed."
     )
     assert [event["name"] for event in form.app.of("clicked")] == ["Nothing"]  # it did run
+
+
+async def test_an_element_that_appears_is_named(form: Form, elements: Elements) -> None:
+    found = await ids(elements)
+    result = await elements.ok("click", id=found["Keep"])
+    assert result.text == (
+        f"Pressed {found['Keep']} 'Keep' (button, {APP}).\nEffect:\n+ label \"Saved\""
+    )
 
 
 async def test_a_dialog_that_opens_is_named(form: Form, elements: Elements) -> None:

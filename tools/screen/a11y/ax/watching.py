@@ -3,9 +3,9 @@
 `AxWatchingInspector` answers the gate's two questions as `AxInspector` does, and the two of
 `effect.Watcher`: the element under a point (hit-tested system-wide, as a click reaches it) or
 with the keyboard focus, and the window holding it (up its `AXParent`s to the `AXWindow`; a
-sheet is watched as a part of its window), looked at before the call. Elements of Deskhand's own processes are never watched;
-any failure answers None, and the call then reports no effect. Imported only on a Mac; tested
-in `test_ax_mac.py`'s `macos`-marked tests.
+sheet is watched as a part of its window), looked at before the call. Elements of Deskhand's
+own processes are never watched; any failure answers None, and the call then reports no
+effect. Imported only on a Mac; tested in `test_ax_effects_mac.py`'s `macos`-marked tests.
 """
 
 from __future__ import annotations
