@@ -22,6 +22,8 @@ from typing import Any, TypeVar
 from PIL import Image
 
 from tools.screen import errors
+from tools.screen.a11y.accessible import Node
+from tools.screen.a11y.atspi.tables import kind_of
 from tools.screen.a11y.effect import Watch, Watcher, not_enabled
 from tools.screen.a11y.elements import Element, Inspector
 from tools.screen.backends.base import MouseButton, ScreenBackend, WindowInfo
@@ -46,6 +48,7 @@ BackendFactory = Callable[[], ScreenBackend]
 CLICK_GAP = 0.04  # seconds between the clicks of a double or triple click
 FOCUS_MATCH = 0.75  # overlap at which the focused window counts as one of the app's own
 INSPECT_LIMIT = 1.5  # seconds accessibility may take to say what a call affects
+LEFT_CLICKS = frozenset({"left_click", "double_click", "triple_click"})
 
 
 class ScreenLink:
@@ -211,6 +214,13 @@ class ScreenLink:
 
     # --- effects: the window acted on, before and after ----------------------------------------
 
+    @staticmethod
+    def _refuse_disabled(target: Node) -> None:
+        """A disabled control takes no click: refused, nothing sent, and said so."""
+        refused = not_enabled(target)
+        ToolsetDriver.report_outcome(refused)
+        raise refusal(refused.note)
+
     async def _watch_point(self, point: Point) -> Watch | None:
         """The window under `point` looked at before a click, when accessibility can tell."""
         if not isinstance(self._inspector, Watcher):
@@ -280,6 +290,15 @@ class ScreenLink:
             for point in points:
                 if point is not None:
                     self._check_point(point)
+            if member in LEFT_CLICKS and points[0] is not None and self._inspector is not None:
+                # A disabled control would take no click: refused before anyone is asked.
+                under = await self._inspect(self._inspector.element_at(points[0]))
+                if (
+                    under is not None
+                    and not under.enabled
+                    and kind_of(under.role) not in ("G", "X")
+                ):
+                    self._refuse_disabled(Node(ref=None, role=under.role, name=under.name))
         elif member == "type":
             await self._check_secure()
         elif member in ("key", "hold_key"):
@@ -352,16 +371,9 @@ class ScreenLink:
         backend, point, index = await self._aim(coordinate)
         watch = await self._watch_point(point)
         target = watch.target if watch is not None else None
-        if (
-            button == "left"
-            and target is not None
-            and not target.enabled
-            and target.kind not in ("G", "X")
-        ):
-            # A disabled control takes no click: refused, nothing sent, and said so.
-            refused = not_enabled(target)
-            ToolsetDriver.report_outcome(refused)
-            raise refusal(refused.note)
+        if button == "left" and target is not None and not target.enabled:
+            if target.kind not in ("G", "X"):  # a control: asked again now, as it is now
+                self._refuse_disabled(target)
         self._emit(
             ScreenEvent(kind="click", display=index, points=(point,), button=button, count=count)
         )

@@ -196,10 +196,23 @@ async def test_a_click_on_the_box_says_it_is_checked(form: Form, computer: Scree
 
 async def test_a_click_on_a_disabled_button_is_refused(form: Form, computer: Screen) -> None:
     point = form.centre("Submit")
+    await computer.ok("screenshot")  # the point is known before the call: refused unasked
     result = await computer("left_click", coordinate=[point.x, point.y])
     assert result.is_error
     assert result.text == 'Refused: button "Submit" is not enabled, so it was not clicked.'
-    assert [event.kind for event in computer.events] == []  # no click was even shown
+    assert computer.gate.asked[1:] == []  # only the screenshot was asked about
+    # Without a screenshot the point is known only when the call runs: refused then, still
+    # before any event.
+    late = Screen(form.display, inspector=computer.toolset._inspector, own_pids={1})
+    try:
+        result = await late("left_click", coordinate=[point.x, point.y])
+        assert result.is_error
+        assert result.text == 'Refused: button "Submit" is not enabled, so it was not clicked.'
+        assert len(late.gate.asked) == 1
+        assert [event.kind for event in late.events] == []  # no click was even shown
+    finally:
+        await late.toolset.close()
+    assert [event.kind for event in computer.events] == ["screenshot"]
     assert form.app.of("clicked") == []
 
 
