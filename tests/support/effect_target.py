@@ -15,7 +15,8 @@ button whose handler does nothing; "Ask" (240, 20, 100, 32), which opens a dialo
 changes?" with an "OK" button that closes it; "Keep" (350, 20, 60, 32), which shows a label
 "Saved" at (20, 260); a check box "Remember me" (20, 70, 200, 28); a
 line edit "Name" (20, 110, 300, 32); a line edit "Code" (20, 160, 300, 32) that keeps at most two
-characters (`maxLength`); a password field "Password" (20, 210, 300, 32) holding `SECRET`.
+characters (`maxLength`); a password field "Password" (20, 210, 300, 32) holding `SECRET`; a
+text area "Notes" (20, 300, 380, 60) holding `NOTES`, longer than the readers read of a value.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QLabel,
     QLineEdit,
+    QPlainTextEdit,
     QPushButton,
     QWidget,
 )
@@ -36,6 +38,7 @@ from PySide6.QtWidgets import (
 from tests.support.see_target import global_rect, report
 
 SECRET = "hunter2-Value-77"
+NOTES = "Long notes. " * 25  # 300 characters
 
 
 class Form(QWidget):
@@ -74,6 +77,11 @@ class Form(QWidget):
         password.blockSignals(True)
         password.setText(SECRET)
         password.blockSignals(False)
+        notes = QPlainTextEdit(NOTES, self)
+        notes.setAccessibleName("Notes")
+        notes.setGeometry(20, 300, 380, 60)
+        notes.textChanged.connect(lambda: report("text", name="Notes", text=notes.toPlainText()))
+        self.widgets["Notes"] = notes
         self.dialog: QDialog | None = None
 
     def keep(self) -> None:

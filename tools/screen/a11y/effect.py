@@ -65,6 +65,7 @@ SETTLE = 1.5  # seconds after an action at most before it is judged
 POLL = 0.03  # seconds between two looks while it settles
 READ_LIMIT = 1.5  # seconds one look may take on top of SETTLE before the outcome is unknown
 VALUE_SHOWN = 60  # characters of a value or a name in a line
+CUT_VALUE = 200  # characters the readers read of a value: one this long may be longer (a document)
 # Top-level things whose coming and going is news even when the tree is not compared.
 WINDOW_ROLES = frozenset(
     {"frame", "window", "dialog", "alert", "file chooser", "notification", "popup menu"}
@@ -121,10 +122,12 @@ class Seen:
     focused: bool
     path: tuple[int, ...]
     listed: bool
+    length: int | None = None  # the whole text's length, for a value the reader cut
 
     @classmethod
-    def of(cls, node: Node) -> Seen:
+    def of(cls, node: Node, length: int | None = None) -> Seen:
         return cls(
+            length=length,
             role=node.role,
             name=node.name,
             value=None if node.secure else node.value,
@@ -181,7 +184,6 @@ class Watch:
     limits: Limits = LIMITS
     refresh: Refresh | None = None
     before: Look | None = None
-    looks: int = 0  # reads made (for the figures)
     _nodes: list[Node] = field(default_factory=list, repr=False)  # the last tree read
 
     def __post_init__(self) -> None:
@@ -190,7 +192,6 @@ class Watch:
 
     async def look(self) -> Look:
         """The window as it is now (raises `ScreenError` when the bus or the app fails)."""
-        self.looks += 1
         frames = await self.accessibility.frames(self.app)
         windows = {
             frame.ref: (frame.role, frame.name)
@@ -203,8 +204,24 @@ class Watch:
         if nodes is None:
             nodes, _ = await self.accessibility.tree([self.frame.ref], self.limits)
             self._nodes = nodes
-        elements = {node.ref: Seen.of(node) for node in nodes if node.ref != self.frame.ref}
+        lengths = await self._lengths(nodes)
+        elements = {
+            node.ref: Seen.of(node, lengths.get(node.ref))
+            for node in nodes
+            if node.ref != self.frame.ref
+        }
         return Look(windows=windows, elements=elements)
+
+    async def _lengths(self, nodes: Sequence[Node]) -> dict[ElementRef, int]:
+        """The whole text's length of each field whose value the reader cut: typing at the end
+        of a long document changes nothing in its first characters."""
+        lengths: dict[ElementRef, int] = {}
+        for node in nodes:
+            if not node.secure and node.value is not None and len(node.value) >= CUT_VALUE:
+                text = await self.accessibility.text(node.ref)
+                if text is not None:
+                    lengths[node.ref] = len(text)
+        return lengths
 
     async def _again(self) -> list[Node] | None:
         """The last tree's elements read again, or None when the tree must be read anew."""
@@ -347,6 +364,8 @@ def _changed(was: Seen, now: Seen, *, is_target: bool) -> str:
     parts: list[str] = []
     if was.value != now.value and not (was.value is None or now.value is None):
         parts.append(f"{_quoted(was.value)} → {_quoted(now.value)}")
+    elif was.length != now.length and was.length is not None and now.length is not None:
+        parts.append(f"{was.length:,} → {now.length:,} characters")  # past what is shown
     for flag, on, off in (
         ("checked", "checked", "not checked"),
         ("expanded", "expanded", "collapsed"),

@@ -8,6 +8,7 @@ quoted, and that a password field's value never shows.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from tools.outcome import Outcome
 from tools.screen.a11y.accessible import Node
@@ -16,8 +17,8 @@ from tools.screen.a11y.effect import NOTHING_IN_WINDOW, Look, Seen, changes, not
 FRAME = ("app", "/frame")
 
 
-def node(number: int, role: str, name: str = "", **states: object) -> Node:
-    return Node(ref=("app", f"/{number}"), role=role, name=name, path=(0, number), **states)  # type: ignore[arg-type]
+def node(number: int, role: str, name: str = "", **states: Any) -> Node:
+    return Node(ref=("app", f"/{number}"), role=role, name=name, path=(0, number), **states)
 
 
 def look(*nodes: Node, windows: dict[object, tuple[str, str]] | None = None) -> Look:
@@ -88,6 +89,19 @@ def test_a_renamed_element_and_several_states_on_one_line() -> None:
     assert effect(look(row), look(opened)) == (
         'Effect:\n~ tree item "Inbox" → "Inbox (3)": expanded, selected'
     )
+
+
+def test_a_long_text_changed_past_what_is_read_says_its_length() -> None:
+    start = "x" * 200  # as far as a reader reads
+    before = Look(
+        windows={FRAME: ("frame", "Form")},
+        elements={NAME.ref: Seen.of(replace(NAME, value=start), 1204)},
+    )
+    after = Look(
+        windows={FRAME: ("frame", "Form")},
+        elements={NAME.ref: Seen.of(replace(NAME, value=start), 1206)},
+    )
+    assert effect(before, after) == 'Effect:\n~ text "Name": 1,204 → 1,206 characters'
 
 
 def test_a_password_fields_value_is_never_shown() -> None:

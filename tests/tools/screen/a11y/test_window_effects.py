@@ -17,7 +17,7 @@ import pytest
 
 from tests.support.atspi import SessionBus, atspi_missing
 from tests.support.desk import wait_accessible
-from tests.support.effect_target import SECRET
+from tests.support.effect_target import NOTES, SECRET
 from tests.support.x11 import TargetApp, Xvfb, xvfb_missing
 from tests.tools.screen.conftest import Elements, Screen
 from tools.screen.a11y.atspi.watching import AtspiWatchingInspector, RefreshingAccessibility
@@ -26,7 +26,7 @@ from tools.screen.worker import ScreenWorker
 
 pytestmark = pytest.mark.anyio
 
-FORM_RECT = (40, 40, 420, 300)
+FORM_RECT = (40, 40, 420, 380)
 APP = "effect_target.py"  # the name Qt gives the app on the accessibility bus
 
 
@@ -236,3 +236,17 @@ async def test_typing_says_what_the_field_holds_and_a_tab_where_the_focus_went(
     # A password field is named, its value never read or shown.
     assert again.texts == ["Pressed Tab.", 'Effect:\n~ password text "Password": focused']
     assert SECRET not in again.text
+
+
+async def test_typing_past_what_is_read_of_a_long_text_says_its_length(
+    form: Form, computer: Screen
+) -> None:
+    point = form.centre("Notes")
+    await computer.ok("left_click", coordinate=[point.x, point.y])
+    await computer.ok("key", text="ctrl+End")
+    typed = await computer.ok("type", text="AB")
+    assert typed.texts == [
+        "Typed.",
+        f'Effect:\n~ text "Notes": {len(NOTES):,} → {len(NOTES) + 2:,} characters',
+    ]
+    assert form.app.of("text")[-1]["text"] == NOTES + "AB"
