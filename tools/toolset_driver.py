@@ -59,6 +59,7 @@ __all__ = [
     "ToolsetRun",
     "UnknownKey",
     "base64_image",
+    "call_record",
     "fit_factor",
     "key_chord",
     "key_sequence",
@@ -170,6 +171,24 @@ def progress_scope(callback: Progress | None) -> Iterator[None]:
     token = _running.set(_Running(callback))
     try:
         yield
+    finally:
+        _running.reset(token)
+
+
+@contextlib.contextmanager
+def call_record() -> Iterator[_Running]:
+    """The record of the toolset call running in this task, cleared for it: `run`'s, or a new
+    one for the block (a call made straight through `tool_result`), so a driver can read back
+    the outcome its member reported (`report_outcome`) and put it in the result."""
+    running = _running.get()
+    if running is not None:
+        running.outcome = None
+        yield running
+        return
+    made = _Running(None)
+    token = _running.set(made)
+    try:
+        yield made
     finally:
         _running.reset(token)
 

@@ -12,7 +12,9 @@ Public pieces:
   AtspiInspector` answers it on Linux (AT-SPI over D-Bus: `atspi/reader.py`, `atspi/bus.py`,
   `dbus_wire.py`), `ax.reader.AxInspector` on macOS (the Accessibility API: `ax/reader.py`, pure
   parts in `ax/tables.py` and `ax/read.py`); `a11y/backend.py` picks the backend,
-  `accessible.py` is the element model both read into.
+  `accessible.py` is the element model both read into. `a11y/effect.py` says what an action
+  changed in the window it acted on (`Effect:` lines, both platforms); the inspectors that also
+  watch that window (`atspi/watching.py`, `ax/watching.py`) are what `backend.py` opens.
 - `see.tool.ScreenTool`: the `screen` function tool (windows, see with ids, wait, click /
   set_value / scroll_to by id), with `see/targets.py` (which window) and `see/snapshot.py` (ids).
 - `backends/`: X11 and macOS behind `base.ScreenBackend`; `factory.py` says which one runs here.

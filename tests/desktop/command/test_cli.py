@@ -202,7 +202,9 @@ def test_without_the_app_a_broken_settings_file_runs_nothing(desk: Desk, tmp_pat
 
 
 KEEPER_RECT = (960, 20, 620, 440)  # right of the desk's form and dialog
-PRESSED_SAVE = "Pressed B1 'Save' (button, see_target.py).\n"
+PRESSED_SAVE = (
+    "Pressed B1 'Save' (button, see_target.py).\nEffect: none: nothing in the window changed.\n"
+)
 STALE = (
     "deskhand ui click: The window changed since that snapshot (it moved, closed, or the element "
     "is gone). Use the see action again, then act on an id it lists.\n"
@@ -326,7 +328,10 @@ def test_without_the_app_a_field_named_by_its_label_is_found_again(
     assert 'T2 text field "Email"' in seen.out, seen.out
     typed = ui(data_dir, "type", "T2", "ada@example.com", env=desk.env())
     assert (typed.code, typed.err) == (0, "")
-    assert typed.out == "Set T2 'Email' (text field, zenity) to 'ada@example.com'.\n"
+    assert typed.out == (
+        "Set T2 'Email' (text field, zenity) to 'ada@example.com'.\n"
+        'Effect:\n~ text "Email": "" → "ada@example.com"\n'
+    )
     again = ui(data_dir, "see", "--title", "Sign in", env=desk.env())
     assert 'T2 text field "Email" = "ada@example.com"' in again.out
 
@@ -448,8 +453,9 @@ def test_see_then_click_by_id_round_trips_through_the_app(app: App, desk: Desk) 
         assert time.monotonic() < deadline, "the form never reported the click"
         time.sleep(0.02)
     typed = app.ui("type", "T1", "Grace")
-    assert (
-        typed.code == 0 and typed.out == "Set T1 'Name' (text field, see_target.py) to 'Grace'.\n"
+    assert typed.code == 0 and typed.out == (
+        "Set T1 'Name' (text field, see_target.py) to 'Grace'.\n"
+        'Effect:\n~ text "Name": "" → "Grace"\n'
     )
 
 

@@ -438,6 +438,8 @@ def _basic_node(
         focused=has_state(words, State.FOCUSED),
         showing=has_state(words, State.SHOWING),
         checked=has_state(words, State.CHECKED),
+        expanded=has_state(words, State.EXPANDED),
+        selected=has_state(words, State.SELECTED),
         editable=has_state(words, State.EDITABLE),
         active=has_state(words, State.ACTIVE),
         path=path,
