@@ -94,7 +94,7 @@ async def test_a_field_without_editable_text_is_clicked_selected_and_typed_into(
     assert result.text == (
         f"Typed 'Grace Hopper' into {found['Plain']} 'Plain' (text field, typed_target.py) "
         "(its text cannot be read back).\n"
-        "Effect: none: nothing in the window changed.\n"
+        "Effect: unknown.\n"
         "Not confirmed: the field's text cannot be read back."
     )
     # The old text was replaced, not added to: the field's last text is exactly the value.
