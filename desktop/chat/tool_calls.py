@@ -131,18 +131,7 @@ class ToolCalls:
             commit(self.store, emit, session_id, "user", [results[use.id] for use in uses])
 
     def _start(self, session_id: int, use: ToolUse, card: CallCard, emit: Emit) -> CallCard:
-        emit(
-            ToolStarted(
-                session_id=session_id,
-                tool_use_id=use.id,
-                name=use.name,
-                label=card.label,
-                source=card.source,
-                source_title=card.source_title,
-                summary=card.summary,
-                input=use.arguments,
-            )
-        )
+        emit(ToolStarted.of(session_id, use, card))
         return card
 
     async def _run_one(
