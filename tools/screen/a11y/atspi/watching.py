@@ -18,21 +18,21 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from tools.screen.a11y.accessible import Node
+from tools.screen.a11y.accessible import App, Node
 from tools.screen.a11y.atspi.reader import (
     ACCESSIBLE,
     Accessibility,
     AtspiInspector,
     _get,
     _ref,
+    _states,
     _value_call,
     _value_text,
 )
-from tools.screen.a11y.atspi.tables import State, has_state
 from tools.screen.a11y.effect import Watch, watch_window
 from tools.screen.errors import ScreenError
 from tools.screen.geometry import Point
-from tools.screen.windows import window_at
+from tools.screen.windows import Window
 
 log = logging.getLogger(__name__)
 
@@ -73,12 +73,7 @@ class RefreshingAccessibility(Accessibility):
                 replace(
                     node,
                     name=str(name[0][1]).strip(),
-                    enabled=has_state(words, State.ENABLED) or has_state(words, State.SENSITIVE),
-                    focused=has_state(words, State.FOCUSED),
-                    showing=has_state(words, State.SHOWING),
-                    checked=has_state(words, State.CHECKED),
-                    expanded=has_state(words, State.EXPANDED),
-                    selected=has_state(words, State.SELECTED),
+                    **_states(words),
                     value=_value_text(value) if value is not None else node.value,
                     child_refs=kids,
                 )
@@ -89,26 +84,20 @@ class RefreshingAccessibility(Accessibility):
 class AtspiWatchingInspector(AtspiInspector):
     async def watch_at(self, point: Point) -> Watch | None:
         try:
-            window = window_at(await self._all_windows(), point)
-            if window is None or window.pid in self._own_pids:
-                return None
-            found = await self.accessibility.element_at(point, window)
-            if found is None:
-                return None
-            return await watch_window(self.accessibility, window, found[1])
+            return await self._watch(await self._found_at(point))
         except (ScreenError, OSError):
             log.info("the window at %s cannot be watched", point, exc_info=True)
             return None
 
     async def watch_focused(self) -> Watch | None:
         try:
-            window = next((w for w in await self._all_windows() if w.focused), None)
-            if window is None or window.pid in self._own_pids:
-                return None
-            found = await self.accessibility.focused(window)
-            if found is None:
-                return None
-            return await watch_window(self.accessibility, window, found[1])
+            return await self._watch(await self._found_focused())
         except (ScreenError, OSError):
             log.info("the focused window cannot be watched", exc_info=True)
             return None
+
+    async def _watch(self, found: tuple[Window, tuple[App, Node]] | None) -> Watch | None:
+        if found is None:
+            return None
+        window, (_, node) = found
+        return await watch_window(self.accessibility, window, node)
