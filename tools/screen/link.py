@@ -195,15 +195,7 @@ class ScreenLink:
 
     async def _inspect(self, ask: Awaitable[Element | None]) -> Element | None:
         """An inspector's answer, or None (unknown) when it fails or takes too long."""
-        try:
-            async with asyncio.timeout(INSPECT_LIMIT):
-                return await ask
-        except TimeoutError:
-            log.warning("The accessibility inspector took too long")
-            return None
-        except Exception:
-            log.exception("The accessibility inspector failed")
-            return None
+        return await _in_time(ask, "The accessibility inspector")
 
     async def _check_secure(self) -> None:
         if self._inspector is None:
@@ -234,14 +226,7 @@ class ScreenLink:
         return await self._watched(self._inspector.watch_focused())
 
     async def _watched(self, ask: Awaitable[Watch | None]) -> Watch | None:
-        try:
-            async with asyncio.timeout(INSPECT_LIMIT):
-                return await ask
-        except TimeoutError:
-            log.warning("Looking at the target window took too long")
-        except Exception:
-            log.exception("Looking at the target window failed")
-        return None
+        return await _in_time(ask, "Looking at the target window")
 
     @staticmethod
     async def _report_effect(watch: Watch | None) -> None:
@@ -391,3 +376,16 @@ class ScreenLink:
                     await self._finally([functools.partial(backend.button, button, False, click)])
         await self._report_effect(watch)
         return self._echo(point)
+
+
+async def _in_time(ask: Awaitable[T | None], what: str) -> T | None:
+    """What accessibility answers, or None (unknown) when it fails or takes too long: a slow
+    or broken inspector never holds up nor breaks a call."""
+    try:
+        async with asyncio.timeout(INSPECT_LIMIT):
+            return await ask
+    except TimeoutError:
+        log.warning("%s took too long", what)
+    except Exception:
+        log.exception("%s failed", what)
+    return None
