@@ -70,7 +70,7 @@ def not_confirmed(app: str, why: str, *, changes: Sequence[str] = ()) -> Outcome
         kind="unconfirmed",
         changes=list(changes),
         note=f"Not confirmed: {why}",
-        nothing=f"nothing could be read back from {app}.",
+        unknown=f"nothing could be read back from {app}.",
     )
 
 

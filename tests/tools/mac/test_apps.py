@@ -341,7 +341,7 @@ def test_a_layout_the_settings_do_not_keep_is_not_confirmed(apps: Apps) -> None:
     apps.tool.save_preset = lambda _preset: None
     result = apps.call(action="save_preset", preset="Morning")
     assert result.text.split("\nEffect:", 1)[1] == (
-        " none: nothing could be read back from the settings.\n"
+        " unknown: nothing could be read back from the settings.\n"
         "Not confirmed: the settings do not hold the layout afterwards."
     )
 

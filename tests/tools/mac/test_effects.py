@@ -79,7 +79,7 @@ def test_a_reminders_that_ignores_the_call_is_not_confirmed(mac: StandIn) -> Non
     faked(mac, ignore=[{"app": "Reminders", "command": "make"}])
     result = mac.call(action="reminder_add", title="Call Ana")
     assert effect_of(result) == (
-        "Effect: none: nothing could be read back from Reminders.\n"
+        "Effect: unknown: nothing could be read back from Reminders.\n"
         'Not confirmed: Reminders gave the new reminder an id, but the list "Inbox" holds no '
         "reminder under it."
     )
@@ -117,7 +117,7 @@ def test_a_notes_that_ignores_the_call_is_not_confirmed(mac: StandIn) -> None:
     faked(mac, ignore=[{"app": "Notes", "command": "make"}])
     result = mac.call(action="note_create", title="Plan")
     assert effect_of(result) == (
-        "Effect: none: nothing could be read back from Notes.\n"
+        "Effect: unknown: nothing could be read back from Notes.\n"
         'Not confirmed: Notes gave the new note an id, but the folder "Notes" holds no note '
         "under it."
     )
@@ -145,7 +145,7 @@ def test_a_mail_that_ignores_send_is_not_confirmed(
     result = mac.call(action="mail_send", to=["ana@example.com"], subject="Numbers")
     assert result.text == (
         "Handed the mail for 1 recipient to Mail.\n"
-        "Effect: none: nothing could be read back from Mail.\n"
+        "Effect: unknown: nothing could be read back from Mail.\n"
         "Not confirmed: Mail took the message, but after 0.6 s it is not in Sent; it may still "
         "be in the Outbox. Ask the person to check Mail before sending it again."
     )
@@ -235,7 +235,7 @@ def test_finder_that_ignores_reveal_is_not_confirmed(mac: StandIn, tmp_path: Pat
     target.write_text("x")
     result = mac.call(action="finder_reveal", path=str(target))
     assert effect_of(result) == (
-        "Effect: none: nothing could be read back from Finder.\n"
+        "Effect: unknown: nothing could be read back from Finder.\n"
         "Not confirmed: Finder does not have that item selected; it may show another window."
     )
 

@@ -262,7 +262,7 @@ def test_clipboard_read_and_write(mac: StandIn) -> None:
 
 def test_notify_open_app_and_reveal(mac: StandIn, tmp_path: Path) -> None:
     assert mac.call(action="notify", text="Done", subtitle="All of it").text == (
-        "Showed the notification.\nEffect: none: nothing could be read back from Notification "
+        "Showed the notification.\nEffect: unknown: nothing could be read back from Notification "
         "Center.\nNot confirmed: macOS offers no way to read a notification back; Focus or the "
         "person's notification settings may keep it from showing."
     )

@@ -96,7 +96,7 @@ def test_a_browser_that_ignores_a_new_tab_is_not_confirmed(tabs: Tabs) -> None:
     tabs.world.write(world)
     result = tabs.call(action="open_url", url="https://example.com/")
     assert effect(result) == (
-        "Effect: none: nothing could be read back from Safari.\n"
+        "Effect: unknown: nothing could be read back from Safari.\n"
         "Not confirmed: no new tab appeared in the front window."
     )
 

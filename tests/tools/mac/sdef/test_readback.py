@@ -115,7 +115,7 @@ def test_a_calendar_that_drops_the_end_date_differs(standin: StandIn) -> None:
 def test_a_calendar_that_ignores_make_is_not_confirmed(standin: StandIn) -> None:
     result = make_event(standin, ignore=[{"app": "Calendar", "command": "make"}])
     assert effect(result) == (
-        "Effect: none: nothing could be read back from Calendar.\n"
+        "Effect: unknown: nothing could be read back from Calendar.\n"
         "Not confirmed: Calendar did not let its answer be read back; the change may not have "
         "been made."
     )
@@ -176,7 +176,7 @@ def test_a_command_with_nothing_to_read_back_is_not_confirmed(standin: StandIn) 
     standin.world.write(mac_world())
     result = standin.app_command(app="Finder", command="open", direct_parameter="/tmp/a.txt")
     assert effect(result) == (
-        "Effect: none: nothing could be read back from Finder.\n"
+        "Effect: unknown: nothing could be read back from Finder.\n"
         "Not confirmed: Finder gave nothing back to read, so what open did rests on its own word."
     )
 
