@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.tools.mac.sdef.bundles import INCLUDES, make_bundle, small_sdef  # noqa: E402
+from tests.support.sdef.bundles import INCLUDES, make_bundle, small_sdef  # noqa: E402
 from tools.mac.sdef.catalog import AppCatalog  # noqa: E402
 
 TARGET_SECONDS = 0.5

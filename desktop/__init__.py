@@ -42,16 +42,42 @@ class _NoPluginLoader:
 sys.meta_path.insert(0, _NoPluginLoader())
 
 
+def _metadata_version() -> str | None:
+    """The `Version:` of deskhand's installed metadata, read from its `.dist-info` folder where
+    `importlib.metadata` would find it first (along `sys.path`). `importlib.metadata` itself
+    loads the email and zip packages to do that, which is most of `deskhand --version`'s time;
+    None when there is no such folder (an egg or a zip: `importlib.metadata` then looks)."""
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith("deskhand-") and name.endswith(".dist-info"):
+                try:
+                    with open(os.path.join(entry, name, "METADATA"), encoding="utf-8") as file:
+                        for line in file:
+                            if line.startswith("Version:"):
+                                return line.removeprefix("Version:").strip()
+                            if not line.strip():
+                                break  # the headers end at the first blank line
+                except OSError:
+                    pass
+                return None
+    return None
+
+
 def __getattr__(name: str) -> Any:
-    """`__version__`, read from the installed package's metadata when first asked for: the
-    lookup loads `importlib.metadata`, which a command that never prints it need not wait for."""
+    """`__version__`, read from the installed package's metadata when first asked for."""
     if name != "__version__":
         raise AttributeError(f"module 'desktop' has no attribute {name!r}")
-    from importlib.metadata import PackageNotFoundError, version
+    found = _metadata_version()
+    if found is None:
+        from importlib.metadata import PackageNotFoundError, version
 
-    try:
-        found = version("deskhand")
-    except PackageNotFoundError:  # running from a source tree that was never installed
-        found = "0.0.0+source"
+        try:
+            found = version("deskhand")
+        except PackageNotFoundError:  # running from a source tree that was never installed
+            found = "0.0.0+source"
     globals()["__version__"] = found  # the next lookup is an ordinary one
     return found

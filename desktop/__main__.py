@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
-import shutil
 import sys
-import textwrap
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from desktop.command.options import Parser, add_global_options, shared_options
 
-# Each command imports what it uses when it runs: `deskhand --version` loads no more than this.
+# Each command imports what it uses when it runs (json, shutil and textwrap too, which only the
+# `mcp` parser and `doctor` use): `deskhand --version` loads no more than this.
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -96,38 +95,58 @@ def _window_arguments(arguments: list[str]) -> argparse.Namespace | None:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     arguments = sys.argv[1:] if argv is None else argv
-    return _window_arguments(arguments) or full_parser().parse(arguments)
+    return _window_arguments(arguments) or full_parser(arguments).parse(arguments)
 
 
-def full_parser() -> Parser:
-    """Every command's parser, under the window's options."""
+# The commands, in the order `deskhand -h` lists them, with the line it gives each.
+COMMANDS = {
+    "doctor": "check the setup and print a table; exits non-zero if a required check fails",
+    "ui": "one screen action sent to the running app (see, click, wait…), its result printed",
+    "mcp": "serve this machine's tools (browser, Mac apps) to MCP clients over stdio",
+    "apps": "scriptable Mac apps: list, read a dictionary, call",
+    "install-desktop-entry": "Linux: add Deskhand to your app launcher (a .desktop entry and "
+    "icons in ~/.local/share, for your user only)",
+}
+
+
+def full_parser(line: Sequence[str] | None = None) -> Parser:
+    """Every command's parser, under the window's options. Given the `line` it is to read, only
+    the commands that line names get their own options and subcommands: the others are listed
+    with their help, all that `deskhand -h` shows of them (building `ui`'s, with the modules it
+    loads, takes longer than `deskhand apps dictionary` takes to read a dictionary)."""
     parser = Parser(prog="deskhand", description="Deskhand: a desktop assistant that acts.")
     _top_options(parser)
     commands = parser.add_subparsers(dest="command")
     shared = [shared_options()]
-    commands.add_parser(
-        "doctor",
-        help="check the setup and print a table; exits non-zero if a required check fails",
-        parents=shared,
-    )
-    from desktop.command import apps as apps_cli
-    from desktop.command.cli import add_ui_parser
+    for name, summary in COMMANDS.items():
+        command = commands.add_parser(name, help=summary, parents=shared)
+        if line is not None and name not in line:
+            continue
+        if name == "ui":
+            from desktop.command.cli import add_ui_commands
 
-    add_ui_parser(commands)
-    mcp = commands.add_parser(
-        "mcp",
-        help="serve this machine's tools (browser, Mac apps) to MCP clients over stdio",
-        description=textwrap.fill(
-            "Serve Deskhand's tools to an MCP client (Claude Desktop, an IDE...) over "
-            "stdin/stdout. Every call passes your permission rules and is in the audit log; a "
-            "call that would ask is asked through the client (MCP elicitation) if it can, and "
-            "refused otherwise, with what to change in Deskhand to allow it.",
-            width=80,
-        ),
-        epilog=MCP_EPILOG.format(entry=mcp_config_entry()),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        parents=shared,
+            add_ui_commands(command)
+        elif name == "mcp":
+            _mcp_options(command)
+        elif name == "apps":
+            from desktop.command.apps import add_verbs
+
+            add_verbs(command)
+    return parser
+
+
+def _mcp_options(mcp: argparse.ArgumentParser) -> None:
+    import textwrap
+
+    mcp.description = textwrap.fill(
+        "Serve Deskhand's tools to an MCP client (Claude Desktop, an IDE...) over "
+        "stdin/stdout. Every call passes your permission rules and is in the audit log; a "
+        "call that would ask is asked through the client (MCP elicitation) if it can, and "
+        "refused otherwise, with what to change in Deskhand to allow it.",
+        width=80,
     )
+    mcp.epilog = MCP_EPILOG.format(entry=mcp_config_entry())
+    mcp.formatter_class = argparse.RawDescriptionHelpFormatter
     # Also accepted after `mcp`, where a client's config usually puts them.
     mcp.add_argument(
         "--permission-mode",
@@ -135,14 +154,6 @@ def full_parser() -> Parser:
         default=argparse.SUPPRESS,
         help="as for deskhand itself (consequential actions always ask)",
     )
-    apps_cli.add_parser(commands)
-    commands.add_parser(
-        "install-desktop-entry",
-        help="Linux: add Deskhand to your app launcher (a .desktop entry and icons in "
-        "~/.local/share, for your user only)",
-        parents=shared,
-    )
-    return parser
 
 
 MCP_EPILOG = """To use it from Claude Desktop, add this to claude_desktop_config.json (Settings →
@@ -154,6 +165,9 @@ Developer → Edit Config), then restart Claude Desktop:
 
 def mcp_config_entry() -> str:
     """A ready-to-paste Claude Desktop config entry that starts this Deskhand's MCP server."""
+    import json
+    import shutil
+
     if getattr(sys, "frozen", False):  # the app bundle's own executable
         command, args = sys.executable, ["mcp"]
     elif found := shutil.which("deskhand"):
@@ -188,6 +202,7 @@ def open_workspace(data_dir: Path | None) -> Workspace:
 
 def doctor(args: argparse.Namespace) -> int:
     import asyncio
+    import json
 
     from desktop.command import doctor as checks
     from desktop.workspace import Workspace

@@ -3,7 +3,9 @@
 The window shows first. What it does not need to show (the SDK, Playwright, the browser and
 screen tools: more than a second to import) loads after its first paint, in the background
 (`desktop/system/heavy.py`, the one place those modules are imported); a message sent before
-they are in waits for them there, without holding up the window.
+they are in waits for them there, without holding up the window. The model's stream process
+starts before the window is built: a process of its own, it loads the SDK on another core
+meanwhile.
 
 Quitting, however it is asked for (the window closed, Quit in the menu or the Dock, logout,
 SIGTERM, Ctrl+C in a terminal), starts one shutdown that runs on the live loop: the window
@@ -19,6 +21,7 @@ import logging
 import logging.handlers
 import signal
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -114,16 +117,37 @@ def _app_icon() -> QIcon:
     return icon if not icon.isNull() else QIcon.fromTheme("dialog-information")
 
 
+def start_stream_process() -> None:
+    """The model's stream process, started as the window is built: it spends a second or more
+    loading the SDK, on a core of its own while this process builds the window on another, and
+    a message sent at the first paint finds it ready. Started from a thread, which the window's
+    thread meets only for the few milliseconds of Python that starting takes. A start that fails
+    is logged; the first stream starts it again."""
+
+    def start() -> None:
+        from desktop.model_stream.worker import shared_worker  # the stream process's side here
+
+        try:
+            shared_worker().start()
+        except OSError:
+            log.exception("The stream process did not start")
+
+    threading.Thread(target=start, name="deskhand-stream-start", daemon=True).start()
+
+
 def start_behind_the_window(workspace: Workspace) -> asyncio.Future[None]:
-    """What starts once the window is on screen, while the person reads it: the stream process
-    loads the SDK on its own core, the tools load on a thread here (`heavy`; first the call
-    pipeline, then what the window and the first-run check need: the Markdown parser, Pillow,
-    the keychain), and the tool sources start (an MCP server may take seconds to answer). None of it holds up the loop.
-    Returns the sources' start."""
+    """What starts once the window is on screen, while the person reads it: the tools load on a
+    thread here (`heavy`), and the tool sources start (an MCP server may take seconds to
+    answer). None of it holds up the loop.
+
+    The modules load in the order a message sent at once needs them: the call pipeline, the
+    keychain (the key is looked up while the rest loads), the SDK and the tools (the request
+    lists them), then what the reply's rendering needs (the Markdown parser, Pillow), then the
+    command-line socket. Returns the sources' start."""
     from desktop.model_stream.worker import shared_worker  # the stream process's side here
 
-    shared_worker().start()
-    heavy.start(heavy.PIPELINE + heavy.WINDOW + heavy.KEYCHAIN + heavy.TOOLS + heavy.COMMANDS)
+    shared_worker().start()  # started with the app (`start_stream_process`); again if it ended
+    heavy.start(heavy.PIPELINE + heavy.KEYCHAIN + heavy.TOOLS + heavy.WINDOW + heavy.COMMANDS)
 
     async def start_tools() -> None:
         await heavy.ready(heavy.PIPELINE)
@@ -183,6 +207,7 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
         )
         return 1
     _setup_logging(paths)
+    start_stream_process()
     await adopt_login_path()  # opened from the Finder: the login shell's PATH, before tools exist
     mode = Mode(args.permission_mode) if args.permission_mode else None
     workspace = Workspace(paths, mode=mode)
@@ -199,6 +224,8 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     commands = UiServer(workspace)  # `deskhand ui …` from the person's terminal
     await _close("command-line socket", commands.start)
     await _close("background loading", heavy.ready)
+    # The browser's driver, so the first browser call does not wait for it either.
+    preparing = asyncio.ensure_future(_close("browser driver", workspace.prepare_browser))
     # The system-wide shortcut: only the Deskhand that owns the socket takes it.
     from ui.window.quick_entry import QuickEntryController
 
@@ -207,6 +234,7 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     freeze_startup_objects()
     await quitting.wait()
     starting.cancel()
+    preparing.cancel()
     quick_entry.close()
     await _close("command-line socket", commands.close)
     window.close()  # gone from the screen at once; stopping its replies saves what they wrote

@@ -229,6 +229,13 @@ class Workspace:
             self.store.turn_ends(session_id),
         )
 
+    async def prepare_browser(self) -> None:
+        """Start what the first browser call would wait for (Playwright's driver), behind the
+        window once the tools are in; nothing when the browser is off."""
+        pool = self.toolbox.browser_pool
+        if pool is not None:
+            await pool.prepare()
+
     async def list_models(self) -> list[str]:
         """Model ids from the server's models API, newest first. Raises on failure."""
         from desktop.model_stream import client as model

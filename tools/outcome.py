@@ -46,12 +46,17 @@ class Outcome(Data, frozen=True):
     changes: list[str] = Field(default_factory=list)
     note: str = ""
     nothing: str = NOTHING_ON_PAGE  # what "Effect: none" says of this source's world
+    unknown: str = ""  # for `unconfirmed`: what could not be read ("nothing could be read back…")
 
     def effect_text(self) -> str:
         """The `Effect:` section the model reads: at most MAX_LINES lines and MAX_CHARS
         characters, the overflow counted rather than dropped silently."""
         if not self.changes:
-            text = f"Effect: none: {self.nothing}"
+            # Nothing seen is "none" only when it was looked at: unconfirmed says it was not.
+            if self.kind != "unconfirmed":
+                text = f"Effect: none: {self.nothing}"
+            else:
+                text = f"Effect: unknown: {self.unknown}" if self.unknown else "Effect: unknown."
             return f"{text}\n{self.note}" if self.note else text
         return bounded_section(self.changes, self.note)
 

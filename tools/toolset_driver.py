@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
+import pydantic
 from pydantic import Field
 
 from tools.data import Data
@@ -58,6 +59,7 @@ __all__ = [
     "ToolsetRun",
     "UnknownKey",
     "base64_image",
+    "call_record",
     "fit_factor",
     "key_chord",
     "key_sequence",
@@ -173,6 +175,24 @@ def progress_scope(callback: Progress | None) -> Iterator[None]:
         _running.reset(token)
 
 
+@contextlib.contextmanager
+def call_record() -> Iterator[_Running]:
+    """The record of the toolset call running in this task, cleared for it: `run`'s, or a new
+    one for the block (a call made straight through `tool_result`), so a driver can read back
+    the outcome its member reported (`report_outcome`) and put it in the result."""
+    running = _running.get()
+    if running is not None:
+        running.outcome = None
+        yield running
+        return
+    made = _Running(None)
+    token = _running.set(made)
+    try:
+        yield made
+    finally:
+        _running.reset(token)
+
+
 def refusal(phrase: str) -> ToolError:
     """The `ToolError` the model reads for `phrase` (one of the drivers' fixed phrases)."""
     from anthropic.tools import ToolError
@@ -199,8 +219,6 @@ class ToolsetDriver:
         """The confirm context the SDK builds for `tool_use` before it asks `confirm`, built
         ahead so the call can be judged before it runs; None when its input does not parse
         (the SDK then refuses it, with what to fix, before anyone is asked)."""
-        import pydantic
-
         parsed = self._parse(tool_use)
         if parsed is None:
             return None
@@ -214,8 +232,6 @@ class ToolsetDriver:
         )
 
     def _parse(self, tool_use: BetaToolUseBlock) -> Any:
-        import pydantic
-
         try:
             block = pydantic.TypeAdapter(self.tool_use_union).validate_python(
                 tool_use.model_dump(exclude_none=True)

@@ -40,6 +40,10 @@ SHAPES = {
     '0 1 5.4 0v2"/>',
     "stopped": '<rect x="4" y="4" width="8" height="8" rx="1.2"/>',
     "skipped": '<path d="M3.5 4l5 4-5 4zM10.5 4v8"/>',
+    "no_effect": '<circle cx="8" cy="8" r="6"/><path d="M5 8h6"/>',
+    "differs": '<path d="M3 6h10M3 10h10M10.5 3.5l-5 9"/>',
+    "unconfirmed": '<circle cx="8" cy="8" r="6"/><path d="M6.2 6.2a1.9 1.9 0 1 1 2.6 1.8c-.5.2-.8'
+    '.6-.8 1.1v.4M8 11.4h.01"/>',
 }
 
 

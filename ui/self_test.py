@@ -62,7 +62,9 @@ class CheckFailed(Exception):
 
 
 @dataclass
-class Outcome:
+class CheckResult:
+    """How one self-test check went."""
+
     name: str
     ok: bool
     text: str  # passed: its part of the summary line; failed: what went wrong
@@ -201,7 +203,7 @@ class SelfTest:
         self.scratch = scratch
         self.token = secrets.token_hex(4)
         self.site = LocalSite(self.token)
-        self.outcomes: list[Outcome] = []
+        self.outcomes: list[CheckResult] = []
         self.window: MainWindow | None = None
 
     async def _check(
@@ -210,24 +212,26 @@ class SelfTest:
         try:
             summary = await asyncio.wait_for(check(), within)
         except CheckFailed as failure:
-            self.outcomes.append(Outcome(name, False, failure.detail, failure.advice or advice))
+            self.outcomes.append(CheckResult(name, False, failure.detail, failure.advice or advice))
             return False
         except TimeoutError:
-            self.outcomes.append(Outcome(name, False, f"no answer within {within:.0f} s", advice))
+            self.outcomes.append(
+                CheckResult(name, False, f"no answer within {within:.0f} s", advice)
+            )
             return False
         except Exception as exc:  # a self-test reports every failure; it never crashes
             detail = f"{type(exc).__name__}: {exc}".strip().splitlines()[0]
-            self.outcomes.append(Outcome(name, False, detail, advice))
+            self.outcomes.append(CheckResult(name, False, detail, advice))
             return False
-        self.outcomes.append(Outcome(name, True, summary))
+        self.outcomes.append(CheckResult(name, True, summary))
         return True
 
-    async def run(self) -> list[Outcome]:
+    async def run(self) -> list[CheckResult]:
         try:
             workspace = Workspace.open(self.data_dir)
         except OSError as exc:
             self.outcomes.append(
-                Outcome(
+                CheckResult(
                     "data dir",
                     False,
                     f"{self.data_dir} is not usable ({exc.strerror or exc})",
@@ -416,7 +420,7 @@ async def _close_window(window: MainWindow) -> None:
 # --- running it --------------------------------------------------------------------------------
 
 
-def report(outcomes: list[Outcome], qt_messages: list[str]) -> int:
+def report(outcomes: list[CheckResult], qt_messages: list[str]) -> int:
     """Print the one-line summary (exit 0) or what failed and what to do (exit 1)."""
     failed = [o for o in outcomes if not o.ok]
     if not failed and outcomes:

@@ -7,6 +7,7 @@ import csv
 from collections.abc import Iterable
 from pathlib import Path
 
+from desktop.calls.card_text import change_words
 from desktop.calls.permissions import NO_APPROVER
 from desktop.system.store import AuditEntry, format_time
 
@@ -29,7 +30,19 @@ COLUMNS = [
     "duration ms",
     "input digest",
     "reason",
+    "effect",
+    "changes",
 ]
+SHORT = 60  # characters of the effect Settings → Audit shows in its column (the tooltip: all)
+# What a call really did (tools/outcome.py's kinds), as Settings → Audit says it.
+EFFECT_WORDS = {
+    "done": "Done",
+    "no_effect": "No change",
+    "differs": "Not as asked",
+    "refused": "Not done",
+    "failed": "Failed",
+    "unconfirmed": "Not confirmed",
+}
 
 
 def decision_text(entry: AuditEntry) -> str:
@@ -55,6 +68,26 @@ def reason_text(entry: AuditEntry) -> str:
     return entry.reason
 
 
+def effect_text(entry: AuditEntry) -> str:
+    """What the call really did, in words: "Done: alert "Saved" appeared", "No change",
+    "Not confirmed: …"; the first of its lines, kept short (every line is in the CSV); "" for
+    a read."""
+    if not entry.effect:
+        return ""
+    words = EFFECT_WORDS.get(entry.effect, entry.effect)
+    first = entry.changes.split("\n", 1)[0]
+    if not first:
+        return words
+    if first.startswith(f"{words}:"):  # a note that names its kind already ("Not confirmed: …")
+        return _short(first)
+    more = entry.changes.count("\n")
+    return _short(f"{words}: {change_words(first)}") + (f" (+{more})" if more else "")
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= SHORT else text[: SHORT - 1] + "…"
+
+
 def audit_rows(entries: Iterable[AuditEntry]) -> list[list[str]]:
     return [
         [
@@ -68,6 +101,8 @@ def audit_rows(entries: Iterable[AuditEntry]) -> list[list[str]]:
             "" if e.duration_ms is None else str(e.duration_ms),
             e.input_digest,
             e.reason,
+            e.effect,
+            e.changes,
         ]
         for e in entries
     ]

@@ -239,6 +239,9 @@ class CallCard(Data):
     result: str = ""
     notices: list[str] = Field(default_factory=list)
     offers: list[str] = Field(default_factory=list)
+    # What the call really did (tools/outcome.py): kept under its own key, since "outcome" has
+    # held how it ended since the first release; None on older cards and for reads.
+    effect: Outcome | None = None
 
 
 def result_block(

@@ -32,6 +32,7 @@ from desktop.calls.permissions import (
 from desktop.calls.sources.plan.book import CHANGES_WANTED, OUTSIDE_DENIED, PLAN_TOOL, PlanBook
 from desktop.system.permission_settings import PermissionSettings, Rule
 from desktop.system.store import AuditEntry, Store
+from tools.outcome import Outcome, bounded_section
 
 ALLOWED_AS_SHOWN = "allowed as shown a moment before"
 
@@ -158,20 +159,45 @@ class Gate:
                 reason=decision.reason
                 if decision.verdict == "deny" or decision.by == "plan"
                 else "",
+                effect="refused" if outcome == "not run" else "",
             )
         )
 
     def not_run(self, audit_id: int, why: str) -> None:
         """An allowed call that did not run after all (what it acts on changed)."""
-        self._store.finish_audit(audit_id, f"not run · {why}", 0)
+        self._store.finish_audit(audit_id, f"not run · {why}", 0, "refused", why)
 
     def finished(
-        self, audit_id: int, *, ok: bool, started: float, notes: Sequence[str] = ()
+        self,
+        audit_id: int,
+        *,
+        ok: bool,
+        started: float,
+        notes: Sequence[str] = (),
+        effect: Outcome | None = None,
     ) -> None:
+        """The allowed call ran: how it ended, and what it really did (`effect`: None for a
+        read that reported nothing)."""
         outcome = "ok" if ok else "error"
         if notes:
             outcome += " · " + "; ".join(notes)
-        self._store.finish_audit(audit_id, outcome, int((time.monotonic() - started) * 1000))
+        self._store.finish_audit(
+            audit_id,
+            outcome,
+            int((time.monotonic() - started) * 1000),
+            effect.kind if effect is not None else "",
+            audit_lines(effect),
+        )
+
+
+def audit_lines(effect: Outcome | None) -> str:
+    """An outcome's `Effect:` lines and note as the audit keeps them, one a line, within the
+    section's own bounds; "" when there is nothing to say."""
+    if effect is None:
+        return ""
+    if not effect.changes:
+        return effect.note
+    return bounded_section(effect.changes, effect.note).partition("\n")[2]
 
 
 def _as_shown(call: ToolCall, approved: ToolCall | None) -> bool:

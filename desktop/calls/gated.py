@@ -9,6 +9,10 @@ Then the source runs it and asks the gate (`CallContext.approve`) right before a
 A run refused because what it acts on changed after its approval (`CallResult.changed`:
 nothing done) runs again, described anew and decided anew, at most `MAX_ASKED_AGAIN` times.
 The allowed run's audit row is finished, and an API key in its result is replaced first.
+
+Every call leaves with an outcome from the one vocabulary (`outcome_of`, tools/outcome.py): what
+its source saw it really did, or, when the source said nothing, `refused` for a denial,
+`failed` for an error, `unconfirmed` for a call that acted, and none for a read.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from desktop.calls.gate import Gate, denial_text
 from desktop.calls.own_places.guard import KEY_NOTICE, own_place_refusal, without_keys
 from desktop.calls.permissions import Decision, ToolCall
 from tools.base import TOOL_FAILED, InvalidInput
+from tools.outcome import Outcome
+from tools.risk import Risk
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +38,8 @@ log = logging.getLogger(__name__)
 MAX_ASKED_AGAIN = 2
 ASKING_AGAIN = "What this acts on changed after the approval; asking again."
 CHANGED_NOTE = "what it acts on changed after the approval"
+# What a call that acted says when its source could not look at what it did.
+NOT_CHECKED = "Not confirmed: this tool does not read back what it did."
 
 # How an entry point asks the gate about a call, told what the person last allowed for it.
 Check = Callable[[ToolCall, ToolCall | None], Awaitable[tuple[Decision, int]]]
@@ -69,7 +77,25 @@ async def refused_as_own_place(
     phrase, notice, decision = found
     gate.record_refusal(call, decision)
     refused = CallResult(content=[{"type": "text", "text": phrase}], is_error=True)
-    return Settled(refused.model_copy(update={"notices": [notice]}), decision)
+    return Settled(
+        refused.model_copy(update={"notices": [notice], "outcome": Outcome(kind="refused")}),
+        decision,
+    )
+
+
+def outcome_of(result: CallResult, decision: Decision | None, risk: Risk | None) -> Outcome | None:
+    """What a call really did, in the one vocabulary: a denial is `refused`; else what its
+    source saw; else an error is `failed`, a call that acted (`risk` above read) `unconfirmed`,
+    and a read keeps none (nothing to confirm: it changed nothing)."""
+    if decision is not None and decision.verdict == "deny":
+        return Outcome(kind="refused")
+    if result.outcome is not None:
+        return result.outcome
+    if result.is_error:
+        return Outcome(kind="failed")
+    if risk is None or risk is Risk.READ:
+        return None
+    return Outcome(kind="unconfirmed", note=NOT_CHECKED)
 
 
 def keys_removed(result: CallResult) -> CallResult:
@@ -102,7 +128,8 @@ async def run_gated(
         return own
     refused = gate.refusal(call, can_ask=can_ask)
     if refused is not None:
-        return Settled(CallResult.failure(denial_text(refused)), refused)
+        denied = CallResult.failure(denial_text(refused))
+        return Settled(denied.model_copy(update={"outcome": Outcome(kind="refused")}), refused)
     verdicts: list[_Verdict] = []
 
     async def approve(asked: ToolCall) -> Decision:
@@ -119,14 +146,21 @@ async def run_gated(
     )
     result = keys_removed(await _run_until_settled(use, call, source, ctx, gate, verdicts))
     current = verdicts[-1] if verdicts and not verdicts[-1].spent else None
+    ran = current.call if current is not None and current.call is not None else call
+    decision = verdicts[-1].decision if verdicts else None
+    result = result.model_copy(update={"outcome": outcome_of(result, decision, ran.risk)})
     if current is not None and current.decision.verdict == "allow":
         gate.finished(
-            current.audit_id, ok=not result.is_error, started=current.at, notes=result.notices
+            current.audit_id,
+            ok=not result.is_error,
+            started=current.at,
+            notes=result.notices,
+            effect=result.outcome,
         )
     elif current is None and not result.is_error:
         # A source that ran without asking the gate is a bug: say so loudly in the log.
         log.error("%s ran %s without the gate", source.name, use.name)
-    return Settled(result, verdicts[-1].decision if verdicts else None)
+    return Settled(result, decision)
 
 
 async def _run_until_settled(

@@ -5,7 +5,7 @@ The agent knows nothing about Qt: it calls `emit(event)` and whoever listens dra
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -13,6 +13,10 @@ from desktop.chat.attachments import Attachment
 from desktop.model_stream.errors import ProblemWords
 from desktop.system.usage import Usage
 from tools.data import Data
+from tools.outcome import Outcome
+
+if TYPE_CHECKING:  # only the constructor's signature names them
+    from desktop.calls.contract import CallCard, ToolUse
 
 
 class SessionEvent(Data):
@@ -92,6 +96,20 @@ class ToolStarted(SessionEvent):
     summary: str = ""  # "Open https://example.com"
     input: dict[str, object] = Field(default_factory=dict)
 
+    @classmethod
+    def of(cls, session_id: int, use: ToolUse, card: CallCard) -> ToolStarted:
+        """The start of `use` as its card shows it: live and replayed calls start alike."""
+        return cls(
+            session_id=session_id,
+            tool_use_id=use.id,
+            name=use.name,
+            label=card.label,
+            source=card.source,
+            source_title=card.source_title,
+            summary=card.summary,
+            input=use.arguments,
+        )
+
 
 class ToolProgress(SessionEvent):
     kind: Literal["tool_progress"] = "tool_progress"
@@ -110,6 +128,9 @@ class ToolFinished(SessionEvent):
     # and hosts they may let through (the card offers it; the model never can).
     notices: list[str] = Field(default_factory=list)
     offers: list[str] = Field(default_factory=list)
+    # What the call really did, as its source saw it (the card says it in words); None for a
+    # read, and on cards stored before it was kept.
+    effect: Outcome | None = None
 
 
 class MessageCommitted(SessionEvent):

@@ -7,8 +7,8 @@ For each `tool_use` of a reply, in order, it
 - saves images (the original on disk, a bounded copy for the model),
 - maps how a call ended (ok, error, denied, blocked, stopped) and answers calls that never
   ran, echoing `toolset_name` on every result a toolset call gets,
-- stores the card (label, where the call comes from, summary, outcome) beside the
-  `tool_result`, so a reopened chat shows exactly what the live one did.
+- stores the card (label, where the call comes from, summary, how it ended and what it really
+  did) beside the `tool_result`, so a reopened chat shows exactly what the live one did.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from desktop.calls.contract import (
     result_block,
 )
 from desktop.calls.gate import Gate
-from desktop.calls.gated import run_gated
+from desktop.calls.gated import outcome_of, run_gated
 from desktop.calls.permissions import Decision, ToolCall
 from desktop.chat import images
 from desktop.chat.commit import commit
@@ -47,6 +47,13 @@ from desktop.chat.events import (
 )
 from desktop.system.store import Store
 from tools.base import BAD_INPUT, NOT_AN_OBJECT, TOOL_FAILED, UNKNOWN_TOOL, InvalidInput, ToolImage
+from tools.outcome import Outcome
+from tools.risk import Risk
+
+# What a call that never ran, or was cut off, really did.
+NOT_RUN = Outcome(kind="refused", note="Not run: the reply was stopped before it.")
+SKIPPED = Outcome(kind="refused", note="Not run: an earlier step in this reply failed.")
+CUT_OFF = Outcome(kind="unconfirmed", note="Not confirmed: it was stopped while it ran.")
 
 log = logging.getLogger(__name__)
 
@@ -92,43 +99,39 @@ class ToolCalls:
         uses = [ToolUse.of(block) for block in blocks]
         results: dict[str, dict[str, Any]] = {}
         cards: dict[str, CallCard] = {}
+        acting: set[str] = set()  # calls that were described as acting (not reads)
         failed: set[str] = set()
         try:
             for use in uses:
                 source = self.source_for(use)
                 if source is not None and source.not_executed and source.name in failed:
                     card = cards[use.id] = self._start(session_id, use, self.card_for(use), emit)
-                    skipped = CallResult.failure(source.not_executed)
+                    skipped = CallResult.failure(source.not_executed).model_copy(
+                        update={"outcome": SKIPPED}
+                    )
                     results[use.id] = self._finish(session_id, use, card, skipped, None, [], emit)
                     continue
-                results[use.id] = await self._run_one(session_id, use, source, cards, emit)
+                results[use.id] = await self._run_one(session_id, use, source, cards, acting, emit)
                 if source is not None and results[use.id].get("is_error"):
                     failed.add(source.name)
         finally:
             for use in uses:
                 if use.id not in results:
+                    cut_off = CUT_OFF if use.id in acting else None
                     if use.id not in cards:  # never started: its card starts, as it reopens
                         cards[use.id] = self._start(session_id, use, self.card_for(use), emit)
+                        cut_off = NOT_RUN
                     card = cards[use.id]  # its target stays, as the card showed it
-                    stopped = CallResult.failure(STOPPED_TOOL)
+                    stopped = CallResult.failure(STOPPED_TOOL).model_copy(
+                        update={"outcome": cut_off}
+                    )
                     results[use.id] = self._finish(
                         session_id, use, card, stopped, None, [], emit, outcome="stopped"
                     )
             commit(self.store, emit, session_id, "user", [results[use.id] for use in uses])
 
     def _start(self, session_id: int, use: ToolUse, card: CallCard, emit: Emit) -> CallCard:
-        emit(
-            ToolStarted(
-                session_id=session_id,
-                tool_use_id=use.id,
-                name=use.name,
-                label=card.label,
-                source=card.source,
-                source_title=card.source_title,
-                summary=card.summary,
-                input=use.arguments,
-            )
-        )
+        emit(ToolStarted.of(session_id, use, card))
         return card
 
     async def _run_one(
@@ -137,6 +140,7 @@ class ToolCalls:
         use: ToolUse,
         source: ToolSource | None,
         cards: dict[str, CallCard],
+        acting: set[str],
         emit: Emit,
     ) -> dict[str, Any]:
         described = await self._describe(session_id, use, source)
@@ -148,6 +152,8 @@ class ToolCalls:
         call = described
         card = _card(use, source, call.label or source.label(use), call.summary)
         cards[use.id] = self._start(session_id, use, card, emit)
+        if call.risk is not Risk.READ:
+            acting.add(use.id)
         settled = await run_gated(
             use,
             call,
@@ -193,12 +199,16 @@ class ToolCalls:
         *,
         outcome: Ending | None = None,
     ) -> dict[str, Any]:
+        effect = result.outcome
+        if effect is None and outcome != "stopped":  # it never reached the pipeline: `failed`
+            effect = outcome_of(result, decision, None)
         card = card.model_copy(
             update={
                 "outcome": outcome or _outcome(result, decision),
                 "result": result.text()[:RESULT_PREVIEW],
                 "notices": result.notices,
                 "offers": result.offers,
+                "effect": effect,
             }
         )
         emit(
@@ -211,6 +221,7 @@ class ToolCalls:
                 images=[block["deskhand_image"]["path"] for block in stored_images],
                 notices=card.notices,
                 offers=card.offers,
+                effect=card.effect,
             )
         )
         return result_block(use, result, stored_images, card)

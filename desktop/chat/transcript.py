@@ -203,16 +203,7 @@ def _start(
     card = CallCard.model_validate(stored) if stored else card_for(use)
     if stored and not card.source_title:
         card = _with_source(card, use, card_for(use))
-    return ToolStarted(
-        session_id=sid,
-        tool_use_id=use.id,
-        name=use.name,
-        label=card.label,
-        source=card.source,
-        source_title=card.source_title,
-        summary=card.summary,
-        input=use.arguments,
-    )
+    return ToolStarted.of(sid, use, card)
 
 
 def _with_source(card: CallCard, use: ToolUse, now: CallCard) -> CallCard:
@@ -260,6 +251,7 @@ def _finished(session_id: int, block: dict[str, Any]) -> ToolFinished:
         images=images,
         notices=stored.notices if stored else [],
         offers=stored.offers if stored else [],
+        effect=stored.effect if stored else None,
     )
 
 

@@ -229,5 +229,6 @@ async def as_result(result: CallResult) -> Result:
     ]
     text = result.text()
     if result.is_error:
-        return Result(ok=False, text=text, error=text.splitlines()[0] if text else "Failed.")
-    return Result(ok=True, text=text, images=images)
+        first = text.splitlines()[0] if text else "Failed."
+        return Result(ok=False, text=text, error=first, outcome=result.outcome)
+    return Result(ok=True, text=text, images=images, outcome=result.outcome)

@@ -3,7 +3,8 @@
 Every `--json` answer is one object on one line with its schema's name and version
 (`"schema": "deskhand.ui.see/1"`); the JSON Schema of each is in `schemas/` at the top of the
 repository (`deskhand.ui.see.1.json`). A new field may appear within a version; a field that
-goes or changes meaning makes a new version. A failure is
+goes or changes meaning makes a new version (`VERSIONS`; the older file stays, for reference).
+A failure is
 
     {"schema": "deskhand.error/1", "ok": false, "command": "see",
      "error": {"code": "ambiguous", "message": "…", "candidates": [{"type": "window", …}]}}
@@ -23,6 +24,7 @@ __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_FAILED",
     "EXIT_TIMED_OUT",
+    "VERSIONS",
     "answer",
     "emit",
     "error",
@@ -45,12 +47,14 @@ EXITS: dict[str, int] = {
     "unavailable": EXIT_UNAVAILABLE,  # other apps' elements cannot be read here now
 }
 CODES = tuple(EXITS)
-VERSION = 1
+VERSION = 1  # an answer's version, unless `VERSIONS` names a newer one
+# /2: click, type and scroll say what the action really did (`outcome`, `changes`, `note`).
+VERSIONS = {"ui.click": 2, "ui.type": 2, "ui.scroll": 2}
 
 
 def schema_name(name: str) -> str:
-    """`ui.see` → `deskhand.ui.see/1`."""
-    return f"deskhand.{name}/{VERSION}"
+    """`ui.see` → `deskhand.ui.see/1`, `ui.click` → `deskhand.ui.click/2`."""
+    return f"deskhand.{name}/{VERSIONS.get(name, VERSION)}"
 
 
 def answer(name: str, payload: dict[str, Any]) -> dict[str, Any]:

@@ -22,6 +22,8 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from desktop.command.options import shared_options
+
 # The parser is built on every start of `deskhand`; what the commands need (asyncio too) loads
 # when one runs: reading a dictionary needs the parser and the data dir's cache, never the tools
 # or the gate.
@@ -41,13 +43,9 @@ ASK_IN_THE_APP = (
 )
 
 
-def add_parser(commands: Any) -> None:
-    from desktop.command.options import shared_options
-
+def add_verbs(apps: argparse.ArgumentParser) -> None:
+    """The verbs of `deskhand apps`, on its parser (made by the main parser)."""
     shared = [shared_options()]  # --json, --data-dir, --timeout: also after the command
-    apps = commands.add_parser(
-        "apps", help="scriptable Mac apps: list, read a dictionary, call", parents=shared
-    )
     verbs = apps.add_subparsers(dest="apps_command", required=True)
     verbs.add_parser("list", help="the scriptable apps on this Mac", parents=shared)
     dictionary = verbs.add_parser(

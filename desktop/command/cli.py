@@ -37,10 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from desktop.command import answers
-from desktop.command.client import Failure, Outcome, alone, send
+from desktop.command.client import ActionResult, Failure, alone, send
 from desktop.command.options import shared_options
 
-__all__ = ["add_ui_parser", "run_ui"]
+__all__ = ["add_ui_commands", "run_ui"]
 
 TIMEOUT = 10.0
 WAIT_SLACK = 5.0
@@ -62,15 +62,10 @@ def _element(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--snapshot", help="the snapshot the id is from (default: the latest)")
 
 
-def add_ui_parser(commands: Any) -> None:
-    """`deskhand ui` and its commands, under the main parser's subcommands."""
+def add_ui_commands(ui: argparse.ArgumentParser) -> None:
+    """The commands of `deskhand ui`, on its parser (made by the main parser)."""
     shared = [shared_options()]
-    ui = commands.add_parser(
-        "ui",
-        help="one screen action sent to the running app (see, click, wait…), its result printed",
-        description=(__doc__ or "").split("\n\n", 1)[0],
-        parents=shared,
-    )
+    ui.description = (__doc__ or "").split("\n\n", 1)[0]
     actions = ui.add_subparsers(dest="ui_command", required=True)
     actions.add_parser(
         "screens", help="the displays, in the computer tool's order (left to right)", parents=shared
@@ -134,7 +129,7 @@ def _input(args: argparse.Namespace) -> dict[str, Any]:
     return {"action": "scroll_to", **element}
 
 
-def _save_images(result: Outcome, out: Path | None, command: str) -> list[dict[str, Any]]:
+def _save_images(result: ActionResult, out: Path | None, command: str) -> list[dict[str, Any]]:
     saved = []
     for index, image in enumerate(result.images):
         if out is not None:
@@ -186,10 +181,20 @@ def run_ui(args: argparse.Namespace) -> int:
     return 0
 
 
-def _payload(command: str, result: Outcome, images: list[dict[str, Any]]) -> dict[str, Any]:
-    """The answer's fields: the tool's data, with where this command saved its image."""
+ACTS = ("click", "type", "scroll")  # their answers say what the action really did (schema /2)
+
+
+def _payload(command: str, result: ActionResult, images: list[dict[str, Any]]) -> dict[str, Any]:
+    """The answer's fields: the tool's data, with where this command saved its image, and
+    for an action what it really did (`outcome`: its kind or null, `changes`, `note`)."""
     data = dict(result.data or {})
     data.pop("code", None)
+    if command in ACTS:
+        outcome = result.outcome or {}
+        changes = outcome.get("changes")
+        data["outcome"] = outcome.get("kind")
+        data["changes"] = [str(line) for line in changes] if isinstance(changes, list) else []
+        data["note"] = str(outcome.get("note") or "")
     if command == "see":
         image = data.get("image")
         data["image"] = {"path": images[0]["path"], **image} if image and images else None

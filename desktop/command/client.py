@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from desktop.command.place import ServerInfo, data_root, read_info
 
-__all__ = ["Failure", "Outcome", "alone", "send"]
+__all__ = ["ActionResult", "Failure", "alone", "send"]
 
 ANSWER_LIMIT = 600.0  # seconds the command waits for the person's answer in the window
 NOT_RUNNING = "Deskhand is not running."
@@ -35,7 +35,7 @@ class Failure(Exception):
         self.code = code
 
 
-class Outcome(NamedTuple):
+class ActionResult(NamedTuple):
     """A result line (`protocol.Result`) as this side reads it."""
 
     ok: bool
@@ -44,12 +44,14 @@ class Outcome(NamedTuple):
     error: str = ""
     code: str = ""
     data: dict[str, Any] | None = None
+    outcome: dict[str, Any] | None = None  # what it really did: kind, changes, note
 
     @classmethod
-    def of(cls, raw: Any) -> Outcome:
+    def of(cls, raw: Any) -> ActionResult:
         if not isinstance(raw, dict) or not isinstance(raw.get("ok"), bool):
             raise Failure(NOT_UNDERSTOOD, "failed")
         data = raw.get("data")
+        outcome = raw.get("outcome")
         return cls(
             ok=raw["ok"],
             text=str(raw.get("text") or ""),
@@ -57,6 +59,7 @@ class Outcome(NamedTuple):
             error=str(raw.get("error") or ""),
             code=str(raw.get("code") or ""),
             data=data if isinstance(data, dict) else None,
+            outcome=outcome if isinstance(outcome, dict) else None,
         )
 
 
@@ -67,7 +70,7 @@ def _server(data_dir: Path | None) -> ServerInfo:
     return info
 
 
-def send(data_dir: Path | None, action: dict[str, Any], timeout: float) -> Outcome:
+def send(data_dir: Path | None, action: dict[str, Any], timeout: float) -> ActionResult:
     """One action to the running app; its result. Raises `Failure`."""
     info = _server(data_dir)
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -88,7 +91,7 @@ def send(data_dir: Path | None, action: dict[str, Any], timeout: float) -> Outco
         connection.close()
 
 
-def alone(data_dir: Path | None, action: dict[str, Any], timeout: float) -> Outcome:
+def alone(data_dir: Path | None, action: dict[str, Any], timeout: float) -> ActionResult:
     """No app runs: this process acts, with the person's rules. Raises `Failure`."""
     import asyncio
 
@@ -98,10 +101,10 @@ def alone(data_dir: Path | None, action: dict[str, Any], timeout: float) -> Outc
         result = asyncio.run(asyncio.wait_for(run_alone(data_dir, action), timeout))
     except TimeoutError as exc:
         raise Failure(TIMED_OUT_ALONE, "timeout") from exc
-    return Outcome.of(result.model_dump())
+    return ActionResult.of(result.model_dump())
 
 
-def _read_result(connection: socket.socket, timeout: float) -> Outcome:
+def _read_result(connection: socket.socket, timeout: float) -> ActionResult:
     buffer = b""
     deadline = time.monotonic() + timeout
     while True:
@@ -114,7 +117,7 @@ def _read_result(connection: socket.socket, timeout: float) -> Outcome:
             if not isinstance(reply, dict):
                 raise Failure(NOT_UNDERSTOOD, "failed")
             if reply.get("result") is not None:
-                return Outcome.of(reply["result"])
+                return ActionResult.of(reply["result"])
             event = reply.get("event")
             if isinstance(event, dict) and event.get("event") == "asking":
                 print(

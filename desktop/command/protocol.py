@@ -13,7 +13,8 @@ its pipeline and gate, and answers with event lines and then one result line:
                   "width": 1429, "height": 804, "data": "<base64>"}]}}
 
 `error` in a result is a one-line message for the person, `code` its code for programs
-(`answers.py`); `data` is the outcome as plain values, the `--json` answer's substance.
+(`answers.py`); `data` is the result as plain values, the `--json` answer's substance, and
+`outcome` what the action really did (`{"kind": "done", "changes": [...], "note": ""}`).
 
 `deskhand mcp` asks the window's approval sheet the same way, with a request of kind `ask`: the
 call exactly as its gate described it and the name the MCP client gave itself. The window shows
@@ -49,6 +50,7 @@ from desktop.command.place import (
     write_private,
 )
 from tools.data import Data
+from tools.outcome import Outcome
 
 __all__ = [
     "AskRequest",
@@ -119,7 +121,9 @@ class Result(Data):
     images: list[Image] = Field(default_factory=list)
     error: str = ""  # for the person: why nothing ran (not running, refused, timed out)
     code: str = ""  # the error's code for programs (`answers.py`)
-    data: dict[str, Any] | None = None  # the outcome as plain values (`tools/screen/see/report.py`)
+    data: dict[str, Any] | None = None  # the result as plain values (`tools/screen/see/report.py`)
+    # What the action really did, read back after it (tools/outcome.py); None for a read.
+    outcome: Outcome | None = None
 
 
 class Event(Data):

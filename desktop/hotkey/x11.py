@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import select
 import threading
 from collections.abc import Callable
 
@@ -21,12 +20,12 @@ from Xlib import error as xerror
 
 from desktop.hotkey.base import HotKeyError
 from desktop.system.shortcut import Shortcut
+from tools.screen.backends.x11_events import events_until
 
 __all__ = ["X11HotKey"]
 
 log = logging.getLogger(__name__)
 
-POLL = 0.25  # seconds between looks at the stop flag
 _MASKS = {"ctrl": X.ControlMask, "alt": X.Mod1Mask, "shift": X.ShiftMask, "super": X.Mod4Mask}
 _KEYSYMS = {"return": "Return", "enter": "Return", "esc": "Escape", "escape": "Escape"}
 
@@ -110,14 +109,9 @@ class X11HotKey:
                 connection.close()
 
     def _listen(self, connection: xdisplay.Display, keycode: int) -> None:
-        while not self._stop.is_set():
-            ready, _, _ = select.select([connection.fileno()], [], [], POLL)
-            if not ready and not connection.pending_events():
-                continue
-            while connection.pending_events():
-                event = connection.next_event()
-                if event.type == X.KeyPress and event.detail == keycode:
-                    self._on_press()
+        for event in events_until(self._stop, connection):
+            if event.type == X.KeyPress and event.detail == keycode:
+                self._on_press()
 
     def _keycode(self, connection: xdisplay.Display) -> int | None:
         key = self.shortcut.key

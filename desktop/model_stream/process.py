@@ -87,8 +87,20 @@ def main(argv: list[str]) -> int:
     """`deskhand --stream-process FD`: the app starts this with its end of a socket pair."""
     from multiprocessing.connection import Connection
 
-    serve(Connection(int(argv[0])))
+    connection = Connection(int(argv[0]))
+    warm_up()  # a request sent meanwhile waits in the pipe: it would wait for this anyway
+    serve(connection)
     return 0
+
+
+def warm_up() -> None:
+    """Load what the first stream needs now, as the app starts, rather than when the first
+    request comes: the SDK (about a second to import), its HTTP stack and the TLS certificates
+    (read as the first client is built). The app starts this process as its window is built,
+    so a message sent at the first paint finds the SDK in; only the client for the real key is
+    built with that message."""
+    client = client_from(ClientConfig(api_key="warm-up", base_url=None, max_retries=0))
+    client.beta.messages  # noqa: B018  (the SDK loads its resources on first use)
 
 
 class _Server:

@@ -37,8 +37,9 @@ PIPELINE = (
     "desktop.calls.sources.plan.proposal",
 )
 # What the window needs once it shows a reply or an image: the Markdown parser and Pillow. They
-# load first after the first paint; the window also imports them itself, on first use, from
-# inside a function (holding no import lock, so meeting this load there can only wait for it).
+# load after what a turn needs to send its request (the reply comes after it); the window also
+# imports them itself, on first use, from inside a function (holding no import lock, so meeting
+# this load there can only wait for it).
 WINDOW = ("markdown_it", "markdown_it.renderer", "PIL.Image")
 # What a turn needs: the SDK and its toolsets, the browser tool (Playwright) and the screen tool.
 TOOLS = (

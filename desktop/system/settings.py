@@ -292,11 +292,8 @@ class SettingsFile:
         self.outside: OutsideChange | None = None
 
     def load(self) -> Settings:
-        if not self.path.exists():
-            self.outside = None
-            return Settings()
         try:
-            return self._verified(self.path.read_text(encoding="utf-8"))
+            return self._current()
         except (ValidationError, ValueError, OSError):
             aside = self.path.with_suffix(".json.broken")
             self.path.replace(aside)
@@ -319,13 +316,18 @@ class SettingsFile:
     def read(self) -> Settings | None:
         """The file as it is now, or None if it cannot be read (left as it is: the process that
         owns it will say so)."""
+        try:
+            return self._current()
+        except (ValidationError, ValueError, OSError):
+            return None
+
+    def _current(self) -> Settings:
+        """The file's settings, the defaults when there is no file; raises when it cannot be
+        read or verified."""
         if not self.path.exists():
             self.outside = None
             return Settings()
-        try:
-            return self._verified(self.path.read_text(encoding="utf-8"))
-        except (ValidationError, ValueError, OSError):
-            return None
+        return self._verified(self.path.read_text(encoding="utf-8"))
 
     def _verified(self, text: str) -> Settings:
         """The settings in force: the file's, with the permission part Deskhand signed."""

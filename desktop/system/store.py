@@ -67,7 +67,9 @@ CREATE TABLE IF NOT EXISTS audit (
     decided_by TEXT NOT NULL,
     outcome TEXT,
     duration_ms INTEGER,
-    reason TEXT NOT NULL DEFAULT ''
+    reason TEXT NOT NULL DEFAULT '',
+    effect TEXT NOT NULL DEFAULT '',
+    changes TEXT NOT NULL DEFAULT ''
 );
 -- How a turn ended when the thread said so beyond its messages (an error card, "Stopped"):
 -- the event as JSON, after the message that was newest then. A table of its own, so an
@@ -428,7 +430,8 @@ class Store:
         with self._transaction() as db:
             cursor = db.execute(
                 "INSERT INTO audit (at, session_id, tool, action, summary, input_digest, decision,"
-                " decided_by, outcome, duration_ms, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " decided_by, outcome, duration_ms, reason, effect, changes)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     entry.at,
                     entry.session_id,
@@ -441,24 +444,31 @@ class Store:
                     entry.outcome,
                     entry.duration_ms,
                     entry.reason,
+                    entry.effect,
+                    entry.changes,
                 ),
             )
         return cursor.lastrowid or 0
 
-    def finish_audit(self, audit_id: int, outcome: str, duration_ms: int) -> None:
+    def finish_audit(
+        self, audit_id: int, outcome: str, duration_ms: int, effect: str = "", changes: str = ""
+    ) -> None:
         with self._transaction() as db:
             db.execute(
-                "UPDATE audit SET outcome = ?, duration_ms = ? WHERE id = ?",
-                (outcome, duration_ms, audit_id),
+                "UPDATE audit SET outcome = ?, duration_ms = ?, effect = ?, changes = ?"
+                " WHERE id = ?",
+                (outcome, duration_ms, effect, changes, audit_id),
             )
 
     def audit(self, text: str = "", limit: int = 5000) -> list[AuditEntry]:
-        """Newest first; `text` filters on tool, action, summary, decision, outcome and reason."""
+        """Newest first; `text` filters on tool, action, summary, decision, outcome, reason and
+        what the call really did (effect, changes)."""
         pattern = f"%{_escape_like(text.strip())}%"
         rows = self._db.execute(
             "SELECT * FROM audit WHERE (?1 = '%%' OR tool LIKE ?1 ESCAPE '\\' OR action LIKE ?1 ESCAPE '\\'"
             " OR summary LIKE ?1 ESCAPE '\\' OR decision LIKE ?1 ESCAPE '\\' OR outcome LIKE ?1 ESCAPE '\\'"
-            " OR reason LIKE ?1 ESCAPE '\\')"
+            " OR reason LIKE ?1 ESCAPE '\\' OR effect LIKE ?1 ESCAPE '\\'"
+            " OR changes LIKE ?1 ESCAPE '\\')"
             " ORDER BY id DESC LIMIT ?2",
             (pattern, limit),
         )
@@ -480,6 +490,11 @@ class AuditEntry(Data):
     outcome: str | None = None  # ok / error / not run
     duration_ms: int | None = None
     reason: str = ""  # why it was denied: the person's words, or the rule's or mode's
+    # What the call really did, as its source saw it (tools/outcome.py): the kind (done,
+    # no_effect, differs, refused, failed, unconfirmed; "" for a read, or a row from before),
+    # and its `Effect:` lines and note, one a line.
+    effect: str = ""
+    changes: str = ""
 
 
 # Columns added after the first release, added to older files as they are opened.
@@ -492,6 +507,8 @@ _ADDED_COLUMNS = (
     ),  # the message that replaced this one (Edit, Regenerate)
     ("messages", "stop_reason", "TEXT"),  # why the model stopped (an assistant message)
     ("audit", "reason", "TEXT NOT NULL DEFAULT ''"),  # the person's reason for a denial
+    ("audit", "effect", "TEXT NOT NULL DEFAULT ''"),  # what the call really did: its kind
+    ("audit", "changes", "TEXT NOT NULL DEFAULT ''"),  # and its Effect lines
 )
 
 

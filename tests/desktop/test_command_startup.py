@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-FINDER = ROOT / "tests" / "tools" / "mac" / "sdef" / "fixtures" / "Finder.sdef"
+FINDER = ROOT / "tests" / "support" / "sdef" / "fixtures" / "Finder.sdef"
 
 # Run the command in a fresh interpreter, then list what it loaded.
 LOADED_BY = """
@@ -67,6 +67,8 @@ def test_version_answers_without_loading_the_app(tmp_path: Path) -> None:
     assert done.stdout.startswith("Deskhand ")
     assert heavy(loaded) == []
     assert "pydantic" not in loaded
+    # The version comes from the installed METADATA file as it is (desktop/__init__.py).
+    assert "importlib.metadata" not in loaded and "email" not in loaded
 
 
 def test_reading_a_dictionary_file_loads_only_its_parser(tmp_path: Path) -> None:
@@ -76,3 +78,7 @@ def test_reading_a_dictionary_file_loads_only_its_parser(tmp_path: Path) -> None
     assert json.loads(done.stdout)["app"] == "Finder"
     assert heavy(loaded) == []
     assert list(tmp_path.iterdir()) == []  # nothing written: no store, no settings
+    # The dictionary is plain dataclasses; only the cache and the model's view need pydantic.
+    assert "pydantic" not in loaded
+    # Only the command the line names has its options built: not `ui`'s, nor its client.
+    assert "desktop.command.cli" not in loaded

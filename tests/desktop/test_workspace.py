@@ -22,7 +22,7 @@ def test_the_tools_are_built_on_first_use_around_the_hooks_the_window_wired(
     assert workspace.toolbox.screen_hooks is hooks
     agent = asyncio.run(workspace.agent_ready())
     assert agent is workspace.agent
-    assert workspace.calls is workspace.calls  # built once
+    assert agent.calls is workspace.calls  # one pipeline: the agent runs calls through it
     asyncio.run(workspace.close())
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from desktop import __version__
-from tests.packaging.test_self_test import SUMMARY
+from tests.support.self_test import SUMMARY
 
 ROOT = Path(__file__).resolve().parents[2]
 IGNORED = shutil.ignore_patterns(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,13 +11,10 @@ import pytest
 
 from desktop.system.settings import Settings
 from desktop.workspace import Workspace
+from tests.support.self_test import SUMMARY
 from tools.browser.locate import BRANDED
 
 ROOT = Path(__file__).resolve().parents[2]
-SUMMARY = re.compile(
-    r"^self-test ok: window, store, settings, api client, "
-    r"browser \((chromium|chrome|msedge) \d+\), page load in \d+ ms$"
-)
 
 
 def self_test(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -4,6 +4,7 @@
 that says whether the person stopped it; `send` also awaits it. Every event of that chat
 but the running marks goes to `emit` on the way. `settled` waits until no turn runs, for
 the other ways a turn starts. `turn_log` follows every turn of an app, for the window's tests.
+`turn` runs one whole turn in a new chat of a workspace, outside any loop, and returns its events.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from desktop.chat.conversations import (
     TurnRunning,
 )
 from desktop.chat.events import AgentEvent, TurnFailed
+from desktop.workspace import Workspace
 from tests.support.waiting import wait_until
 
 
@@ -103,3 +105,15 @@ def turn_log(conversations: Conversations) -> TurnLog:
     if log is None:
         log = _logs[conversations] = TurnLog(conversations)
     return log
+
+
+def turn(ws: Workspace, text: str) -> list[AgentEvent]:
+    events: list[AgentEvent] = []
+    sid = ws.store.create_session().id
+
+    async def go() -> None:
+        await send(ws.conversations, sid, text, events.append)
+        await ws.agent.close()
+
+    asyncio.run(go())
+    return events

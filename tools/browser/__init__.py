@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tools.lazy import lazy_names
+import lazy_loader
 
 if TYPE_CHECKING:
     from tools.browser.config import BrowserConfig
@@ -29,23 +29,6 @@ if TYPE_CHECKING:
     from tools.browser.network.url_policy import UrlPolicy, UrlRefused
     from tools.browser.pool import BrowserPool
 
-_HOMES = {
-    "BrowserConfig": "config",
-    "PlaywrightBrowser": "driver",
-    "Progress": "driver",
-    "progress_scope": "driver",
-    "BrowserError": "errors",
-    "BrowserNotFound": "errors",
-    "BrowserChoice": "locate",
-    "find_browser": "locate",
-    "install_hint": "locate",
-    "BrowserPool": "pool",
-    "browser_action": "effect.risk",
-    "browser_risk": "effect.risk",
-    "browser_summary": "effect.risk",
-    "UrlPolicy": "network.url_policy",
-    "UrlRefused": "network.url_policy",
-}
 
 __all__ = [
     "BrowserChoice",
@@ -65,5 +48,16 @@ __all__ = [
     "progress_scope",
 ]
 
-
-__getattr__ = lazy_names(__name__, _HOMES)
+# The names of `__all__`, each imported from its module when first used.
+__getattr__, __dir__ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "config": ["BrowserConfig"],
+        "driver": ["PlaywrightBrowser", "Progress", "progress_scope"],
+        "errors": ["BrowserError", "BrowserNotFound"],
+        "locate": ["BrowserChoice", "find_browser", "install_hint"],
+        "pool": ["BrowserPool"],
+        "effect.risk": ["browser_action", "browser_risk", "browser_summary"],
+        "network.url_policy": ["UrlPolicy", "UrlRefused"],
+    },
+)[:2]

@@ -198,6 +198,24 @@ class BrowserRuntime:
             "service_workers": "block",
         }
 
+    async def prepare(self) -> None:
+        """Start Playwright's driver now, ahead of the first call that needs the browser (the
+        driver takes a moment to start). The browser itself still launches with that call: a
+        windowed one would open a window nobody asked for yet. A driver that does not start is
+        only logged here; the first call tries again and says what went wrong."""
+        async with self._launch_lock:
+            if self._closed or self._playwright is not None:
+                return
+            try:
+                self._playwright = await async_playwright().start()
+            except (PlaywrightError, OSError):
+                log.warning("Playwright's driver did not start ahead of use", exc_info=True)
+
+    @property
+    def prepared(self) -> bool:
+        """Whether Playwright's driver is running (`prepare`, or a launch)."""
+        return self._playwright is not None
+
     async def _ensure_started(self) -> None:
         async with self._launch_lock:
             if self._closed:

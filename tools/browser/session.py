@@ -108,6 +108,7 @@ class BrowserSession:
     active: str | None = field(default=None, init=False)
     ref_counter: RefCounter = field(default_factory=RefCounter, init=False)
     changes: list[StateChange] = field(default_factory=list, init=False)
+    download_names: dict[str, str] = field(default_factory=dict, init=False)  # id -> file name
     closed: bool = field(default=False, init=False)
     _recent: list[str] = field(default_factory=list, init=False)  # tab ids, newest active last
     _tab_numbers: Iterator[int] = field(default_factory=lambda: count(1), init=False)
@@ -328,6 +329,7 @@ class BrowserSession:
 
     def _on_download(self, tab: Tab, download: Download) -> None:
         download_id = f"download_{next(self._download_numbers)}"
+        self.download_names[download_id] = safe_filename(download.suggested_filename)
         self.changes.append(
             {"type": "download_started", "download_id": download_id, "url": download.url}
         )

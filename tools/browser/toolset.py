@@ -57,6 +57,7 @@ from tools.browser.effect.passwords import secret_refs
 from tools.browser.effect.risk import EFFECT_MEMBERS, browser_action, effect_summary, judge_effects
 from tools.browser.effect.target import Effect, Mode
 from tools.browser.network.url_policy import UrlRefused
+from tools.browser.outcome.watch import UNREADABLE, Typed, Watch
 from tools.browser.page import keys
 from tools.browser.page.actionable import Budget
 from tools.browser.page.images import fit_scale
@@ -77,6 +78,16 @@ T = TypeVar("T")
 _approved: ContextVar[Approved | None] = ContextVar("deskhand_browser_approved", default=None)
 
 SNAPSHOT_TIMEOUT_MS = 45_000
+# Members whose effect on the page is looked at: the page before and after, settled (`outcome`).
+ACTING_MEMBERS = frozenset(
+    {"left_click", "right_click", "middle_click", "double_click", "triple_click", "type", "key"}
+    | {"form_input", "navigate", "scroll_to", "hover", "left_click_drag", "left_mouse_up"}
+)
+# Members after which the page is always read again: what is under the pointer may change by
+# CSS alone (a :hover menu), which the page's watcher cannot see.
+POINTER_MEMBERS = frozenset({"hover", "left_click_drag", "left_mouse_up"})
+# The running call's `Effect:` section, for its result (set by `_toolset_run`).
+_effect_text: ContextVar[list[str] | None] = ContextVar("deskhand_browser_effect", default=None)
 
 
 async def reading(tab: Tab, work: Awaitable[T]) -> T:
@@ -92,6 +103,7 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
     tool_use_union = BetaResponseBrowserToolUseBlock
     confirm_context = BetaConfirmContext
     title = "Browser"
+    observe_effects = True  # look at each acting member's effect (bench turns it off to compare)
 
     def __init__(
         self,
@@ -230,6 +242,8 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
         use = context.tool_use
         token = _approved.set(self._approved_calls.take(use.id) if use is not None else None)
         try:
+            if name in ACTING_MEMBERS and self.observe_effects:
+                return await self._watched(context, name, input)
             return await super().execute(context, name, input)
         except (ToolError, ToolsetUsageError):
             raise
@@ -244,6 +258,65 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
             raise errors.from_playwright(exc, navigating=name == "navigate") from exc
         finally:
             _approved.reset(token)
+
+    async def _toolset_run(self, context: BetaToolsetCallContext, name: str, input: Any) -> Any:
+        """The SDK's pipeline for one call, with the member's `Effect:` section put in the result
+        the model reads, right before the tabs' state."""
+        effect: list[str] = []
+        token = _effect_text.set(effect)
+        try:
+            content = await super()._toolset_run(context, name, input)
+        finally:
+            _effect_text.reset(token)
+        if not effect:
+            return content
+        blocks = list(content)
+        at = next(
+            (i for i, block in enumerate(blocks) if block.get("type") == "browser_state"),
+            len(blocks),
+        )
+        blocks.insert(at, {"type": "text", "text": effect[0]})
+        return blocks
+
+    # --- what an action did --------------------------------------------------------------------
+
+    async def _watched(
+        self, context: BetaToolsetCallContext, name: BetaBrowserMemberName, input: Any
+    ) -> Any:
+        """The member, with the page looked at before and after it: its outcome is reported
+        (`report_outcome`) and its `Effect:` section goes in the result."""
+        before_tab = await self._existing_tab(input)
+        watch = await Watch.before(self._session, before_tab, read=name != "navigate")
+        result = await super().execute(context, name, input)
+        tab = before_tab or await self._existing_tab(input)
+        if tab is None:
+            return result
+        try:
+            outcome = await watch.outcome(
+                tab,
+                ref_of=self._ref_of(tab),
+                typed=self._typed(name, input, tab),
+                pointer=name in POINTER_MEMBERS,
+            )
+        except Exception:
+            # The action ran: a failure to look at it afterwards must not turn it into an error.
+            log.exception("Could not read what a browser action did")
+            outcome = Outcome(kind="unconfirmed", note=UNREADABLE)
+        self.report_outcome(outcome)
+        effect = _effect_text.get()
+        if effect is not None:
+            effect[:] = [outcome.effect_text()]
+        return result
+
+    @staticmethod
+    def _typed(name: str, input: Any, tab: Tab) -> Typed | None:
+        """What a typing member meant the field to hold, to read it back."""
+        if name == "type":
+            return Typed(text=str(input.text), replaces=False)
+        if name == "form_input" and isinstance(input.value, str):
+            entry = tab.refs.resolve(input.target.ref)
+            return Typed(input.value, replaces=True, pw_ref=entry.pw_ref if entry else None)
+        return None
 
     # --- helpers -------------------------------------------------------------------------------
 

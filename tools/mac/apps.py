@@ -19,11 +19,14 @@ from typing import Annotated, Any, Self
 from pydantic import AfterValidator, Field, model_validator
 
 from tools.base import Risk, ToolResult
+from tools.mac import effects
 from tools.mac.action_table import Action, ActionInput, ActionTable, LookedUp, TableTool
 from tools.mac.osa.engine import OsaEngine
 from tools.mac.osa.errors import OsaError, OsaProblem, ProblemKind, problem
 from tools.mac.osa.text import as_data, quote
 from tools.mac.presets import MAX_NAME, Monitor, Preset, PresetItem
+from tools.mac.readback import not_confirmed, read_back, shown, with_effect
+from tools.outcome import Outcome
 
 __all__ = [
     "ACTIONS",
@@ -44,6 +47,7 @@ Bounds = tuple[int, int, int, int]
 MAX_INSTALLED = 100
 MIN_SIDE = 100  # the smallest window width or height accepted, in points
 LAUNCH_WAIT_MS = 5_000
+QUIT_WAIT_MS = 3_000  # how long to watch a quitting app before saying it still runs
 LIST_SCRIPT = "apps/list_apps"
 PLACE_SCRIPT = "apps/place_app"
 SCREENS_SCRIPT = "apps/screens"
@@ -249,6 +253,9 @@ class PlaceApp(AppsInput):
 class CloseApp(OnAnApp):
     app: AppName = Field(description="exact name")
 
+    def payload(self) -> dict[str, Any]:
+        return {"name": self.app, "wait_ms": QUIT_WAIT_MS}
+
 
 class ActivatePreset(AppsInput):
     preset: PresetName = Field(description="the preset's name")
@@ -320,7 +327,12 @@ async def _focus_app(tool: AppsTool, call: FocusApp) -> ToolResult:
     result = await tool.call_action_script(call)
     if result.get("problem") == "not_found":
         return await _not_found(tool, call.app)
-    return ToolResult(text=f"{quote(str(result.get('name') or call.app))} is in front.")
+    name = str(result.get("name") or call.app)
+    outcome = effects.app_in_front(
+        app=name, running=result.get("running"), frontmost=result.get("frontmost")
+    )
+    lead = f"{quote(name)} is in front." if outcome.kind == "done" else f"Activated {quote(name)}."
+    return with_effect(ToolResult(text=lead), outcome)
 
 
 def _target_bounds(
@@ -380,18 +392,21 @@ async def _place_app(tool: AppsTool, call: PlaceApp) -> ToolResult:
     where = screen_of(screens, frame)
     on = f" on the {where.position} screen" if where else ""
     note = "" if frame == box else f" (asked for {list(box)}; the app adjusted it)"
-    return ToolResult(
+    moved = ToolResult(
         text=f"Moved the front window of {quote(call.app)} to {list(frame)}{on}{note}."
     )
+    return with_effect(moved, effects.placed(app=call.app, frame=frame, asked=box, where=on))
 
 
 async def _close_app(tool: AppsTool, call: CloseApp) -> ToolResult:
     result = await tool.call_action_script(call)
     if result.get("problem") == "not_found":
         return await _not_found(tool, call.app)
-    if not result.get("quit"):
-        return ToolResult(text=f"{quote(call.app)} was not running.")
-    return ToolResult(text=f"Asked {quote(call.app)} to quit.")
+    was_running = bool(result.get("quit"))
+    outcome = effects.quit_app(app=call.app, was_running=was_running, running=result.get("running"))
+    if not was_running:
+        return with_effect(ToolResult(text=f"{quote(call.app)} was not running."), outcome)
+    return with_effect(ToolResult(text=f"Asked {quote(call.app)} to quit."), outcome)
 
 
 async def _activate_preset(tool: AppsTool, call: ActivatePreset) -> ToolResult:
@@ -402,6 +417,8 @@ async def _activate_preset(tool: AppsTool, call: ActivatePreset) -> ToolResult:
     screens = await load_screens(tool.engine)
     moved: list[dict[str, Any]] = []
     failed: list[dict[str, str]] = []
+    lines: list[str] = []  # each moved window as it reports its frame
+    differ: list[str] = []
     for item in preset.items:
         box = _target_bounds(screens, None, item.bounds) if item.bounds else None
         if (box is None or isinstance(box, str)) and item.monitor:
@@ -418,11 +435,28 @@ async def _activate_preset(tool: AppsTool, call: ActivatePreset) -> ToolResult:
             failed.append({"app": item.app, "reason": failure or "failed"})
         else:
             moved.append({"app": item.app, "frame": list(frame)})
-    lines = [
-        f"Applied layout {quote(preset.name)}: {len(moved)} moved, {len(failed)} failed.",
-        as_data({"moved": moved, "failed": failed}),
-    ]
-    return ToolResult(text="\n".join(lines), is_error=not moved and bool(failed))
+            lines.append(effects.window_line(item.app, frame, ""))
+            if frame != box:
+                differ.append(
+                    f"the window of {shown(item.app)} is at {list(frame)}, not {list(box)}"
+                )
+    differ += [f"{shown(item['app'])} is not placed ({item['reason']})" for item in failed]
+    text = "\n".join(
+        [
+            f"Applied layout {quote(preset.name)}: {len(moved)} moved, {len(failed)} failed.",
+            as_data({"moved": moved, "failed": failed}),
+        ]
+    )
+    outcome = read_back(lines[0], differ, more=lines[1:]) if lines else _nothing_placed(differ)
+    return with_effect(ToolResult(text=text, is_error=not moved and bool(failed)), outcome)
+
+
+def _nothing_placed(differ: list[str]) -> Outcome:
+    return Outcome(
+        kind="differs" if differ else "no_effect",
+        note=f"Differs from what was asked: {'; '.join(differ)}." if differ else "",
+        nothing="no window moved.",
+    )
 
 
 async def _save_preset(tool: AppsTool, call: SavePreset) -> ToolResult:
@@ -445,7 +479,16 @@ async def _save_preset(tool: AppsTool, call: SavePreset) -> ToolResult:
     preset = Preset(name=call.preset.strip(), items=items)
     tool.save_preset(preset.model_dump())
     apps = ", ".join(item.app for item in items)
-    return ToolResult(text=f"Saved layout {quote(preset.name)} with {len(items)} apps: {apps}.")
+    saved = ToolResult(text=f"Saved layout {quote(preset.name)} with {len(items)} apps: {apps}.")
+    kept = tool.find_preset(preset.name)
+    if kept is None:
+        outcome = not_confirmed("the settings", "the settings do not hold the layout afterwards.")
+    else:
+        outcome = read_back(
+            f"+ layout {shown(kept.name)}: {len(kept.items)} apps",
+            [] if kept == preset else ["the settings hold another layout under that name"],
+        )
+    return with_effect(saved, outcome)
 
 
 # --- the table ---------------------------------------------------------------------------

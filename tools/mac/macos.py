@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import sys
 import unicodedata
 from datetime import date, datetime, time, timedelta
@@ -22,10 +23,12 @@ from typing import Annotated, Any, Self
 from pydantic import AfterValidator, ConfigDict, Field, model_validator
 
 from tools.base import Risk, ToolResult
+from tools.mac import effects
 from tools.mac.action_table import Action, ActionInput, ActionTable, TableTool
 from tools.mac.osa.automation import AUTOMATION_SETTINGS_URL, AutomationLog
 from tools.mac.osa.engine import find_osascript, macos_available
 from tools.mac.osa.text import as_data, clip, quote
+from tools.mac.readback import with_effect
 
 __all__ = [
     "ACTIONS",
@@ -46,6 +49,9 @@ PREVIEW_CHARS = 300
 MAX_EVENTS = 200
 MAX_RECIPIENTS = 50
 SCRIPT_FIELD_CAP = 2_000  # what scripts return per field at most, to stay under the output cap
+SENT_WAIT = 15.0  # seconds to look for a sent mail in Sent before saying it is not confirmed
+SENT_POLL = 0.5
+SENT_SLACK_MS = 5_000  # a message in Sent counts from this long before the send
 
 NO_SUCH_PATH = "Nothing exists at that path, so there is nothing to show. Check the path."
 NO_SUCH_LIST = "There is no reminder list with that name. Existing lists: "
@@ -169,6 +175,9 @@ class ClipboardRead(MacosInput):
 class ClipboardWrite(MacosInput):
     text: Text = Field(description="the text to put on the clipboard")
 
+    def payload(self) -> dict[str, Any]:
+        return {"text": self.text, "max_chars": MAX_TEXT + 1}  # one more, to see a longer text
+
 
 class CalendarDay(MacosInput):
     day: date | None = Field(None, description="another day (YYYY-MM-DD); default today")
@@ -206,6 +215,7 @@ class ReminderAdd(MacosInput):
             "due": _ms(due) if due else None,
             "all_day": all_day,
             "notes": self.notes,
+            "max_chars": MAX_TEXT + 1,
         }
 
 
@@ -219,6 +229,15 @@ class NoteCreate(MacosInput):
     def where(self) -> str:
         folder = f"folder {quote(self.folder)}" if self.folder else "the default folder"
         return folder + (" (creating it if missing)" if self.folder and self.create_folder else "")
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "body": self.body,
+            "folder": self.folder,
+            "create_folder": self.create_folder,
+            "max_chars": MAX_LINE + MAX_TEXT + 2,
+        }
 
 
 class MailRead(MacosInput):
@@ -274,6 +293,9 @@ class MailSend(MacosInput):
         more = max(len(self.to) - 3, 0) + len(self.cc) + len(self.bcc)
         return shown + (f" (+{more} more)" if more > 0 else "")
 
+    def payload(self) -> dict[str, Any]:
+        return {**self.model_dump(mode="json", exclude={"action"}), "max_chars": SCRIPT_FIELD_CAP}
+
 
 class FinderReveal(MacosInput):
     path: Annotated[str, Field(max_length=4096)] = Field(
@@ -299,9 +321,12 @@ def _clipboard_text(call: ClipboardRead, result: dict[str, Any]) -> ToolResult:
 
 
 def _clipboard_written(call: ClipboardWrite, result: dict[str, Any]) -> ToolResult:
+    outcome = effects.clipboard(text=call.text, found=result.get("found"))
     if not result.get("written"):
-        return ToolResult.failure(NOT_WRITTEN)
-    return ToolResult(text=f"Put {len(call.text)} characters on the clipboard.")
+        return with_effect(ToolResult.failure(NOT_WRITTEN), outcome)
+    return with_effect(
+        ToolResult(text=f"Put {len(call.text)} characters on the clipboard."), outcome
+    )
 
 
 async def _calendar_day(tool: MacosTool, call: CalendarDay) -> ToolResult:
@@ -362,9 +387,17 @@ def _reminder_added(call: ReminderAdd, result: dict[str, Any]) -> ToolResult:
             if all_day
             else f", due {due.isoformat(timespec='minutes')}"
         )
-    return ToolResult(
+    added = ToolResult(
         text=f"Added the reminder to the list {quote(str(result.get('list', '')))}{when}."
     )
+    outcome = effects.reminder(
+        title=call.title,
+        list_name=str(result.get("list", "")),
+        due=parse_due(call.due) if call.due else None,
+        notes=call.notes or "",
+        found=result.get("found"),
+    )
+    return with_effect(added, outcome)
 
 
 def _note_created(call: NoteCreate, result: dict[str, Any]) -> ToolResult:
@@ -372,9 +405,17 @@ def _note_created(call: NoteCreate, result: dict[str, Any]) -> ToolResult:
         names = [clip(name, SHOWN_FIELD) for name in result.get("folders", [])[:50]]
         return ToolResult.failure(NO_SUCH_FOLDER + json.dumps(names, ensure_ascii=False))
     created = " (a new folder)" if result.get("created_folder") else ""
-    return ToolResult(
+    made = ToolResult(
         text=f"Created the note in the folder {quote(str(result.get('folder', '')))}{created}."
     )
+    outcome = effects.note(
+        title=call.title,
+        body=call.body,
+        folder=str(result.get("folder", "")),
+        created_folder=bool(result.get("created_folder")),
+        found=result.get("found"),
+    )
+    return with_effect(made, outcome)
 
 
 def _unread_mail(call: MailRead, result: dict[str, Any]) -> ToolResult:
@@ -405,15 +446,45 @@ def _unread_mail(call: MailRead, result: dict[str, Any]) -> ToolResult:
     return ToolResult(text="\n".join(lines))
 
 
-def _mail_sent(call: MailSend, result: dict[str, Any]) -> ToolResult:
+async def _mail_send(tool: MacosTool, call: MailSend) -> ToolResult:
+    """Send (or save a draft), then read it back: the draft as Mail holds it, a sent mail as
+    Sent shows it, looked for until `tool.sent_wait` seconds have passed."""
+    result = await tool.call_action_script(call)
     recipients = f"{call.count} recipient{'s' if call.count != 1 else ''}"
     if call.draft:
-        return ToolResult(
+        saved = ToolResult(
             text=f"Saved a draft to {recipients} and opened it in Mail; it was not sent."
         )
+        outcome = effects.draft(
+            subject=call.subject, to=call.to, cc=call.cc, bcc=call.bcc, body=call.body,
+            found=result.get("found"),
+        )  # fmt: skip
+        return with_effect(saved, outcome)
     if not result.get("sent"):
         return ToolResult.failure(NOT_SENT)
-    return ToolResult(text=f"Sent the mail to {recipients}.")
+    since = int(result.get("started") or 0) - SENT_SLACK_MS
+    query = {
+        "subject": call.subject,
+        "to": call.to,
+        "since": since,
+        "max_chars": SCRIPT_FIELD_CAP,
+    }
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + tool.sent_wait
+    found: object = None
+    while True:
+        answer = await tool.call_script("macos/mail_sent", query, app="Mail")
+        found = answer.get("found")
+        if isinstance(found, dict) or loop.time() >= give_up:
+            break
+        await asyncio.sleep(SENT_POLL)
+    outcome = effects.sent(found=found, waited=tool.sent_wait)
+    lead = (
+        f"Sent the mail to {recipients}."
+        if outcome.kind == "done"
+        else f"Handed the mail for {recipients} to Mail."
+    )
+    return with_effect(ToolResult(text=lead), outcome)
 
 
 async def _reveal(tool: MacosTool, call: FinderReveal) -> ToolResult:
@@ -423,7 +494,21 @@ async def _reveal(tool: MacosTool, call: FinderReveal) -> ToolResult:
     result = await tool.call_action_script(call, {"path": str(path)})
     if result.get("problem") == "no_such_path":
         return ToolResult.failure(NO_SUCH_PATH)
-    return ToolResult(text="Showed it in Finder.")
+    # Finder reports real paths (/private/var/…), so the path is matched as either spelling.
+    real = await asyncio.to_thread(os.path.realpath, path)
+    outcome = effects.revealed(paths=(str(path), real), selected=result.get("selected"))
+    return with_effect(ToolResult(text="Showed it in Finder."), outcome)
+
+
+def _app_opened(call: OpenApp, result: dict[str, Any]) -> ToolResult:
+    outcome = effects.app_in_front(
+        app=call.app, running=result.get("running"), frontmost=result.get("frontmost")
+    )
+    return with_effect(ToolResult(text=f"Opened {call.app}."), outcome)
+
+
+def _notified(call: Notify, result: dict[str, Any]) -> ToolResult:
+    return with_effect(ToolResult(text="Showed the notification."), effects.NOTIFIED)
 
 
 # --- the table ---------------------------------------------------------------------------
@@ -447,12 +532,12 @@ ACTIONS = ActionTable(
     rows=[
         _row(
             "open_app", OpenApp, Risk.CHANGE, "Opens an app or brings it to the front",
-            label="Open an app", summary="Open {app!q}", app="{app}", result="Opened {app}.",
+            label="Open an app", summary="Open {app!q}", app="{app}", result=_app_opened,
         ),
         _row(
             "notify", Notify, Risk.CHANGE, "Shows a notification",
             label="Show a notification", summary="Show a notification: {text!q}",
-            target="Notification Center", result="Showed the notification.",
+            target="Notification Center", result=_notified,
         ),
         _row(
             "clipboard_read", ClipboardRead, Risk.READ, "Reads the text on the clipboard",
@@ -491,7 +576,7 @@ ACTIONS = ActionTable(
             label="Send mail (or save a draft)",
             summary="{send_or_save} {recipients}: {subject!q}",
             hint="with draft true, saves and opens a draft instead of sending",
-            app="Mail", result=_mail_sent,
+            app="Mail", run=_mail_send,
         ),
         _row(
             "finder_reveal", FinderReveal, Risk.READ, "Shows a file or folder in Finder",
@@ -508,3 +593,4 @@ class MacosTool(TableTool[MacosInput]):
     name = "macos"
     title = "macOS"
     table = ACTIONS
+    sent_wait = SENT_WAIT  # how long a sent mail is looked for in Sent

@@ -12,7 +12,9 @@ Public pieces:
   AtspiInspector` answers it on Linux (AT-SPI over D-Bus: `atspi/reader.py`, `atspi/bus.py`,
   `dbus_wire.py`), `ax.reader.AxInspector` on macOS (the Accessibility API: `ax/reader.py`, pure
   parts in `ax/tables.py` and `ax/read.py`); `a11y/backend.py` picks the backend,
-  `accessible.py` is the element model both read into.
+  `accessible.py` is the element model both read into. `a11y/effect.py` says what an action
+  changed in the window it acted on (`Effect:` lines, both platforms); the inspectors that also
+  watch that window (`atspi/watching.py`, `ax/watching.py`) are what `backend.py` opens.
 - `see.tool.ScreenTool`: the `screen` function tool (windows, see with ids, wait, click /
   set_value / scroll_to by id), with `see/targets.py` (which window) and `see/snapshot.py` (ids).
 - `backends/`: X11 and macOS behind `base.ScreenBackend`; `factory.py` says which one runs here.
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tools.lazy import lazy_names
+import lazy_loader
 
 # Each name loads its module when first used: the app's window imports `tools.screen.hand`
 # before it shows, and the driver brings in the SDK (a second to load).
@@ -40,28 +42,6 @@ if TYPE_CHECKING:
     from tools.screen.geometry import Point, Rect
     from tools.screen.risk import screen_action, screen_risk, screen_summary
 
-_HOMES = {
-    "Element": "a11y.elements",
-    "Inspector": "a11y.elements",
-    "ScreenBackend": "backends.base",
-    "ScreenStatus": "backends.base",
-    "ScreenUnavailable": "backends.base",
-    "screen_status": "backends.factory",
-    "Display": "displays",
-    "describe_displays": "displays",
-    "OwnWindows": "driver",
-    "Progress": "driver",
-    "ScreenComputer": "driver",
-    "progress_scope": "driver",
-    "ScreenError": "errors",
-    "ScreenEvent": "events",
-    "ScreenEventSink": "events",
-    "Point": "geometry",
-    "Rect": "geometry",
-    "screen_action": "risk",
-    "screen_risk": "risk",
-    "screen_summary": "risk",
-}
 
 __all__ = [
     "Display",
@@ -86,4 +66,18 @@ __all__ = [
     "screen_summary",
 ]
 
-__getattr__ = lazy_names(__name__, _HOMES)
+# The names of `__all__`, each imported from its module when first used.
+__getattr__, __dir__ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "a11y.elements": ["Element", "Inspector"],
+        "backends.base": ["ScreenBackend", "ScreenStatus", "ScreenUnavailable"],
+        "backends.factory": ["screen_status"],
+        "displays": ["Display", "describe_displays"],
+        "driver": ["OwnWindows", "Progress", "ScreenComputer", "progress_scope"],
+        "errors": ["ScreenError"],
+        "events": ["ScreenEvent", "ScreenEventSink"],
+        "geometry": ["Point", "Rect"],
+        "risk": ["screen_action", "screen_risk", "screen_summary"],
+    },
+)[:2]

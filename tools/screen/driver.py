@@ -6,7 +6,7 @@ implements the 17 members on a backend from `backends/`):
     screen = ScreenComputer(
         confirm=gate_confirm,            # the app's gate; required while type/key/hold_key are on
         own_windows=window_rects,        # () -> rectangles of Deskhand's own windows, global
-        inspector=inspector,             # accessibility: AtspiInspector (Linux), AxInspector (macOS)
+        inspector=inspector,             # accessibility: `a11y.backend.open_accessibility`
         on_event=overlay.show,           # plain `ScreenEvent`s to draw
         before_capture=overlay.hide,     # the overlay out of the way of the pixels
         after_capture=overlay.unhide,
@@ -25,6 +25,11 @@ before it acts. Before the app's
 would land on one of the app's own windows or type into a secure field, so the person is never
 asked about those; the same checks run again when the call executes, with the screen as it is
 then.
+
+A click, `type`, `key` or `hold_key` on an element another app shows looks at its window before
+and after (when the inspector can watch it: `a11y/effect.py`), and the result ends with the
+`Effect:` lines of what changed there (`tool_result`); a left click on a disabled control is
+refused with `not enabled`, nothing sent.
 
 Coordinates the model sends are pixels of the latest screenshot of the current display (the
 primary one until `select_display`); they are mapped exactly to global logical points
@@ -79,6 +84,8 @@ from anthropic.types.beta import (
     BetaComputerWaitInput,
     BetaComputerZoomInput,
     BetaResponseComputerToolUseBlock,
+    BetaToolResultBlockParam,
+    BetaToolUseBlock,
 )
 
 from tools.screen import errors
@@ -101,7 +108,14 @@ from tools.screen.link import BackendFactory, OwnWindows, ScreenLink
 from tools.screen.risk import KEYBOARD_MEMBERS, POINTER_MEMBERS, screen_action, screen_risk
 from tools.screen.risk import screen_summary as _summary
 from tools.screen.scaling import ZOOM_UPSCALE, ImageFrame, encode_image, fit_size
-from tools.toolset_driver import Judged, Progress, ToolsetDriver, input_of, progress_scope
+from tools.toolset_driver import (
+    Judged,
+    Progress,
+    ToolsetDriver,
+    call_record,
+    input_of,
+    progress_scope,
+)
 
 log = logging.getLogger(__name__)
 
@@ -322,6 +336,19 @@ class ScreenComputer(ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset
                 return
             await asyncio.sleep(FOCUS_SETTLE)
 
+    async def tool_result(self, tool_use: BetaToolUseBlock) -> BetaToolResultBlockParam:
+        """The SDK's result block, with the `Effect:` section of what the call changed in the
+        window it acted on, when a member saw it (the SDK folds a member's own line into one)."""
+        with call_record() as record:
+            block = await super().tool_result(tool_use)
+            outcome = record.outcome
+        if outcome is None or outcome.kind == "refused" or block.get("is_error"):
+            return block
+        content = block.get("content") or []
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+        effect: Any = {"type": "text", "text": outcome.effect_text()}
+        return {**block, "content": [*blocks, effect]}
+
     async def execute(
         self,
         context: BetaToolsetCallContext,
@@ -511,6 +538,7 @@ class ScreenComputer(ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset
         backend = await self._ready()
         await self._prepare_keyboard(backend)
         await self._check_focus(backend)
+        watch = await self._watch_keys()
         self._emit(ScreenEvent(kind="type", display=self.current_display, text=text))
         previous = ""
         for char in text:
@@ -522,6 +550,7 @@ class ScreenComputer(ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset
             await self._check_focus(backend)
             await self._input(backend.type_char, char)
             previous = char
+        await self._report_effect(watch)
 
     async def key(self, context: BetaToolsetCallContext, input: BetaComputerKeyInput) -> None:
         chords = parse_sequence(input.text)
@@ -532,12 +561,14 @@ class ScreenComputer(ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset
             await self._check_secure()
         backend = await self._ready()
         await self._prepare_keyboard(backend)
+        watch = await self._watch_keys()
         self._emit(ScreenEvent(kind="key", display=self.current_display, text=input.text))
         for _ in range(repeat):
             for chord in chords:
                 await self._check_focus(backend)
                 async with self._holding(backend, chord):
                     pass
+        await self._report_effect(watch)
 
     async def hold_key(
         self, context: BetaToolsetCallContext, input: BetaComputerHoldKeyInput
@@ -550,9 +581,11 @@ class ScreenComputer(ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset
         backend = await self._ready()
         await self._prepare_keyboard(backend)
         await self._check_focus(backend)
+        watch = await self._watch_keys()
         self._emit(ScreenEvent(kind="key", display=self.current_display, text=input.text))
         async with self._holding(backend, chord):
             await asyncio.sleep(input.duration)
+        await self._report_effect(watch)
 
     async def _prepare_keyboard(self, backend: ScreenBackend) -> None:
         """Re-read the keyboard layout before a run of keystrokes (the person may switch it)."""

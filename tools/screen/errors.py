@@ -113,19 +113,13 @@ NEEDS_ID = "This action needs the id of an element from a snapshot (for example 
 NEEDS_VALUE = "set_value needs the value to put in the field."
 NEEDS_WHAT = "wait needs a role or a label (or both) to wait for."
 NOT_EDITABLE = "That element does not take text. Use set_value on a text field."
-DISABLED = "That element is disabled, so it cannot be used now."
 NOT_PRESSED = (
     "That element has no action of its own and is not on screen to be clicked. "
     "Use scroll_to first, or see again."
 )
-NOT_SET = "The field did not take the text. Click it and type with the computer tool instead."
 NOT_REACHABLE = (
     "That field cannot be set directly and its centre is covered or off screen, so nothing was "
     "typed. Use scroll_to first, or see again."
-)
-TYPED_DIFFERENTLY = (
-    "The text was typed, but the field now reads differently (it may reformat or limit what "
-    "it takes). See again to check it."
 )
 NOT_TYPEABLE = (
     "That field can only be typed into, and the text holds line breaks, tabs or other control "

@@ -22,6 +22,9 @@ from typing import Any, TypeVar
 from PIL import Image
 
 from tools.screen import errors
+from tools.screen.a11y.accessible import Node
+from tools.screen.a11y.atspi.tables import kind_of
+from tools.screen.a11y.effect import Watch, Watcher, not_enabled
 from tools.screen.a11y.elements import Element, Inspector
 from tools.screen.backends.base import MouseButton, ScreenBackend, WindowInfo
 from tools.screen.displays import Display, display_at, number_displays, primary_display, to_local
@@ -32,6 +35,7 @@ from tools.screen.hand import Hand
 from tools.screen.keys import UnknownKey, is_text_entry, parse_modifiers, parse_sequence
 from tools.screen.risk import KEYBOARD_MEMBERS, POINTER_MEMBERS
 from tools.screen.scaling import ImageFrame
+from tools.toolset_driver import ToolsetDriver
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +48,7 @@ BackendFactory = Callable[[], ScreenBackend]
 CLICK_GAP = 0.04  # seconds between the clicks of a double or triple click
 FOCUS_MATCH = 0.75  # overlap at which the focused window counts as one of the app's own
 INSPECT_LIMIT = 1.5  # seconds accessibility may take to say what a call affects
+LEFT_CLICKS = frozenset({"left_click", "double_click", "triple_click"})
 
 
 class ScreenLink:
@@ -190,15 +195,7 @@ class ScreenLink:
 
     async def _inspect(self, ask: Awaitable[Element | None]) -> Element | None:
         """An inspector's answer, or None (unknown) when it fails or takes too long."""
-        try:
-            async with asyncio.timeout(INSPECT_LIMIT):
-                return await ask
-        except TimeoutError:
-            log.warning("The accessibility inspector took too long")
-            return None
-        except Exception:
-            log.exception("The accessibility inspector failed")
-            return None
+        return await _in_time(ask, "The accessibility inspector")
 
     async def _check_secure(self) -> None:
         if self._inspector is None:
@@ -206,6 +203,37 @@ class ScreenLink:
         focused = await self._inspect(self._inspector.focused_element())
         if focused is not None and focused.secure:
             raise refusal(errors.SECURE_FIELD)
+
+    # --- effects: the window acted on, before and after ----------------------------------------
+
+    @staticmethod
+    def _refuse_disabled(target: Node) -> None:
+        """A disabled control takes no click: refused, nothing sent, and said so."""
+        refused = not_enabled(target)
+        ToolsetDriver.report_outcome(refused)
+        raise refusal(refused.note)
+
+    async def _watch_point(self, point: Point) -> Watch | None:
+        """The window under `point` looked at before a click, when accessibility can tell."""
+        if not isinstance(self._inspector, Watcher):
+            return None
+        return await self._watched(self._inspector.watch_at(point))
+
+    async def _watch_keys(self) -> Watch | None:
+        """The window with the keyboard focus looked at before keys go to it."""
+        if not isinstance(self._inspector, Watcher):
+            return None
+        return await self._watched(self._inspector.watch_focused())
+
+    async def _watched(self, ask: Awaitable[Watch | None]) -> Watch | None:
+        return await _in_time(ask, "Looking at the target window")
+
+    @staticmethod
+    async def _report_effect(watch: Watch | None) -> None:
+        """What the call changed in the window it acted on: its `Effect:` lines, which the
+        toolset puts in the result (`ScreenComputer.tool_result`)."""
+        if watch is not None:
+            ToolsetDriver.report_outcome(await watch.outcome())
 
     def _known_point(self, params: dict[str, Any]) -> tuple[Point | None, int | None]:
         """Where a call will act, from what is already known (no backend call): the latest
@@ -247,6 +275,15 @@ class ScreenLink:
             for point in points:
                 if point is not None:
                     self._check_point(point)
+            if member in LEFT_CLICKS and points[0] is not None and self._inspector is not None:
+                # A disabled control would take no click: refused before anyone is asked.
+                under = await self._inspect(self._inspector.element_at(points[0]))
+                if (
+                    under is not None
+                    and not under.enabled
+                    and kind_of(under.role) not in ("G", "X")
+                ):
+                    self._refuse_disabled(Node(ref=None, role=under.role, name=under.name))
         elif member == "type":
             await self._check_secure()
         elif member in ("key", "hold_key"):
@@ -317,6 +354,11 @@ class ScreenLink:
     ) -> str:
         modifiers = parse_modifiers(held)
         backend, point, index = await self._aim(coordinate)
+        watch = await self._watch_point(point)
+        target = watch.target if watch is not None else None
+        if button == "left" and target is not None and not target.enabled:
+            if target.kind not in ("G", "X"):  # a control: asked again now, as it is now
+                self._refuse_disabled(target)
         self._emit(
             ScreenEvent(kind="click", display=index, points=(point,), button=button, count=count)
         )
@@ -332,4 +374,18 @@ class ScreenLink:
                 finally:
                     # However the press ended, the button goes up again.
                     await self._finally([functools.partial(backend.button, button, False, click)])
+        await self._report_effect(watch)
         return self._echo(point)
+
+
+async def _in_time(ask: Awaitable[T | None], what: str) -> T | None:
+    """What accessibility answers, or None (unknown) when it fails or takes too long: a slow
+    or broken inspector never holds up nor breaks a call."""
+    try:
+        async with asyncio.timeout(INSPECT_LIMIT):
+            return await ask
+    except TimeoutError:
+        log.warning("%s took too long", what)
+    except Exception:
+        log.exception("%s failed", what)
+    return None

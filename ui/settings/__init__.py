@@ -5,17 +5,13 @@ module beside them is needed at start-up for its style)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import lazy_loader
 
 if TYPE_CHECKING:
     from ui.settings.dialog import SettingsDialog
 
 __all__ = ["SettingsDialog"]
 
-
-def __getattr__(name: str) -> Any:
-    if name == "SettingsDialog":
-        from ui.settings.dialog import SettingsDialog
-
-        return SettingsDialog
-    raise AttributeError(f"module 'ui.settings' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_loader.attach(__name__, submod_attrs={"dialog": ["SettingsDialog"]})[:2]

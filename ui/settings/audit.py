@@ -18,12 +18,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.calls.audit_export import audit_rows, decision_text, reason_text, write_csv
+from desktop.calls.audit_export import (
+    audit_rows,
+    decision_text,
+    effect_text,
+    reason_text,
+    write_csv,
+)
 from desktop.workspace import Workspace
 from ui.settings.form import Draft, SettingsPage, hint_label
 
-COLUMNS = ["Time", "Action", "Summary", "Decision", "Reason", "Outcome"]
-SUMMARY, REASON = COLUMNS.index("Summary"), COLUMNS.index("Reason")
+COLUMNS = ["Time", "Action", "Summary", "Decision", "Reason", "Outcome", "Effect"]
+SUMMARY, REASON, EFFECT = COLUMNS.index("Summary"), COLUMNS.index("Reason"), COLUMNS.index("Effect")
 
 
 class AuditPage(SettingsPage):
@@ -35,7 +41,9 @@ class AuditPage(SettingsPage):
         super().__init__(parent)
         self._workspace = workspace
         self.filter = QLineEdit()
-        self.filter.setPlaceholderText("Filter by action, summary, decision, reason or outcome")
+        self.filter.setPlaceholderText(
+            "Filter by action, summary, decision, reason, outcome or effect"
+        )
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self.refresh)
         self.export = QPushButton("Export CSV…")
@@ -94,12 +102,15 @@ class AuditPage(SettingsPage):
                 decision_text(entry),
                 reason_text(entry),
                 values[6],
+                effect_text(entry),
             )
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
                 if column in (SUMMARY, REASON):
                     item.setToolTip(text)
+                elif column == EFFECT and entry.changes:
+                    item.setToolTip(entry.changes)  # every line, as the CSV has them
                 self.table.setItem(row, column, item)
         self._fit_later.start()
         self.status.setText(f"{len(rows)} entries" if rows else "Nothing recorded yet.")

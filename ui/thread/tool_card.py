@@ -36,7 +36,7 @@ from ui.thread.labels import StableHints, WrappingLabel
 from ui.thread.rich_text import HINT_WIDTH, MIN_WIDTH
 
 if TYPE_CHECKING:
-    from desktop.calls.card_text import CardOutcome
+    from desktop.calls.card_text import CardWords, Outcome
 
 MAX_PROGRESS_LINES = 6
 ICON_SIZE = 16
@@ -44,15 +44,38 @@ RUNNING = "Running…"
 TAKE_OVER = "Take over"
 HAND_BACK = "Hand back"
 # Worst first: a run's line takes the colour of the worst way one of its calls ended.
-SEVERITY = ("failed", "blocked", "denied", "stopped", "skipped", "running", "done")
+SEVERITY = (
+    "failed",
+    "blocked",
+    "denied",
+    "differs",
+    "no_effect",
+    "stopped",
+    "skipped",
+    "unconfirmed",
+    "running",
+    "done",
+)
 STATE_COLOURS = {
     "running": "accent",
     "done": "success",
     "failed": "danger",
     "denied": "warning",
     "blocked": "warning",
+    "differs": "warning",
+    "no_effect": "warning",
     "stopped": "text_faint",
     "skipped": "text_faint",
+    "unconfirmed": "text_muted",
+}
+# A run's line counts its calls by how they ended, in these words.
+RUN_WORDS = {
+    "done": "done",
+    "failed": "failed",
+    "denied": "denied by you",
+    "differs": "not as asked",
+    "no_effect": "no change",
+    "unconfirmed": "not confirmed",
 }
 
 
@@ -269,7 +292,7 @@ class ToolCard(_Expandable):
         self.thumbnails: list[ImageThumbnail] = []
         self._viewers: list[ImageViewer] = []
         self._lines: list[str] = []
-        self.ending: CardOutcome | None = None
+        self.ending: CardWords | None = None
         body = QWidget()
         body.setObjectName("toolBody")
         column = QVBoxLayout(body)
@@ -306,12 +329,20 @@ class ToolCard(_Expandable):
         outcome: str | None = None,
         notices: Sequence[str] = (),
         offers: Sequence[str] = (),
+        effect: Outcome | None = None,
     ) -> None:
         """How the call ended: `summary` is what the model read, shown only where it helps;
-        `notices` are for the person, `offers` hosts they may let through."""
-        from desktop.calls.card_text import card_outcome
+        `effect` what it really did; `notices` are for the person, `offers` hosts they may let
+        through."""
+        from desktop.calls.card_text import card_words
 
-        ending = card_outcome(outcome or ("error" if is_error else "ok"), summary)
+        ending = card_words(
+            outcome or ("error" if is_error else "ok"),
+            summary,
+            effect,
+            source=self.source,
+            source_title=self.source_title,
+        )
         self.ending = ending
         # Progress says what a running call is doing; once it ended, how it ended does. Kept,
         # it would show live only: a reopened chat has no progress to show.
@@ -433,9 +464,8 @@ class ToolRun(_Expandable):
         if set(counts) == {"done"}:
             self.state.setText("Done")
         else:
-            words = {"done": "done", "failed": "failed", "denied": "denied by you"}
             self.state.setText(
-                " · ".join(f"{n} {words.get(state, state)}" for state, n in counts.items())
+                " · ".join(f"{n} {RUN_WORDS.get(state, state)}" for state, n in counts.items())
             )
         self._set_state(min(counts, key=SEVERITY.index))
 
@@ -455,13 +485,16 @@ STYLE = """
 #toolCard[inRun="true"] { background: transparent; border: none; }
 #toolCard[state="failed"], #toolRun[state="failed"] { border-color: $danger_border; }
 #toolCard[state="denied"], #toolRun[state="denied"],
-#toolCard[state="blocked"], #toolRun[state="blocked"] { border-color: $warning_border; }
+#toolCard[state="blocked"], #toolRun[state="blocked"],
+#toolCard[state="differs"], #toolRun[state="differs"],
+#toolCard[state="no_effect"], #toolRun[state="no_effect"] { border-color: $warning_border; }
 #toolTitle { font-weight: 600; color: $text; }
 #toolDetail, #toolImages { color: $text_muted; }
 #toolState { color: $text_muted; }
 #toolState[state="done"] { color: $text_muted; }
 #toolState[state="failed"] { color: $danger; font-weight: 600; }
-#toolState[state="denied"], #toolState[state="blocked"] { color: $warning; font-weight: 600; }
+#toolState[state="denied"], #toolState[state="blocked"],
+#toolState[state="differs"], #toolState[state="no_effect"] { color: $warning; font-weight: 600; }
 #toolState[state="running"] { color: $accent; }
 #toolSummary, #toolProgress { color: $text_muted; }
 #toolNote { color: $text; }

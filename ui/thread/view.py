@@ -363,6 +363,7 @@ class ThreadView(ThreadColumn):
             outcome=event.outcome,
             notices=event.notices,
             offers=event.offers,
+            effect=event.effect,
         )
 
     def _add_tool_card(self, card: ToolCard) -> None:

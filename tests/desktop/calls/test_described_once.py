@@ -12,25 +12,19 @@ from desktop.calls.contract import CARD_KEY
 from desktop.calls.permissions import Answer
 from desktop.chat.events import ToolStarted
 from desktop.workspace import Workspace
-from tests.desktop.calls.test_browser_changed import (  # noqa: F401  (the fixture)
-    BUY,
-    browsing,
-    orders,
-    run_turn,
-    shop,
-)
 from tests.support.model_server import ScriptedModelServer
 from tests.support.page_server import PageServer
+from tests.support.shop import BUY, orders, run_turn, shop
 from tools.base import Risk
 
 
 def test_the_card_says_what_the_sheet_asked_about(
-    browsing: Workspace,  # noqa: F811  (the fixture imported above)
+    shopping: Workspace,
     model_server: ScriptedModelServer,
     pages: PageServer,
 ) -> None:
-    person = shop(browsing, pages, (None, Answer(allow=False)))
-    events, _status = run_turn(browsing, person, model_server, BUY)
+    person = shop(shopping, pages, (None, Answer(allow=False)))
+    events, _status = run_turn(shopping, person, model_server, BUY)
 
     [asked] = person.asked
     assert asked.risk == Risk.CONSEQUENTIAL and "'Buy now'" in asked.summary
@@ -38,7 +32,7 @@ def test_the_card_says_what_the_sheet_asked_about(
     assert (card.label, card.summary) == (asked.label, asked.summary)
     stored = [
         block[CARD_KEY]
-        for message in browsing.store.messages(person.sid)
+        for message in shopping.store.messages(person.sid)
         if isinstance(message.content, list)
         for block in message.content
         if isinstance(block, dict) and block.get("tool_use_id") == asked.tool_use_id

@@ -9,12 +9,12 @@ import pytest
 
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Answer, RuleScope, ToolCall, decide, scope_sentence
-from desktop.chat.events import AgentEvent, ToolFinished
+from desktop.chat.events import ToolFinished
 from desktop.system.permission_settings import Mode, PermissionSettings, Rule
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool
-from tests.support.turns import send, start
+from tests.support.turns import send, start, turn
 from tests.support.waiting import wait_until
 from tools.base import Risk
 
@@ -133,18 +133,6 @@ class Person:
         self.asked.append(request.call)
         if self.answers:
             request.answer(self.answers.pop(0))
-
-
-def turn(ws: Workspace, text: str) -> list[AgentEvent]:
-    events: list[AgentEvent] = []
-    sid = ws.store.create_session().id
-
-    async def go() -> None:
-        await send(ws.conversations, sid, text, events.append)
-        await ws.agent.close()
-
-    asyncio.run(go())
-    return events
 
 
 def test_denial_with_a_reason_reaches_the_model_and_nothing_runs(

@@ -9,9 +9,9 @@ import pytest
 from desktop.chat.events import ToolFinished, ToolStarted, TurnFailed, TurnFinished
 from desktop.system.permission_settings import Mode, Rule
 from desktop.workspace import Workspace
-from tests.desktop.calls.test_permissions import turn
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool
+from tests.support.turns import turn
 from tools.base import (
     BAD_INPUT,
     NOT_AN_OBJECT,

@@ -9,8 +9,8 @@ from typing import Any
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Answer
 from desktop.workspace import Workspace
-from tests.desktop.chat.test_agent import Recorder
 from tests.support.model_server import ScriptedModelServer, browser_use, text_reply, tool_reply
+from tests.support.recorder import Recorder
 from tests.support.turns import send, start
 from tests.support.waiting import wait_until
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.chat.events import AgentEvent, TextDelta, ToolFinished, TurnFailed, TurnFinished
+from desktop.chat.events import TextDelta, ToolFinished, TurnFailed, TurnFinished
 from desktop.workspace import Workspace
 from tests.support.model_server import (
     DropConnection,
@@ -22,25 +22,11 @@ from tests.support.model_server import (
     text_reply,
     tool_reply,
 )
+from tests.support.recorder import Recorder
 from tests.support.sample_tools import NotebookTool
 from tests.support.turns import send, start
 from tests.support.waiting import wait_until
 from tools.base import Risk
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[AgentEvent] = []
-
-    def __call__(self, event: AgentEvent) -> None:
-        self.events.append(event)
-
-    def of(self, kind: type) -> list:
-        return [e for e in self.events if isinstance(e, kind)]
-
-    @property
-    def text(self) -> str:
-        return "".join(e.text for e in self.of(TextDelta))
 
 
 def run_turn(ws: Workspace, text: str, session_id: int | None = None) -> tuple[int, Recorder]:

@@ -20,10 +20,9 @@ from desktop.command import apps as apps_cli
 from desktop.system.permission_settings import Rule
 from desktop.workspace import Workspace
 from tests.support.answers import checked
+from tests.support.jxa.finder_world import DESKTOP_REPORT, files_on_desktop, finder_world
 from tests.support.jxa.world import OSASCRIPT, WORLD_ENV, World
-from tests.tools.mac.sdef.bundles import FIXTURES, INCLUDES, make_bundle
-from tests.tools.mac.sdef.test_app_tools import DESKTOP_REPORT, finder_world
-from tests.ui.window.test_app_command import files_on_desktop
+from tests.support.sdef.bundles import FIXTURES, INCLUDES, make_bundle
 from tools.mac.osa.engine import OSASCRIPT_ENV, OsaEngine
 from tools.mac.sdef import AppCatalog, AppCommandTool
 

@@ -202,7 +202,9 @@ def test_without_the_app_a_broken_settings_file_runs_nothing(desk: Desk, tmp_pat
 
 
 KEEPER_RECT = (960, 20, 620, 440)  # right of the desk's form and dialog
-PRESSED_SAVE = "Pressed B1 'Save' (button, see_target.py).\n"
+PRESSED_SAVE = (
+    "Pressed B1 'Save' (button, see_target.py).\nEffect: none: nothing in the window changed.\n"
+)
 STALE = (
     "deskhand ui click: The window changed since that snapshot (it moved, closed, or the element "
     "is gone). Use the see action again, then act on an id it lists.\n"
@@ -326,7 +328,10 @@ def test_without_the_app_a_field_named_by_its_label_is_found_again(
     assert 'T2 text field "Email"' in seen.out, seen.out
     typed = ui(data_dir, "type", "T2", "ada@example.com", env=desk.env())
     assert (typed.code, typed.err) == (0, "")
-    assert typed.out == "Set T2 'Email' (text field, zenity) to 'ada@example.com'.\n"
+    assert typed.out == (
+        "Set T2 'Email' (text field, zenity) to 'ada@example.com'.\n"
+        'Effect:\n~ text "Email": "" → "ada@example.com"\n'
+    )
     again = ui(data_dir, "see", "--title", "Sign in", env=desk.env())
     assert 'T2 text field "Email" = "ada@example.com"' in again.out
 
@@ -437,7 +442,7 @@ def test_see_then_click_by_id_round_trips_through_the_app(app: App, desk: Desk) 
     assert 'B1 button "Save"' in seen.out and "T2 password field" in seen.out
     assert SECRET not in seen.out
     clicked = app.ui("--json", "click", "B1").json
-    assert clicked["schema"] == "deskhand.ui.click/1"
+    assert clicked["schema"] == "deskhand.ui.click/2"
     assert (clicked["element"]["id"], clicked["element"]["label"]) == ("B1", "Save")
     assert clicked["how"] == "accessibility"  # its own action: the pointer never moved
     bounds = clicked["element"]["global_bounds"]
@@ -448,8 +453,9 @@ def test_see_then_click_by_id_round_trips_through_the_app(app: App, desk: Desk) 
         assert time.monotonic() < deadline, "the form never reported the click"
         time.sleep(0.02)
     typed = app.ui("type", "T1", "Grace")
-    assert (
-        typed.code == 0 and typed.out == "Set T1 'Name' (text field, see_target.py) to 'Grace'.\n"
+    assert typed.code == 0 and typed.out == (
+        "Set T1 'Name' (text field, see_target.py) to 'Grace'.\n"
+        'Effect:\n~ text "Name": "" → "Grace"\n'
     )
 
 
@@ -539,9 +545,9 @@ EVERY = [
     (["wait", "--app", "see_target.py", "--label", "Save"], "appeared after", "deskhand.ui.wait/1"),
     (["screenshot", "--app", "see_target.py"], ".png", "deskhand.ui.screenshot/1"),
     (["see", "--app", "see_target.py", "--annotate"], ".png", "deskhand.ui.see/1"),
-    (["click", "B1"], "Pressed B1 'Save' (button, see_target.py).", "deskhand.ui.click/1"),
-    (["type", "T1", "Grace"], "Set T1 'Name'", "deskhand.ui.type/1"),
-    (["scroll", "X40"], "Scrolled X40 'Row 40'", "deskhand.ui.scroll/1"),
+    (["click", "B1"], "Pressed B1 'Save' (button, see_target.py).", "deskhand.ui.click/2"),
+    (["type", "T1", "Grace"], "Set T1 'Name'", "deskhand.ui.type/2"),
+    (["scroll", "X40"], "Scrolled X40 'Row 40'", "deskhand.ui.scroll/2"),
 ]
 
 
@@ -585,6 +591,10 @@ def every_command(run: Any, never: frozenset[str] = frozenset()) -> None:
                 assert image["scale"] == image["width"] / 1600 < 1
         if words[0] in ("click", "type", "scroll"):
             assert value["element"]["id"] == words[1] and value["screen"] == 0
+        if words[0] in ("click", "type"):  # it acted: it says what it did, or why it cannot
+            assert value["outcome"] in ("done", "no_effect", "unconfirmed"), value
+            assert value["changes"] or value["outcome"] != "done"
+            assert value["note"] or value["outcome"] != "unconfirmed"
         if words[0] == "click":
             assert value["how"] == "accessibility"
         if words[0] == "scroll":

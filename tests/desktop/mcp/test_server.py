@@ -7,72 +7,22 @@ every refusal says what happened and what the person can change."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import sqlite3
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import mcp_types
 import pytest
 from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
 from desktop.__main__ import parse_args
 from tests.support import mcp_servers
 from tests.support.desk import running_desk
+from tests.support.deskhand_mcp import audit, data_dir, served, session, text
 from tests.support.page_server import PageServer
 from tests.support.x11 import Xvfb, xvfb_missing
-
-ROOT = Path(__file__).resolve().parents[3]
-Elicit = Any
-
-
-def data_dir(tmp_path: Path, browser: dict[str, Any] | None = None, **settings: Any) -> Path:
-    folder = tmp_path / "data"
-    folder.mkdir(exist_ok=True)
-    browser = {"headless": True, "allow_hosts": "127.0.0.1", **(browser or {})}
-    (folder / "settings.json").write_text(json.dumps({"browser": browser, **settings}))
-    return folder
-
-
-def served(folder: Path, *options: str, env: dict[str, str] | None = None) -> StdioServerParameters:
-    """The server with no display (no DISPLAY), unless `env` gives it one."""
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "desktop", "--data-dir", str(folder), "mcp", *options],
-        cwd=str(ROOT),
-        env={"PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen", **(env or {})},
-    )
-
-
-def session(
-    params: StdioServerParameters,
-    work: Any,
-    *,
-    mode: str = "legacy",
-    elicit: Elicit = None,
-    errlog: TextIO = sys.stderr,
-) -> Any:
-    async def go() -> Any:
-        async with Client(
-            stdio_client(params, errlog=errlog), mode=mode, elicitation_callback=elicit, cache=None
-        ) as client:
-            return await work(client)
-
-    return asyncio.run(go())
-
-
-def text(result: mcp_types.CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if isinstance(c, mcp_types.TextContent))
-
-
-def audit(folder: Path) -> list[tuple[str, str, str, str]]:
-    with sqlite3.connect(folder / "deskhand.db") as db:
-        rows = db.execute("SELECT tool, action, decision, decided_by FROM audit ORDER BY id")
-        return [tuple(row) for row in rows]
 
 
 def test_the_tools_are_listed_with_annotations_from_their_risk(tmp_path: Path) -> None:

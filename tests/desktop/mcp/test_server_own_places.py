@@ -13,7 +13,7 @@ from mcp import Client
 
 from desktop.calls.own_places.guard import KEY_REMOVED, OWN_PLACE
 from desktop.mcp.server import SESSION
-from tests.desktop.mcp.test_server import audit, data_dir, served, session, text
+from tests.support.deskhand_mcp import audit, data_dir, served, session, text
 from tests.support.page_server import PageServer
 
 KEY = "sk-ant-api03-served-secret-9876543210"

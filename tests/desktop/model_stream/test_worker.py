@@ -5,16 +5,20 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
+import subprocess
+import sys
 import time
 
 import pytest
 
 from desktop.chat.events import TurnFailed
+from desktop.model_stream import process
 from desktop.model_stream.errors import ModelCallFailed
 from desktop.model_stream.worker import CLOSE_GRACE, StreamWorker, shared_worker
 from desktop.workspace import Workspace
-from tests.desktop.chat.test_agent import Recorder
 from tests.support.model_server import Hang, ScriptedModelServer, text_reply
+from tests.support.recorder import Recorder
 from tests.support.turns import send, start
 from tests.support.waiting import wait_until
 
@@ -94,3 +98,31 @@ def test_closing_ends_the_process_and_fails_the_reply_in_flight(
     assert failure.report.title == "The connection to Claude stopped"
     assert took < CLOSE_GRACE  # it ended by itself when its pipe shut; nothing had to kill it
     assert worker.pid is None
+
+
+def test_the_stream_process_loads_the_sdk_as_it_starts_not_with_the_first_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The app starts the process at its first paint; a message sent then must not wait for
+    # the SDK's import after it reaches the process.
+    steps: list[str] = []
+    monkeypatch.setattr(process, "warm_up", lambda: steps.append("SDK loaded"))
+    monkeypatch.setattr(process, "serve", lambda _connection: steps.append("requests read"))
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        assert process.main([str(os.dup(theirs.fileno()))]) == 0
+    assert steps == ["SDK loaded", "requests read"]
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from desktop.model_stream.process import warm_up; warm_up(); "
+            "print([m for m in ('anthropic', 'anthropic.resources.beta.messages') "
+            "if m not in sys.modules])",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert loaded.stdout.strip() == "[]"

@@ -5,6 +5,9 @@
 // `doJavaScript` and Chrome's `execute` run the given source in a fresh Node vm context whose
 // `document` and `location` are built from that record; fills and clicks are written back to it.
 // Only the few DOM calls Deskhand's constant page functions use are simulated.
+// An element may misbehave the way real pages do: "readonly": true keeps its value, "strip":
+// a regular expression its script removes from what is typed; a click may "navigate": url,
+// "show": text added to the page at once, or "show_late": {"text", "after_ms"} added later.
 "use strict";
 
 const vm = require("vm");
@@ -16,7 +19,7 @@ class FakeEvent {
   }
 }
 
-function element(record) {
+function element(record, tab) {
   record.events = record.events || [];
   return {
     get tagName() {
@@ -29,7 +32,10 @@ function element(record) {
       return record.value || "";
     },
     set value(text) {
-      record.value = String(text);
+      if (record.readonly) {
+        return;
+      }
+      record.value = record.strip ? String(text).replace(new RegExp(record.strip, "g"), "") : String(text);
     },
     get isContentEditable() {
       return Boolean(record.editable);
@@ -76,6 +82,16 @@ function element(record) {
     scrollIntoView() {},
     click() {
       record.clicks = (record.clicks || 0) + 1;
+      const page = tab.page;
+      if (typeof record.show === "string") {
+        page.text = `${page.text || ""}\n${record.show}`;
+      }
+      if (record.show_late) {
+        page.late = { text: record.show_late.text, at: Date.now() + record.show_late.after_ms };
+      }
+      if (typeof record.navigate === "string") {
+        tab.url = record.navigate;
+      }
     },
     dispatchEvent(event) {
       record.events.push(event.type);
@@ -99,16 +115,20 @@ function pageDocument(tab) {
     },
   }));
   const find = (selector) => elements.filter((item) => item.selector === String(selector));
+  const text = () => {
+    const late = page.late && Date.now() >= page.late.at ? `\n${page.late.text}` : "";
+    return (page.text || "") + late;
+  };
   return {
     get title() {
       return tab.name !== undefined ? tab.name : tab.title;
     },
     body: {
       get innerText() {
-        return page.text || "";
+        return text();
       },
       get textContent() {
-        return page.text || "";
+        return text();
       },
     },
     querySelector(selector) {
@@ -118,13 +138,13 @@ function pageDocument(tab) {
         throw error;
       }
       const found = find(selector);
-      return found.length > 0 ? element(found[0]) : null;
+      return found.length > 0 ? element(found[0], tab) : null;
     },
     querySelectorAll(selector) {
       if (selector === "a[href]") {
         return links;
       }
-      return find(selector).map(element);
+      return find(selector).map((item) => element(item, tab));
     },
   };
 }

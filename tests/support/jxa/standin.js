@@ -26,6 +26,10 @@
 // app-level folders over its accounts); {"$record": {...}} is a record value, such as a window's
 // bounds ({x, y, width, height}), read as a plain object rather than as an element. Scripts'
 // changes are written back at once.
+// Fakes for read-back tests: "ignore": [{"app": "Mail", "command": "send"}] makes an app accept
+// a command and do nothing ("make" for `push`; app "Pasteboard" for the clipboard), and
+// "drops": {"Reminders": ["dueDate"]} makes an app leave those properties out of what it
+// makes or sets.
 "use strict";
 
 const fs = require("fs");
@@ -42,6 +46,7 @@ const KNOWN_APPS = new Set([
 const COMMANDS = new Set([
   "activate", "launch", "quit", "send", "save", "reveal", "delete", "displayNotification",
   "theClipboard", "setTheClipboardTo", "doShellScript", "close", "doJavaScript", "execute",
+  "make",
 ]);
 
 // Element arrays an app always has, even when a test's world leaves them out (empty).
@@ -225,6 +230,18 @@ class World {
   log(entry) {
     this.data.log.push(entry);
     this.save();
+  }
+
+  // Whether a test scripted `appName` to accept `command` and do nothing.
+  ignores(appName, command) {
+    return (this.data.ignore || []).some(
+      (entry) => entry.app === appName && (!entry.command || entry.command === command)
+    );
+  }
+
+  // The properties a test scripted `appName` to leave out of what it makes or sets.
+  drops(appName) {
+    return (this.data.drops || {})[appName] || [];
   }
 }
 
@@ -437,6 +454,51 @@ class AppContext {
     }
   }
 
+  // `specifier.properties()`: the object's plain values as one record (its elements left out).
+  properties(steps) {
+    this.event("get");
+    const { many, value } = this.resolve(steps);
+    if (many || !isRecord(value)) {
+      throw appleError(-1728, defaultMessage(-1728));
+    }
+    const out = {};
+    for (const key of Object.keys(value)) {
+      const item = value[key];
+      if (isRecord(item) && isRecord(item.$record)) {
+        out[key] = copyOut(item.$record);
+      } else if (!Array.isArray(item) && !isRecord(item)) {
+        out[key] = copyOut(item);
+      }
+    }
+    return out;
+  }
+
+  // `app.make({new: "event", at: container, withProperties: {...}})`: the new object inside
+  // the container's element array named after its class ("events"), as a specifier by its id.
+  make(args) {
+    const options = args[0] || {};
+    const at = options.at;
+    if (typeof options.new !== "string" || typeof at !== "function" || !at.__steps) {
+      throw appleError(-1708, defaultMessage(-1708));
+    }
+    const container = this.resolve(at.__steps()).value;
+    if (!isRecord(container)) {
+      throw appleError(-1728, defaultMessage(-1728));
+    }
+    const listKey = `${options.new}s`;
+    const props = Object.assign({}, options.withProperties || {});
+    const record = this.record({ className: options.new, props });
+    const entry = { app: this.name, command: "make", class: options.new, id: record.id };
+    if (this.world.ignores(this.name, "make")) {
+      entry.ignored = true; // it answers with a new object's id, and keeps nothing
+    } else {
+      container[listKey] = container[listKey] || [];
+      container[listKey].push(record);
+    }
+    this.world.log(entry);
+    return makeSpecifier(this, at.__steps().concat([["prop", listKey], ["id", record.id]]));
+  }
+
   count(steps) {
     this.event("count");
     const { value } = this.resolve(steps);
@@ -469,6 +531,16 @@ class AppContext {
       throw appleError(-10000, "Can't make an element there.");
     }
     const record = this.record(state);
+    if (this.world.drops(this.name).includes(last[1])) {
+      this.world.log({ app: this.name, command: "make", property: last[1], dropped: true });
+      return list.length;
+    }
+    if (this.world.ignores(this.name, "make")) {
+      // The app answers with an id, but keeps nothing under it.
+      state.ghostId = record.id;
+      this.world.log({ app: this.name, command: "make", ignored: true });
+      return list.length;
+    }
     list.push(record);
     state.bound = steps.concat([["id", record.id]]);
     this.world.save();
@@ -484,6 +556,9 @@ class AppContext {
       } else {
         record[key] = value && value.__nsstring !== undefined ? value.__nsstring : value;
       }
+    }
+    for (const key of this.world.drops(this.name)) {
+      delete record[key];
     }
     record.class = state.className;
     if (record.id === undefined) {
@@ -506,6 +581,11 @@ class AppContext {
     this.event(name);
     const world = this.world;
     const entry = { app: this.name, command: name, args: encode(args) };
+    if (this.world.ignores(this.name, name) && name !== "make") {
+      entry.ignored = true;
+      world.log(entry);
+      return name === "send" ? true : undefined;
+    }
     if (name === "activate" || name === "launch") {
       const app = this.root();
       app.running = true;
@@ -528,6 +608,10 @@ class AppContext {
       const index = outgoing.indexOf(value);
       if (index >= 0) {
         outgoing.splice(index, 1);
+      }
+      value.dateSent = new Date();
+      if (isRecord(app.sentMailbox)) {
+        value.mailbox = { $ref: ["sentMailbox"] };
       }
       app.sent = app.sent || [];
       app.sent.push(value);
@@ -575,10 +659,15 @@ class AppContext {
       world.log(entry);
       return result;
     }
+    if (name === "make" && !this.scripted(name)) {
+      return this.make(args);
+    }
     if (name === "reveal") {
       const app = this.root();
       app.revealed = app.revealed || [];
       app.revealed.push(String(args[0]));
+      const file = String(args[0]);
+      app.selection = [{ name: path.basename(file), url: `file://${encodeURI(file)}` }];
       world.log(entry);
       return undefined;
     }
@@ -612,6 +701,10 @@ class AppContext {
       stored = { $ref: this.indexPath(target) };
     } else {
       stored = encode(value);
+    }
+    if (this.world.drops(this.name).includes(key)) {
+      this.world.log({ app: this.name, command: "set", property: key, dropped: true });
+      return true;
     }
     record[key] = stored;
     pages.afterSet(record, key, stored);
@@ -799,6 +892,9 @@ function makeSpecifier(context, steps) {
       if (key === "exists") {
         return () => context.exists(steps);
       }
+      if (key === "properties") {
+        return () => context.properties(steps);
+      }
       if (key === "push") {
         return (maker) => context.push(steps, maker);
       }
@@ -834,6 +930,13 @@ function makeMaker(context, className, props) {
     get(_target, key) {
       if (key === "__maker") {
         return state;
+      }
+      if (key === "id" && state.ghostId !== undefined) {
+        return () => state.ghostId;
+      }
+      if (state.ghostId !== undefined) {
+        // Anything else of an object the app never kept: it cannot be found.
+        return makeSpecifier(context, [["id", state.ghostId]])[key];
       }
       if (state.bound) {
         return makeSpecifier(context, state.bound)[key];
@@ -988,6 +1091,9 @@ function makeObjC(world) {
         return {
           get clearContents() {
             world.reload();
+            if (world.ignores("Pasteboard")) {
+              return 1;
+            }
             world.data.clipboard = null;
             world.save();
             return 1;
@@ -997,6 +1103,9 @@ function makeObjC(world) {
               return false;
             }
             world.reload();
+            if (world.ignores("Pasteboard")) {
+              return true;
+            }
             world.data.clipboard = unwrap(text);
             world.save();
             return true;

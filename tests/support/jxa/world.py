@@ -182,6 +182,8 @@ def sample_world(day: date, *, clipboard: str | None = "Text on the clipboard") 
                 ],
                 "outgoingMessages": [],
                 "sent": [],
+                # Mail's Sent mailbox; the stand-in's `send` files messages under "sent".
+                "sentMailbox": {"name": "Sent", "id": "box-sent", "messages": ref("sent")},
             },
         },
         "installed": ["Safari"],

@@ -235,3 +235,21 @@ def _processes_with(argument: str) -> list[int]:
         if argument.encode() in args:
             found.append(int(entry.name))
     return found
+
+
+async def test_preparing_starts_the_driver_and_opens_no_browser_until_a_call_needs_it(
+    chromium: dict[str, Any], pages: PageServer, tmp_path: Path
+) -> None:
+    # The app prepares the browser at start; a windowed browser the person did not ask for
+    # must not open then.
+    pool = BrowserPool(
+        BrowserConfig(headless=True, url_policy=TEST_POLICY, downloads_dir=tmp_path, **chromium)
+    )
+    try:
+        await pool.prepare()
+        assert pool.prepared and not pool.launched
+        opened = await Driver(pool.for_session(1)).open(pages.url("form.html"))
+        assert opened.active["title"] == "Sign-up form" and pool.launched
+    finally:
+        await pool.close()
+    assert not pool.prepared and not pool.launched

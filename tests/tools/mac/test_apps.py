@@ -14,11 +14,8 @@ import pytest
 from pydantic import ValidationError
 
 from tests.support.jxa.desktop_world import LEFT, MAIN, RIGHT, Runner, desktop, process
+from tests.support.jxa.forbidden import FORBIDDEN_JS
 from tests.support.jxa.world import OSASCRIPT, WORLD_ENV, World
-from tests.tools.mac.osa.test_scripts import (
-    FORBIDDEN_JS,
-    test_python_holds_no_script_text_and_writes_no_files,
-)
 from tools.base import Risk, RunContext, ToolResult
 from tools.mac.apps import (
     NO_SUCH_APP,
@@ -59,7 +56,7 @@ class Apps:
         self.saved: list[dict[str, Any]] = []
         self.stored: list[dict[str, Any]] = []
         self.tool = AppsTool(
-            self.engine, presets=lambda: self.stored, save_preset=self.saved.append
+            self.engine, presets=lambda: self.stored + self.saved, save_preset=self.saved.append
         )
 
     def call(self, **fields: Any) -> ToolResult:
@@ -147,9 +144,9 @@ def test_screen_arrangements(
 def test_place_app_on_a_monitor_fills_its_visible_area(apps: Apps) -> None:
     apps.world.write(three_screens())
     result = apps.call(action="place_app", app="Google Chrome", monitor="left")
-    assert (
-        result.text
-        == "Moved the front window of 'Google Chrome' to [-1920, 25, 0, 1080] on the left screen."
+    assert result.text == (
+        "Moved the front window of 'Google Chrome' to [-1920, 25, 0, 1080] on the left screen.\n"
+        'Effect:\n~ window of "Google Chrome": at [-1920, 25, 0, 1080] on the left screen'
     )
     assert apps.window("Google Chrome") == [-1920, 25, 0, 1080]
     apps.call(action="place_app", app="Cursor", monitor="right")
@@ -233,7 +230,9 @@ def test_list_apps_running_and_installed(apps: Apps) -> None:
 
 def test_focus_app_by_name_bundle_id_and_unknown(apps: Apps) -> None:
     apps.world.write(three_screens())
-    assert apps.call(action="focus_app", app="TextEdit").text == "'TextEdit' is in front."
+    assert apps.call(action="focus_app", app="TextEdit").text == (
+        "'TextEdit' is in front.\nEffect:\n~ app \"TextEdit\": running, in front"
+    )
     assert apps.world.app("TextEdit")["frontmost"] is True
     assert not apps.call(action="focus_app", app="com.google.Chrome").is_error
     assert apps.world.app("Google Chrome")["frontmost"] is True
@@ -246,9 +245,13 @@ def test_close_app_is_consequential_and_quits(apps: Apps) -> None:
     call = AppsInput(action="close_app", app="Cursor")
     assert apps.tool.risk(call)[0] is Risk.CONSEQUENTIAL
     assert apps.tool.summary(call) == "Quit 'Cursor' (unsaved work in it can be lost)"
-    assert apps.call(action="close_app", app="Cursor").text == "Asked 'Cursor' to quit."
+    assert apps.call(action="close_app", app="Cursor").text == (
+        "Asked 'Cursor' to quit.\nEffect:\n- app \"Cursor\": quit"
+    )
     assert apps.world.app("Cursor")["running"] is False
-    assert apps.call(action="close_app", app="Cursor").text == "'Cursor' was not running."
+    again = apps.call(action="close_app", app="Cursor")
+    assert again.text == "'Cursor' was not running.\nEffect: none: \"Cursor\" was not running."
+    assert again.outcome is not None and again.outcome.kind == "no_effect"
 
 
 # --- presets --------------------------------------------------------------------------------------
@@ -273,11 +276,17 @@ def test_preset_with_one_app_missing_moves_the_others(apps: Apps) -> None:
     assert not result.is_error and result.text.startswith(
         "Applied layout 'Coding': 3 moved, 1 failed."
     )
-    report = json.loads(result.text.split("\n", 1)[1])
+    report = json.loads(result.text.split("\n", 1)[1].split("\nEffect:", 1)[0])
     assert report["failed"] == [{"app": "Photoshop 1998", "reason": "not installed"}]
     assert apps.window("Google Chrome") == [-1920, 25, 0, 1080]
     assert apps.window("Cursor") == [1440, -175, 4000, 1240]  # saved spot gone: its monitor
     assert apps.window("Safari") == [100, 40, 900, 800]
+    assert result.text.split("\nEffect:", 1)[1] == (
+        '\n~ window of "Google Chrome": at [-1920, 25, 0, 1080]\n'
+        '~ window of "Cursor": at [1440, -175, 4000, 1240]\n'
+        '~ window of "Safari": at [100, 40, 900, 800]\n'
+        'Differs from what was asked: "Photoshop 1998" is not placed (not installed).'
+    )
     missing = apps.call(action="activate_preset", preset="Writing")
     assert missing.is_error and missing.text.endswith('["Coding"]')
 
@@ -285,7 +294,10 @@ def test_preset_with_one_app_missing_moves_the_others(apps: Apps) -> None:
 def test_save_preset_captures_the_windows(apps: Apps) -> None:
     apps.world.write(three_screens())
     result = apps.call(action="save_preset", preset="Morning")
-    assert result.text == "Saved layout 'Morning' with 3 apps: Safari, Google Chrome, Cursor."
+    assert result.text == (
+        "Saved layout 'Morning' with 3 apps: Safari, Google Chrome, Cursor.\n"
+        'Effect:\n+ layout "Morning": 3 apps'
+    )
     [saved] = apps.saved
     assert saved["name"] == "Morning"
     assert saved["items"][2] == {
@@ -295,16 +307,46 @@ def test_save_preset_captures_the_windows(apps: Apps) -> None:
     }
 
 
+def test_a_window_that_keeps_its_size_differs(apps: Apps) -> None:
+    """A fake System Events that drops the new size: the frame read back names the difference."""
+    world = three_screens()
+    world["drops"] = {"System Events": ["size"]}
+    apps.world.write(world)
+    before = apps.window("Safari")
+    result = apps.call(action="place_app", app="Safari", bounds=[10, 30, 710, 530])
+    width, height = before[2] - before[0], before[3] - before[1]
+    frame = [10, 30, 10 + width, 30 + height]
+    assert result.text.split("\nEffect:", 1)[1] == (
+        f'\n~ window of "Safari": at {frame} on the main screen\n'
+        f"Differs from what was asked: the window is at {frame}, not at [10, 30, 710, 530]."
+    )
+    assert result.outcome is not None and result.outcome.kind == "differs"
+
+
+def test_an_app_that_ignores_quit_differs(apps: Apps, monkeypatch: pytest.MonkeyPatch) -> None:
+    world = three_screens()
+    world["ignore"] = [{"app": "Cursor", "command": "quit"}]
+    apps.world.write(world)
+    monkeypatch.setattr("tools.mac.apps.QUIT_WAIT_MS", 300)  # how long the script watches
+    result = apps.call(action="close_app", app="Cursor")
+    assert result.text == (
+        "Asked 'Cursor' to quit.\nEffect:\n~ app \"Cursor\": still running\n"
+        "Differs from what was asked: it is still running (it may be asking the person to save "
+        "changes)."
+    )
+
+
+def test_a_layout_the_settings_do_not_keep_is_not_confirmed(apps: Apps) -> None:
+    apps.world.write(three_screens())
+    apps.tool.save_preset = lambda _preset: None
+    result = apps.call(action="save_preset", preset="Morning")
+    assert result.text.split("\nEffect:", 1)[1] == (
+        " unknown: nothing could be read back from the settings.\n"
+        "Not confirmed: the settings do not hold the layout afterwards."
+    )
+
+
 # --- data in, never code --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "source",
-    [REPO / "tools" / "mac" / "apps.py", REPO / "tools" / "mac" / "desktop_context.py"],
-    ids=lambda path: path.name,
-)
-def test_python_holds_no_script_text(source: Path) -> None:
-    test_python_holds_no_script_text_and_writes_no_files(source)
 
 
 @pytest.mark.parametrize(
@@ -334,9 +376,16 @@ def test_mac_screens_and_apps(tmp_path: Path) -> None:
                 await tool.run(AppsInput(action="screens"), ctx),
                 await tool.run(AppsInput(action="list_apps", query="Safari"), ctx),
                 await tool.run(AppsInput(action="place_app", app="Finder", monitor="main"), ctx),
+                await tool.run(AppsInput(action="focus_app", app="Finder"), ctx),
             ]
         finally:
             await engine.aclose()
 
-    for result in asyncio.run(go()):
+    results = asyncio.run(go())
+    for result in results:
         assert not result.is_error or "no open window" in result.text, result.text
+    placed, focused = results[2], results[3]
+    if not placed.is_error:  # the window's frame is read back: as asked, or the difference
+        assert placed.outcome is not None and placed.outcome.kind in ("done", "differs")
+    assert focused.outcome is not None and focused.outcome.kind == "done", focused.text
+    assert focused.text.endswith('\nEffect:\n~ app "Finder": running, in front')

@@ -11,9 +11,8 @@ import hashlib
 import json
 import shutil
 import tempfile
-from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,7 +22,8 @@ from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 from pydantic import ValidationError
 
-from tests.support.jxa.world import OSASCRIPT, WORLD_ENV, World, sample_world
+from tests.support.jxa.world import OSASCRIPT, sample_world
+from tests.support.mac_standin import DAY, MAC_TEST_FOLDER, TRICKY, StandIn, mac_only
 from tools.base import TOOL_FAILED, Risk, RunContext, ToolResult
 from tools.mac.macos import (
     NO_SUCH_PATH,
@@ -32,73 +32,13 @@ from tools.mac.macos import (
     macos_available,
 )
 from tools.mac.osa.engine import OSASCRIPT_ENV, SCRIPTS_DIR, OsaEngine
-from tools.mac.osa.errors import MODEL_PHRASES, OsaProblem, ProblemKind
+from tools.mac.osa.errors import MODEL_PHRASES, ProblemKind
 from tools.mac.osa.tool_runs import STOPPED
 from tools.mac.osa.worker import Worker
 
 T = TypeVar("T")
 # Hypothesis caches Unicode tables on disk: keep them out of the work tree.
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "deskhand-hypothesis")
-DAY = date(2024, 5, 3)
-TRICKY = [
-    "She said \"hi\" and 'bye'",
-    "back\\slash \\n not a newline \\u2028",
-    "line one\nline two\n\nline four",
-    "separator\u2028and\u2029paragraph",
-    "emoji 😀👩‍👩‍👧 flags 🇩🇪",
-    "中文、日本語、한국어",
-    "עברית ومرحبا بالعالم",
-    "'); Application('Finder').delete(Path('/')); ('",
-    "${process.exit(1)} `backtick` </div><script>alert(1)</script> &amp;",
-]
-
-
-@dataclass
-class StandIn:
-    """One event loop, engine and tool for the module, and the world file they read."""
-
-    loop: asyncio.AbstractEventLoop
-    engine: OsaEngine
-    tool: MacosTool
-    world: World
-    problems: list[OsaProblem] = field(default_factory=list)
-
-    def run(self, coro: Awaitable[T]) -> T:
-        return self.loop.run_until_complete(coro)
-
-    def call(self, progress: list[str] | None = None, **fields: Any) -> ToolResult:
-        call = MacosInput.model_validate(fields)
-        lines = progress if progress is not None else []
-        ctx = RunContext(
-            session_id=1, attachments_dir=self.world.path.parent, progress=lines.append
-        )
-        return self.run(self.tool.run(call, ctx))
-
-
-@pytest.fixture(scope="module")
-def standin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StandIn]:
-    if shutil.which("node") is None:
-        pytest.skip("the JXA stand-in needs node")
-    world = World(tmp_path_factory.mktemp("jxa") / "world.json")
-    world.write({})
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(WORLD_ENV, str(world.path))
-        patch.setenv(OSASCRIPT_ENV, str(OSASCRIPT))
-        loop = asyncio.new_event_loop()
-        engine = OsaEngine(workers=1)
-        problems: list[OsaProblem] = []
-        tool = MacosTool(engine, on_problem=problems.append)
-        yield StandIn(loop, engine, tool, world, problems)
-        loop.run_until_complete(engine.aclose())
-        loop.close()
-
-
-@pytest.fixture
-def mac(standin: StandIn) -> StandIn:
-    """The stand-in with a fresh sample world."""
-    standin.world.write(sample_world(DAY))
-    standin.problems.clear()
-    return standin
 
 
 def data_of(result: ToolResult) -> Any:
@@ -278,7 +218,12 @@ def test_mail_send_and_draft(mac: StandIn) -> None:
         subject="Quarterly numbers",
         body="Hi Ana,\n\nsee below.",
     )
-    assert sent.text == "Sent the mail to 3 recipients."
+    assert sent.text == (
+        "Sent the mail to 3 recipients.\nEffect:\n"
+        '+ message "Quarterly numbers": in "Sent", id x-standin://Mail/outgoingMessage/1, '
+        'to "ana@example.com"'
+    )
+    assert sent.outcome is not None and sent.outcome.kind == "done"
     [message] = mac.world.app("Mail")["sent"]
     assert (message["subject"], message["content"]) == (
         "Quarterly numbers",
@@ -289,7 +234,10 @@ def test_mail_send_and_draft(mac: StandIn) -> None:
     assert [r["address"] for r in message["bccRecipients"]] == ["cy@example.com"]
 
     drafted = mac.call(action="mail_send", to=["ana@example.com"], subject="Draft", draft=True)
-    assert "it was not sent" in drafted.text
+    assert drafted.text == (
+        "Saved a draft to 1 recipient and opened it in Mail; it was not sent.\nEffect:\n"
+        '+ draft "Draft": saved and open in Mail, to "ana@example.com", body 0 characters'
+    )
     mail = mac.world.app("Mail")
     assert len(mail["sent"]) == 1 and mail["frontmost"] is True
     [draft] = mail["outgoingMessages"]
@@ -299,7 +247,7 @@ def test_mail_send_and_draft(mac: StandIn) -> None:
 def test_clipboard_read_and_write(mac: StandIn) -> None:
     assert mac.call(action="clipboard_read").text.endswith("\nText on the clipboard")
     assert mac.call(action="clipboard_write", text="new text").text == (
-        "Put 8 characters on the clipboard."
+        "Put 8 characters on the clipboard.\nEffect:\n~ clipboard: holds the text put, 8 characters"
     )
     assert mac.world.read()["clipboard"] == "new text"
 
@@ -313,14 +261,17 @@ def test_clipboard_read_and_write(mac: StandIn) -> None:
 
 
 def test_notify_open_app_and_reveal(mac: StandIn, tmp_path: Path) -> None:
-    assert (
-        mac.call(action="notify", text="Done", subtitle="All of it").text
-        == "Showed the notification."
+    assert mac.call(action="notify", text="Done", subtitle="All of it").text == (
+        "Showed the notification.\nEffect: unknown: nothing could be read back from Notification "
+        "Center.\nNot confirmed: macOS offers no way to read a notification back; Focus or the "
+        "person's notification settings may keep it from showing."
     )
     assert mac.world.read()["notifications"] == [
         {"text": "Done", "title": "Deskhand", "subtitle": "All of it"}
     ]
-    assert mac.call(action="open_app", app="Safari").text == "Opened Safari."
+    assert mac.call(action="open_app", app="Safari").text == (
+        'Opened Safari.\nEffect:\n~ app "Safari": running, in front'
+    )
     assert mac.world.app("Safari")["frontmost"] is True
 
     missing = mac.call(action="open_app", app="Photoshop 1998")
@@ -328,7 +279,9 @@ def test_notify_open_app_and_reveal(mac: StandIn, tmp_path: Path) -> None:
 
     target = tmp_path / "report.pdf"
     target.write_text("x")
-    assert mac.call(action="finder_reveal", path=str(target)).text == "Showed it in Finder."
+    assert mac.call(action="finder_reveal", path=str(target)).text == (
+        f'Showed it in Finder.\nEffect:\n~ Finder: shows "{target}" selected'
+    )
     assert mac.world.app("Finder")["revealed"] == [str(target)]
 
 
@@ -438,12 +391,13 @@ def test_no_code_is_built_from_input(mac: StandIn, tmp_path: Path) -> None:
         prelude + "\n" + path.read_text(encoding="utf-8")
         for path in (SCRIPTS_DIR / "macos").glob("*.js")
     }
-    assert len(seen_argv) == len(calls)  # the one-shot runs (the worker was already started)
+    # The one-shot runs (the worker was already started); mail_send also looks in Sent.
+    assert len(seen_argv) == len(calls) + 1
     for argv in seen_argv:
         assert argv[:4] == (str(OSASCRIPT), "-l", "JavaScript", "-e") and len(argv) == 6
         assert argv[4] in texts
         assert isinstance(json.loads(argv[5]), dict) and argv[5].isascii()
-    assert len(seen_requests) == len(calls)
+    assert len(seen_requests) == len(calls) + 1
     for script, payload in seen_requests:
         assert str(SCRIPTS_DIR / f"{script}.js") in scripts
         assert isinstance(json.loads(payload), dict) and payload.isascii()
@@ -526,42 +480,15 @@ def test_round_trip_mail(standin: StandIn, text: str, line: str) -> None:
 
 # --- on a real Mac ---------------------------------------------------------------------------
 
-on_a_mac = [
-    pytest.mark.macos,
-    pytest.mark.skipif(not macos_available(), reason="needs macOS with osascript"),
-]
-MAC_TEST_FOLDER = "Deskhand Tests"
 
-
-@pytest.fixture
-def real_mac(tmp_path: Path) -> Iterator[Callable[..., ToolResult]]:
-    loop = asyncio.new_event_loop()
-    engine = OsaEngine()
-    tool = MacosTool(engine)
-
-    def call(**fields: Any) -> ToolResult:
-        ctx = RunContext(session_id=1, attachments_dir=tmp_path)
-        return loop.run_until_complete(tool.run(MacosInput.model_validate(fields), ctx))
-
-    yield call
-    loop.run_until_complete(engine.aclose())
-    loop.close()
-
-
-def _mac(test: Callable[..., None]) -> Callable[..., None]:
-    for mark in on_a_mac:
-        test = mark(test)
-    return test
-
-
-@_mac
+@mac_only
 @pytest.mark.parametrize("action", ["calendar_today", "mail_read", "clipboard_read"])
 def test_mac_reads(real_mac: Callable[..., ToolResult], action: str) -> None:
     result = real_mac(action=action)
     assert not result.is_error, result.text
 
 
-@_mac
+@mac_only
 def test_mac_clipboard_round_trip(real_mac: Callable[..., ToolResult]) -> None:
     saved = real_mac(action="clipboard_read").text
     try:
@@ -573,7 +500,7 @@ def test_mac_clipboard_round_trip(real_mac: Callable[..., ToolResult]) -> None:
             real_mac(action="clipboard_write", text=saved.split("\n", 1)[1])
 
 
-@_mac
+@mac_only
 def test_mac_note_in_a_test_folder(real_mac: Callable[..., ToolResult]) -> None:
     result = real_mac(
         action="note_create", title="Deskhand test note", body=TRICKY[2], folder=MAC_TEST_FOLDER,
@@ -582,7 +509,7 @@ def test_mac_note_in_a_test_folder(real_mac: Callable[..., ToolResult]) -> None:
     assert not result.is_error, result.text  # delete the "Deskhand Tests" folder by hand after
 
 
-@_mac
+@mac_only
 def test_mac_mail_as_draft(real_mac: Callable[..., ToolResult]) -> None:
     result = real_mac(
         action="mail_send", to=["deskhand-test@example.com"], subject="Deskhand test draft",
@@ -591,7 +518,7 @@ def test_mac_mail_as_draft(real_mac: Callable[..., ToolResult]) -> None:
     assert not result.is_error and "not sent" in result.text
 
 
-@_mac
+@mac_only
 def test_mac_notify_open_reveal_and_missing_list(
     real_mac: Callable[..., ToolResult], tmp_path: Path
 ) -> None:

@@ -9,7 +9,6 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +19,10 @@ from hypothesis.configuration import set_hypothesis_home_dir
 from pydantic import ValidationError
 
 from tests.support.jxa.desktop_world import Runner, chrome, desktop, safari
-from tests.support.jxa.world import OSASCRIPT, WORLD_ENV, World
-from tests.tools.mac.osa.test_scripts import (
-    FORBIDDEN_JS,
-    test_python_holds_no_script_text_and_writes_no_files,
-)
+from tests.support.jxa.forbidden import FORBIDDEN_JS
+from tests.support.mac_standin import NINE, Tabs
 from tools.base import Risk, RunContext, ToolResult
-from tools.mac.osa.engine import OSASCRIPT_ENV, SCRIPTS_DIR, OsaEngine, macos_available
+from tools.mac.osa.engine import SCRIPTS_DIR, OsaEngine, macos_available
 from tools.mac.osa.worker import Worker
 from tools.mac.tabs import BROWSER_APPS, TabsInput, TabsTool, domain_of, normalize_url
 from tools.mac.tabs.answers import (
@@ -44,13 +40,6 @@ REPO = Path(__file__).resolve().parents[3]
 PAGE_SCRIPT = SCRIPTS_DIR / "tabs" / "page.js"
 PRELUDE = SCRIPTS_DIR / "tabs" / "_prelude.js"
 TAB_SCRIPTS = sorted(path for path in (SCRIPTS_DIR / "tabs").glob("*.js") if path != PRELUDE)
-NINE = [
-    [("Inbox", "https://mail.example.com/"), ("r/python", "https://www.reddit.com/r/python"),
-     ("Docs", "https://docs.python.org/3/")],
-    [("GitHub", "https://github.com/"), ("reddit home", "https://www.reddit.com/"),
-     ("News", "https://news.ycombinator.com/"), ("Maps", "https://maps.example.com/")],
-    [("Calendar", "https://cal.example.com/"), ("r/rust", "https://reddit.com/r/rust")],
-]  # fmt: skip
 HOSTILE = [
     '"); alert(1); ("',
     "'); document.body.remove(); ('",
@@ -60,57 +49,6 @@ HOSTILE = [
     "${`template`}",
     "😀 עברית 中文",
 ]
-
-
-@pytest.fixture(scope="module")
-def runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Runner]:
-    if shutil.which("node") is None:
-        pytest.skip("the JXA stand-in needs node")
-    world = World(tmp_path_factory.mktemp("tabs") / "world.json")
-    world.write({})
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(WORLD_ENV, str(world.path))
-        patch.setenv(OSASCRIPT_ENV, str(OSASCRIPT))
-        loop = asyncio.new_event_loop()
-        engine = OsaEngine(workers=1)
-        yield Runner(loop, world)
-        loop.run_until_complete(engine.aclose())
-        loop.close()
-
-
-class Tabs:
-    def __init__(self, runner: Runner, workers: int = 1) -> None:
-        self.runner = runner
-        self.world = runner.world
-        self.engine = OsaEngine(workers=workers)
-        self.tool = TabsTool(self.engine)
-        self.progress: list[str] = []
-
-    def input(self, **fields: Any) -> TabsInput:
-        return TabsInput.model_validate(fields)
-
-    def prepare(self, **fields: Any) -> TabsInput:
-        return self.runner.run(self.tool.prepare(self.input(**fields)))
-
-    def run(self, call: TabsInput) -> ToolResult:
-        ctx = RunContext(
-            session_id=1, attachments_dir=self.world.path.parent, progress=self.progress.append
-        )
-        return self.runner.run(self.tool.run(call, ctx))
-
-    def call(self, **fields: Any) -> ToolResult:
-        return self.run(self.input(**fields))
-
-    def titles(self, app: str = "Safari") -> list[list[str]]:
-        key = "name" if app == "Safari" else "title"
-        return [[tab[key] for tab in win["tabs"]] for win in self.world.app(app)["windows"]]
-
-
-@pytest.fixture
-def tabs(runner: Runner) -> Iterator[Tabs]:
-    helper = Tabs(runner)
-    yield helper
-    runner.run(helper.engine.aclose())
 
 
 def listed(result: ToolResult) -> list[dict[str, Any]]:
@@ -175,8 +113,14 @@ def test_closing_2_5_8_closes_the_right_tabs(tabs: Tabs, browser: str) -> None:
     result = tabs.run(call)
     assert not result.is_error, result.text
     assert tabs.titles(app_name) == [["Inbox", "Docs"], ["GitHub", "News", "Maps"], ["r/rust"]]
-    closed = json.loads(result.text[result.text.index("\n") + 1 :])
+    listing, effect = result.text[result.text.index("\n") + 1 :].split("\nEffect:\n")
+    closed = json.loads(listing)
     assert [tab["title"] for tab in closed] == ["r/python", "reddit home", "Calendar"]
+    assert effect == (
+        '- tab "r/python" (https://www.reddit.com/r/python)\n'
+        '- tab "reddit home" (https://www.reddit.com/)\n'
+        '- tab "Calendar" (https://cal.example.com/)'
+    )
     closes = [entry for entry in tabs.world.read()["log"] if entry["command"] == "close"]
     assert len(closes) == 3
 
@@ -228,7 +172,9 @@ def test_switch_tab_in_both_browsers(tabs: Tabs) -> None:
     assert [tab["visible"] for tab in safari_window["tabs"]] == [False, False, True, False]
     assert safari_window["index"] == 1
     result = tabs.call(action="switch_tab", browser="chrome", index=9)
-    assert result.text == "Switched to tab 9: 'r/rust'."
+    assert result.text == (
+        "Switched to tab 9: 'r/rust'.\nEffect:\n~ tab 9 \"r/rust\": current, window in front"
+    )
     assert tabs.world.app("Google Chrome")["windows"][2]["activeTabIndex"] == 2
     assert tabs.world.app("Google Chrome")["frontmost"] is True
 
@@ -281,7 +227,10 @@ def test_domains() -> None:
 def test_open_url_opens_a_normalized_address(tabs: Tabs) -> None:
     tabs.world.write(desktop(apps={"Safari": safari(NINE)}))
     result = tabs.call(action="open_url", url="chatgpt")
-    assert result.text == "Opened https://chatgpt.com in a new Safari tab."
+    assert result.text == (
+        "Opened https://chatgpt.com in a new Safari tab.\nEffect:\n"
+        "+ tab 4: https://chatgpt.com, current"
+    )
     window = tabs.world.app("Safari")["windows"][0]
     assert window["tabs"][-1]["url"] == "https://chatgpt.com" and window["tabs"][-1]["visible"]
     with pytest.raises(ValidationError):
@@ -346,6 +295,7 @@ def test_fill_round_trips_any_text_as_data(tabs: Tabs, browser: str, text: str) 
     assert not result.is_error, result.text
     field = page_element(tabs, "#q", app)
     assert field["value"] == text and field["events"] == ["input", "change"]
+    assert result.outcome is not None and result.outcome.kind == "done"
 
 
 def test_fill_never_touches_password_fields(tabs: Tabs) -> None:
@@ -456,13 +406,6 @@ def test_no_value_can_break_out_of_the_page_arguments(tmp_path: Path, texts: lis
             assert json.loads(back) == args
 
 
-@pytest.mark.parametrize(
-    "source", sorted((REPO / "tools" / "mac" / "tabs").glob("*.py")), ids=lambda path: path.name
-)
-def test_tabs_python_holds_no_script_text(source: Path) -> None:
-    test_python_holds_no_script_text_and_writes_no_files(source)
-
-
 @pytest.mark.parametrize("script", TAB_SCRIPTS, ids=lambda path: path.name)
 def test_tab_scripts_take_one_json_argument_and_run_no_code(script: Path) -> None:
     source = script.read_text(encoding="utf-8")
@@ -512,21 +455,25 @@ def test_hostile_input_reaches_scripts_only_as_json(tabs: Tabs) -> None:
 @pytest.mark.skipif(not macos_available(), reason="needs macOS with osascript")
 @pytest.mark.parametrize("browser", ["safari", "chrome"])
 def test_mac_list_tabs_and_read_the_current_tab(browser: str, tmp_path: Path) -> None:
-    async def go() -> tuple[ToolResult, ToolResult]:
+    async def go() -> tuple[ToolResult, ToolResult, ToolResult]:
         engine = OsaEngine()
         tool = TabsTool(engine)
         ctx = RunContext(session_id=1, attachments_dir=tmp_path)
         try:
             listed = await tool.run(TabsInput(action="list_tabs", browser=browser), ctx)
             text = await tool.run(TabsInput(action="get_title", browser=browser), ctx)
-            return listed, text
+            switch = TabsInput(action="switch_tab", browser=browser, index=1)
+            switched = await tool.run(await tool.prepare(switch), ctx)
+            return listed, text, switched
         finally:
             await engine.aclose()
 
-    listed_tabs, title = asyncio.run(go())
+    listed_tabs, title, switched = asyncio.run(go())
     if listed_tabs.text.startswith("That browser is not running"):
         pytest.skip(f"{browser} is not running")
     assert not listed_tabs.is_error and not title.is_error, (listed_tabs.text, title.text)
+    # Switching to the first tab reads back that it is current in the front window.
+    assert switched.outcome is not None and switched.outcome.kind == "done", switched.text
 
 
 SHOP = {

@@ -20,8 +20,8 @@ from PIL import Image
 
 from tests.support.jxa.desktop_world import Runner, chrome, desktop, safari
 from tests.support.jxa.world import OSASCRIPT, WORLD_ENV, World
+from tests.support.pixels import red_box
 from tests.support.x11 import TargetApp, Xvfb, xvfb_missing
-from tests.tools.screen.conftest import red_box
 from tools.base import Risk, RunContext, ToolResult
 from tools.mac.osa.engine import OSASCRIPT_ENV, OsaEngine, macos_available
 from tools.mac.tabs import TabsInput, TabsTool

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from anthropic.tools.computer import BetaComputerConfirmContext
 from anthropic.types.beta import BetaToolUseBlock
-from PIL import Image, ImageChops
+from PIL import Image
 
 from tests.support.desk import Desk, running_desk
 from tests.support.x11 import TargetApp, Xvfb, xvfb_missing
@@ -53,14 +53,6 @@ def xvfb() -> Iterator[Xvfb]:
 def xvfb_large() -> Iterator[Xvfb]:
     """A 1920×1200 display: screenshots are scaled down."""
     yield from _xvfb(1920, 1200)
-
-
-def red_box(image: Image.Image) -> tuple[int, int, int, int] | None:
-    """The bounding box (left, top, right, bottom) of the clearly red pixels of an image."""
-    red, green, blue = image.convert("RGB").split()
-    strong = red.point(lambda v: 255 if v > 160 else 0)
-    weak_others = ImageChops.lighter(green, blue).point(lambda v: 255 if v < 100 else 0)
-    return ImageChops.multiply(strong, weak_others).getbbox()
 
 
 class Gate:

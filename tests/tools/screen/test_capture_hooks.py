@@ -8,8 +8,9 @@ import asyncio
 
 import pytest
 
+from tests.support.pixels import red_box
 from tests.support.x11 import TargetApp
-from tests.tools.screen.conftest import Screen, red_box
+from tests.tools.screen.conftest import Screen
 
 pytestmark = pytest.mark.anyio
 

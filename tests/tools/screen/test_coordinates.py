@@ -12,8 +12,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from tests.support.pixels import red_box
 from tests.support.x11 import TargetApp, Xvfb
-from tests.tools.screen.conftest import Screen, red_box
+from tests.tools.screen.conftest import Screen
 from tools.screen.scaling import MAX_EDGE, MAX_PIXELS
 
 pytestmark = pytest.mark.anyio

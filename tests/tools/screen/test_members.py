@@ -12,8 +12,9 @@ import asyncio
 
 import pytest
 
+from tests.support.pixels import red_box
 from tests.support.x11 import TargetApp
-from tests.tools.screen.conftest import Screen, red_box
+from tests.tools.screen.conftest import Screen
 from tools.screen import errors, progress_scope
 
 pytestmark = pytest.mark.anyio

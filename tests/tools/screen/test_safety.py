@@ -218,7 +218,9 @@ async def test_the_gate_reads_risk_from_the_element_affected(
     assert typing[0] == "change"
     assert typing[2] == "Type 'Ann\\u200b' into 'Name' (text, screen_target)"
     assert terminal[0] == "consequential" and "run as a command" in terminal[1]
-    assert screen.inspector.points == [(180, 138), (180, 138), (181, 139)]  # global points
+    # Global points: each click's is asked by the gate's judgement, then by the check that
+    # refuses a disabled control before anyone is asked.
+    assert screen.inspector.points == [(180, 138)] * 4 + [(181, 139)] * 2
 
 
 async def test_a_hijacked_model_cannot_reach_the_own_window(

@@ -122,7 +122,10 @@ async def test_set_value_fills_a_field_and_never_a_password_field(
 ) -> None:
     found = elements_of((await elements.ok("see", app="see_target.py")).text)
     result = await elements.ok("set_value", id=found["Name"]["id"], value="Ada Lovelace")
-    assert result.text == "Set T1 'Name' (text field, see_target.py) to 'Ada Lovelace'."
+    assert result.text == (
+        "Set T1 'Name' (text field, see_target.py) to 'Ada Lovelace'.\n"
+        'Effect:\n~ text "Name": "" → "Ada Lovelace"'
+    )
     await desk.form.text("Ada Lovelace")
     assert elements.asked[-1].risk == "change"
     asked = len(elements.asked)

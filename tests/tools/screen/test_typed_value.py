@@ -93,7 +93,9 @@ async def test_a_field_without_editable_text_is_clicked_selected_and_typed_into(
     result = await typed.ok("set_value", id=found["Plain"], value="Grace Hopper")
     assert result.text == (
         f"Typed 'Grace Hopper' into {found['Plain']} 'Plain' (text field, typed_target.py) "
-        "(its text cannot be read back)."
+        "(its text cannot be read back).\n"
+        "Effect: unknown.\n"
+        "Not confirmed: the field's text cannot be read back."
     )
     # The old text was replaced, not added to: the field's last text is exactly the value.
     await typed_desk.form.text("Grace Hopper")
@@ -165,6 +167,9 @@ async def test_a_field_with_editable_text_is_still_set_directly(
     found = await ids(typed)
     typed_desk.form.clear()
     result = await typed.ok("set_value", id=found["Other"], value="Ada")
-    assert result.text == f"Set {found['Other']} 'Other' (text field, typed_target.py) to 'Ada'."
+    assert result.text == (
+        f"Set {found['Other']} 'Other' (text field, typed_target.py) to 'Ada'.\n"
+        'Effect:\n~ text "Other": "" → "Ada"'
+    )
     await typed_desk.form.text("Ada")
     assert typed_desk.form.of("focus") == []  # set through AT-SPI: no click moved the focus

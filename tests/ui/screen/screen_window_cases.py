@@ -31,8 +31,8 @@ from tests.support.model_server import (
     text_reply,
     tool_reply,
 )
+from tests.support.window import finish_turn, settle, type_and_send
 from tests.support.x11 import TargetApp, gui_env
-from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
 from tools.screen import errors
 from ui.screen.overlay import ACCENT
 from ui.screen.visualizer import ScreenVisualizer

@@ -16,11 +16,11 @@ from PySide6.QtGui import QColor, QGuiApplication, QImage
 from desktop.calls.sources.screen.source import ScreenEvent
 from desktop.system.permission_settings import Mode
 from desktop.workspace import Workspace
+from tests.support import seen
 from tests.support.model_server import Hang, ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool
 from tests.support.turns import turn_log
-from tests.ui.thread import seen
-from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
+from tests.support.window import finish_turn, settle, type_and_send
 from tools.base import Risk
 from tools.screen import Point, Rect
 from ui.screen.overlay import (

@@ -7,7 +7,7 @@ and the visualizer on one real X display (xcb). The child's output is shown when
 
 from __future__ import annotations
 
-import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -40,4 +40,5 @@ def test_screen_control_in_the_window_on_a_real_x_server(tmp_path: Path) -> None
     report = done.stdout[-6000:] + done.stderr[-3000:]
     assert done.returncode == 0, report
     assert " passed" in done.stdout and "skipped" not in done.stdout, report
-    assert os.path.exists(CASES)
+    cases = len(re.findall(r"^def test_", CASES.read_text(encoding="utf-8"), flags=re.MULTILINE))
+    assert re.search(rf"\b{cases} passed\b", done.stdout), report  # every case ran

@@ -161,7 +161,11 @@ def test_audit_lists_filters_and_exports_csv(qtbot, workspace: Workspace, tmp_pa
     page.export_to(target)
     with target.open(encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
-    assert rows[0][:3] == ["time", "tool", "action"] and rows[0][-1] == "reason"
+    assert rows[0][:3] == ["time", "tool", "action"] and rows[0][-3:] == [
+        "reason",
+        "effect",
+        "changes",
+    ]
     assert [r[1:3] for r in rows[1:]] == [["macos", "mail_send"]]
     assert "Exported 1 entries" in page.status.text()
 

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Answer, ToolCall
+from tests.support.sheets import answer_of
 from tests.support.waiting import wait_until
 from tools.base import Risk
 from ui.sheets.approval import ApprovalSheet
@@ -40,10 +41,6 @@ def open_sheet(qtbot, aloop, call: ToolCall) -> tuple[ApprovalSheet, ApprovalReq
     sheet = ApprovalSheet(request, "macOS: mail send", parent)
     sheet.open()
     return sheet, request, parent
-
-
-def answer_of(aloop, request: ApprovalRequest) -> Answer:  # type: ignore[no-untyped-def]
-    return aloop.run_until_complete(asyncio.wait_for(request.wait(), 5))
 
 
 def test_invisible_characters_are_shown_as_escapes(qtbot, aloop) -> None:  # type: ignore[no-untyped-def]

@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from desktop.system.permission_settings import Mode, Rule
 from desktop.workspace import Workspace
 from tests.support import mcp_servers
-from tests.ui.window.test_main_window import settle
+from tests.support.window import settle
 from tools.mcp.spec import ServerState
 from ui.sheets.outside_changes import PERMISSIONS_TITLE, OutsideChangeSheet
 from ui.window.main_window import MainWindow

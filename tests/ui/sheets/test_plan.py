@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QWidget
 
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Risk, ToolCall
-from tests.ui.sheets.test_approval import answer_of
+from tests.support.sheets import answer_of
 from ui.sheets.plan import PlanSheet
 
 PLAN = {

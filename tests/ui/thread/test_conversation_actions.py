@@ -6,17 +6,14 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QContextMenuEvent, QEnterEvent, QGuiApplication, QMouseEvent
 from PySide6.QtWidgets import QApplication
 
+from tests.support import seen
 from tests.support.model_server import Hang, Reply, Text, text_reply
 from tests.support.turns import turn_log
-from tests.ui.thread import seen
-from tests.ui.window import test_main_window as main_window_tests
-from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
+from tests.support.window import finish_turn, settle, type_and_send
 from ui.thread.earlier_versions import EarlierVersionsView
 from ui.thread.items import AssistantMessage, NoticeLine, UserBubble
 from ui.thread.markdown.view import CodeBlockView, ProseBlockView
 from ui.window.main_window import MainWindow
-
-window = main_window_tests.window
 
 REPLY = """First, read **this** paragraph.
 

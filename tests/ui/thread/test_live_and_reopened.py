@@ -19,6 +19,7 @@ from desktop.system.paths import DataPaths
 from desktop.system.permission_settings import Mode
 from desktop.system.store import Store
 from desktop.workspace import Workspace
+from tests.support import seen
 from tests.support.model_server import (
     Hang,
     HttpError,
@@ -28,14 +29,10 @@ from tests.support.model_server import (
     tool_reply,
 )
 from tests.support.sample_tools import NotebookTool
-from tests.ui.thread import seen
-from tests.ui.window import test_main_window as main_window_tests
-from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
+from tests.support.window import finish_turn, settle, type_and_send
 from tools.base import Risk, ToolImage
 from ui.thread.view import ThreadView
 from ui.window.main_window import MainWindow
-
-window = main_window_tests.window
 
 ANSWER = """Noted **milk**. You said no to eggs, so I left them out.
 
@@ -151,10 +148,14 @@ def test_a_reopened_chat_shows_what_was_shown_live(  # type: ignore[no-untyped-d
         "error",
     ], live
     run = live[2]
-    assert run[1:4] == ("3 steps", "Notebook, teleport", "1 failed · 1 denied by you · 1 done")
+    assert run[1:4] == (
+        "3 steps",
+        "Notebook, teleport",
+        "1 failed · 1 denied by you · 1 not confirmed",
+    )
     steps = run[4]
     assert [(step[1], step[4]) for step in steps] == [
-        ("Notebook: write", "Done"),
+        ("Notebook: write", "Not confirmed"),
         ("Notebook: write", "You denied this"),
         ("teleport", "No such tool"),
     ]

@@ -10,13 +10,11 @@ from PIL import Image
 
 from desktop.calls.contract import CARD_KEY
 from desktop.chat.images import stored_image
-from tests.ui.thread import seen
-from tests.ui.thread.test_replay import cards_in_order
-from tests.ui.window import test_main_window as main_window_tests
+from tests.support import seen
+from tests.support.seen import cards_in_order
 from ui.thread.image_viewer import ImageThumbnail
 from ui.thread.tool_card import ToolRun
 
-window = main_window_tests.window
 STEPS = 120
 
 

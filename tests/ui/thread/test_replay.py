@@ -7,40 +7,11 @@ from PySide6.QtCore import Qt
 from desktop.system.permission_settings import Mode
 from tests.support.model_server import ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool
-from tests.ui.window import test_main_window as main_window_tests
-from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
+from tests.support.seen import card_texts
+from tests.support.window import finish_turn, settle, type_and_send
 from tools.base import Risk
-from ui.thread.tool_card import ToolCard, ToolRun
+from ui.thread.tool_card import ToolRun
 from ui.window.main_window import MainWindow
-
-window = main_window_tests.window
-
-
-def cards_in_order(window: MainWindow) -> list[ToolCard]:
-    """Every call's card, top to bottom, those folded into an "N steps" run included."""
-    found: list[ToolCard] = []
-    for item in window.thread.items():
-        if isinstance(item, ToolCard):
-            found.append(item)
-        elif isinstance(item, ToolRun):
-            found.extend(item.cards())
-    return found
-
-
-def card_texts(window: MainWindow) -> list[tuple[str, str, str, str, str, int]]:
-    """What a person reads on each call's card: label, target, status, what it means, the
-    tool's own text, thumbnails."""
-    return [
-        (
-            c.title.text(),
-            c.detail.text(),
-            c.state.text(),
-            c.note.text(),
-            c.outcome.text(),
-            len(c.thumbnails),
-        )
-        for c in cards_in_order(window)
-    ]
 
 
 def run_lines(window: MainWindow) -> list[tuple[str, str, str, int]]:
@@ -77,7 +48,7 @@ def test_cards_read_the_same_live_and_after_a_restart(
     finish_turn(aloop, window)
     live = card_texts(window)
     assert [(title, state) for title, _, state, *_ in live] == [
-        ("Notebook: write", "Done"),
+        ("Notebook: write", "Not confirmed"),
         ("Notebook: notebook", "Failed"),
         ("teleport", "No such tool"),
         ("Notebook: write", "You denied this"),
@@ -86,7 +57,7 @@ def test_cards_read_the_same_live_and_after_a_restart(
     assert "Claude was told" in live[3][3] and "Do not try" not in live[3][4]
     # Four calls in a row (two replies, no text between them) fold into one run.
     assert run_lines(window) == [
-        ("4 steps", "Notebook, teleport", "2 failed · 1 denied by you · 1 done", 4)
+        ("4 steps", "Notebook, teleport", "2 failed · 1 denied by you · 1 not confirmed", 4)
     ]
 
     # A restart: a new window on the same data, the chat opened from the list.

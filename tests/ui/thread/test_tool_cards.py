@@ -20,7 +20,7 @@ from desktop.chat.events import (
     ToolProgress,
     ToolStarted,
 )
-from tests.ui.thread import seen
+from tests.support import seen
 from tools.browser.errors import NOT_EXECUTED
 from tools.browser.network.url_policy import PHRASES, Refusal
 from ui.thread.tool_card import ToolCard, ToolRun

@@ -2,33 +2,17 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-from PIL import Image
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication, QFileDialog
 
+from tests.support.attachments import make_files
 from tests.support.model_server import text_reply
-from tests.ui.window import test_main_window as main_window_tests
-from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
+from tests.support.window import finish_turn, settle, type_and_send
 from ui.thread.attachment_views import AttachmentStrip
 from ui.window.main_window import MainWindow
-
-window = main_window_tests.window
-
-
-def make_files(folder: Path) -> list[Path]:
-    image = folder / "screen shot.png"
-    out = io.BytesIO()
-    Image.new("RGB", (2400, 1600), (20, 120, 200)).save(out, format="PNG")
-    image.write_bytes(out.getvalue())
-    pdf = folder / "invoice.pdf"
-    pdf.write_bytes(b"%PDF-1.4\n%a small document\n")
-    notes = folder / "notes.txt"
-    notes.write_text("buy milk\n")
-    return [image, pdf, notes]
 
 
 def chips_ready(window: MainWindow, count: int) -> bool:

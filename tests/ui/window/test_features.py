@@ -15,17 +15,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLabel, QToolButton, QWidget
 
 from desktop.workspace import Workspace
+from tests.support import seen
 from tests.support.model_server import Hang, Reply, Text, text_reply
 from tests.support.notification_server import NotificationService
 from tests.support.turns import turn_log
-from tests.ui.thread import seen
-from tests.ui.window import test_main_window as main_window_tests
-from tests.ui.window.test_main_window import finish_turn, settle, type_and_send
+from tests.support.window import finish_turn, settle, type_and_send
 from ui.window import tray as tray_module
 from ui.window.main_window import MainWindow
 from ui.window.tray import Notifier
 
-window = main_window_tests.window
 DAY = 24 * 3600
 
 

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QMessageBox, QWidget
 
 from desktop.chat.events import MessageCommitted, MessageStarted, TextDelta, TurnStarted
 from desktop.workspace import Workspace
+from tests.support import seen
 from tests.support.model_server import (
     DropConnection,
     Hang,
@@ -23,7 +24,7 @@ from tests.support.model_server import (
 )
 from tests.support.turns import turn_log
 from tests.support.waiting import wait_until
-from tests.ui.thread import seen
+from tests.support.window import finish_turn, settle, type_and_send
 from ui.thread.items import AssistantMessage, NoticeLine, TurnActions, UserBubble
 from ui.thread.markdown.view import CodeBlockView, MarkdownView, ProseBlockView
 from ui.thread.tool_card import ToolCard
@@ -49,30 +50,6 @@ echo ready
 
 Have a good trip.
 """
-
-
-@pytest.fixture
-def window(qtbot, workspace, aloop):  # type: ignore[no-untyped-def]
-    win = MainWindow(workspace)
-    qtbot.addWidget(win)
-    win.show()
-    return win
-
-
-def settle(aloop, predicate, what: str, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    aloop.run_until_complete(wait_until(predicate, timeout, what))
-
-
-def finish_turn(aloop, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
-    turns = turn_log(window.conversations)
-    settle(aloop, lambda: turns.finished, "the turn")
-    assert not turns.unexpected, turns.unexpected
-
-
-def type_and_send(qtbot, window: MainWindow, text: str) -> None:  # type: ignore[no-untyped-def]
-    turn_log(window.conversations)
-    qtbot.keyClicks(window.composer.editor, text)
-    qtbot.keyClick(window.composer.editor, Qt.Key.Key_Return)
 
 
 def click_session(qtbot, window: MainWindow, row: int) -> None:  # type: ignore[no-untyped-def]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tools.lazy import lazy_names
+import lazy_loader
 
 if TYPE_CHECKING:
     from tools.mac.osa.automation import AUTOMATION_SETTINGS_URL, AutomationLog, AutomationState
@@ -22,24 +22,6 @@ if TYPE_CHECKING:
     from tools.mac.osa.errors import OsaError, OsaProblem, ProblemKind, classify, parse_stderr
     from tools.mac.osa.worker import WorkerPool
 
-_HOMES = {
-    "AUTOMATION_SETTINGS_URL": "automation",
-    "AutomationLog": "automation",
-    "AutomationState": "automation",
-    "DEFAULT_TIMEOUT": "engine",
-    "OSASCRIPT_ENV": "engine",
-    "OUTPUT_CAP": "engine",
-    "SCRIPTS_DIR": "engine",
-    "OsaEngine": "engine",
-    "find_osascript": "engine",
-    "macos_available": "engine",
-    "OsaError": "errors",
-    "OsaProblem": "errors",
-    "ProblemKind": "errors",
-    "classify": "errors",
-    "parse_stderr": "errors",
-    "WorkerPool": "worker",
-}
 
 __all__ = [
     "AUTOMATION_SETTINGS_URL",
@@ -60,4 +42,21 @@ __all__ = [
     "parse_stderr",
 ]
 
-__getattr__ = lazy_names(__name__, _HOMES)
+# The names of `__all__`, each imported from its module when first used.
+__getattr__, __dir__ = lazy_loader.attach(
+    __name__,
+    submod_attrs={
+        "automation": ["AUTOMATION_SETTINGS_URL", "AutomationLog", "AutomationState"],
+        "engine": [
+            "DEFAULT_TIMEOUT",
+            "OSASCRIPT_ENV",
+            "OUTPUT_CAP",
+            "SCRIPTS_DIR",
+            "OsaEngine",
+            "find_osascript",
+            "macos_available",
+        ],
+        "errors": ["OsaError", "OsaProblem", "ProblemKind", "classify", "parse_stderr"],
+        "worker": ["WorkerPool"],
+    },
+)[:2]

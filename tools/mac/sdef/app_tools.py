@@ -20,15 +20,17 @@ from tools.mac.osa.engine import OsaEngine
 from tools.mac.osa.errors import OsaError, OsaProblem, ProblemKind, problem
 from tools.mac.osa.text import as_data, quote
 from tools.mac.osa.tool_runs import run_action
+from tools.mac.readback import with_effect
 from tools.mac.sdef.cache import ScriptableApp
 from tools.mac.sdef.calls import CallParts, CallTarget, PreparedCall, prepare
 from tools.mac.sdef.catalog import AppCatalog
 from tools.mac.sdef.errors import NO_DICTIONARY, NO_SUCH_APP, Refused
-from tools.mac.sdef.export import dictionary_view
 from tools.mac.sdef.model import Dictionary, term_key
+from tools.mac.sdef.readback import command_outcome
 from tools.mac.sdef.reference import Step, rough_words
 from tools.mac.sdef.risk import command_risk
 from tools.mac.sdef.values import describe_value
+from tools.mac.sdef.view import dictionary_view
 
 SCRIPT = "sdef/call"
 LIST_LIMIT = 300
@@ -345,7 +347,9 @@ class AppCommandTool(CatalogTool[AppCommandInput]):
             raise OsaError(
                 problem(ProblemKind.BAD_OUTPUT, app=prepared.app, detail=str(answer)[:200])
             )
-        return ToolResult(text=_result_text(prepared, answer["result"], bool(answer.get("cut"))))
+        result = ToolResult(text=_result_text(prepared, answer["result"], bool(answer.get("cut"))))
+        outcome = command_outcome(prepared, answer.get("readback"))
+        return result if outcome is None else with_effect(result, outcome)
 
 
 def _parts(call: AppCommandInput) -> CallParts:

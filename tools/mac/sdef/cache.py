@@ -8,13 +8,14 @@ removed. A missing, corrupt or older-format cache is simply rebuilt.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
 import tempfile
 from pathlib import Path
 
-from pydantic import Field, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 
 from tools.data import Data
 from tools.mac.sdef.model import Dictionary
@@ -22,6 +23,13 @@ from tools.mac.sdef.model import Dictionary
 log = logging.getLogger(__name__)
 
 CACHE_VERSION = 1
+
+
+@functools.cache
+def dictionary_adapter() -> TypeAdapter[Dictionary]:
+    """The dictionary model (plain dataclasses, `model.py`) as JSON, read with the checks a
+    pydantic model makes; built on first use, as every `Data` model is."""
+    return TypeAdapter(Dictionary)
 
 
 class ScriptableApp(Data):
@@ -91,7 +99,9 @@ class DictionaryCache:
     def save_dictionary(self, path: str, stamp: str, dictionary: Dictionary) -> str | None:
         name = self.file_name(path, stamp)
         try:
-            _write_atomically(self.dictionaries / name, dictionary.model_dump_json())
+            _write_atomically(
+                self.dictionaries / name, dictionary_adapter().dump_json(dictionary).decode()
+            )
         except OSError as exc:
             log.warning("could not cache a dictionary: %s", exc)
             return None
@@ -101,7 +111,7 @@ class DictionaryCache:
         if not name or "/" in name or name.startswith("."):
             return None
         try:
-            return Dictionary.model_validate_json((self.dictionaries / name).read_bytes())
+            return dictionary_adapter().validate_json((self.dictionaries / name).read_bytes())
         except (OSError, ValidationError, ValueError):
             return None
 

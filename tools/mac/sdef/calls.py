@@ -56,6 +56,9 @@ class PreparedCall(Data):
     risk: Risk
     reason: str
     summary: str
+    # For reading back what it changed: the object in words, and where `make` makes one.
+    object_words: str = ""
+    where: str = ""
 
 
 class CallParts(Data):
@@ -121,6 +124,7 @@ def prepare(call: CallParts, app: CallTarget, d: Dictionary) -> PreparedCall:
     summary = " ".join([f"{app.name}: {name}", *[w for w in words if w]])
     if len(summary) > SUMMARY_LIMIT:
         summary = summary[: SUMMARY_LIMIT - 1] + "…"
+    at = next((raw for key, raw in call.parameters.items() if term_key(key) == "at"), None)
     return PreparedCall(
         app=app.name,
         command=name,
@@ -129,6 +133,8 @@ def prepare(call: CallParts, app: CallTarget, d: Dictionary) -> PreparedCall:
         risk=risk,
         reason=reason,
         summary=summary,
+        object_words=resolved.words if resolved is not None else "",
+        where=_describe(at, convert) if at is not None else "",
     )
 
 

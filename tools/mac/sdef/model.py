@@ -1,6 +1,8 @@
 """The parsed scripting dictionary of one app: suites, commands, classes, enumerations, types.
 
-Plain pydantic data (it is cached on disk as JSON) plus lookups by name. Names are matched by
+Plain dataclasses plus lookups by name: reading a dictionary (`deskhand apps dictionary FILE`)
+needs no pydantic, whose import alone takes longer than most parses; the cache reads and writes
+them as JSON through a pydantic adapter of its own (`cache.py`). Names are matched by
 `term_key`, so "disk items", "diskItems" and "Disk Items" all find the same element; synonyms
 count too. A class defined in several suites (or extended by a `class-extension`) is seen as
 one merged class.
@@ -9,12 +11,9 @@ one merged class.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
-
-from pydantic import Field
-
-from tools.data import Data
 
 Access = Literal["r", "w", "rw"]
 
@@ -37,7 +36,8 @@ def jxa_name(term: str) -> str:
     return first + "".join(word[0].upper() + word[1:] for word in words[1:])
 
 
-class TypeRef(Data):
+@dataclass(kw_only=True)
+class TypeRef:
     """One allowed type: a type name ("text", "file", a class or enumeration) or a list of it."""
 
     name: str
@@ -47,7 +47,8 @@ class TypeRef(Data):
         return f"list of {self.name}" if self.many else self.name
 
 
-class Term(Data):
+@dataclass(kw_only=True)
+class Term:
     """What every named term of a dictionary has: its name, its four-character Apple Event code
     and the description the dictionary gives it."""
 
@@ -56,26 +57,38 @@ class Term(Data):
     description: str = ""
 
 
+@dataclass(kw_only=True)
 class Parameter(Term):
-    types: list[TypeRef] = Field(default_factory=list)
+    """A named parameter of a command, with the types it takes."""
+
+    types: list[TypeRef] = field(default_factory=list)
     optional: bool = False
 
 
-class DirectParameter(Data):
-    types: list[TypeRef] = Field(default_factory=list)
+@dataclass(kw_only=True)
+class DirectParameter:
+    """The value a command takes right after its name (`delete <it>`)."""
+
+    types: list[TypeRef] = field(default_factory=list)
     optional: bool = False
     description: str = ""
 
 
-class Result(Data):
-    types: list[TypeRef] = Field(default_factory=list)
+@dataclass(kw_only=True)
+class Result:
+    """What a command gives back."""
+
+    types: list[TypeRef] = field(default_factory=list)
     description: str = ""
 
 
+@dataclass(kw_only=True)
 class Command(Term):
-    synonyms: list[str] = Field(default_factory=list)
+    """A command of the dictionary: its direct parameter, named parameters and result."""
+
+    synonyms: list[str] = field(default_factory=list)
     direct_parameter: DirectParameter | None = None
-    parameters: list[Parameter] = Field(default_factory=list)
+    parameters: list[Parameter] = field(default_factory=list)
     result: Result | None = None
 
     def parameter(self, name: str) -> Parameter | None:
@@ -83,67 +96,88 @@ class Command(Term):
         return next((p for p in self.parameters if term_key(p.name) == key), None)
 
 
+@dataclass(kw_only=True)
 class Property(Term):
-    types: list[TypeRef] = Field(default_factory=list)
+    """A property of a class or record: its types and whether scripts may set it."""
+
+    types: list[TypeRef] = field(default_factory=list)
     access: Access = "rw"
-    synonyms: list[str] = Field(default_factory=list)
+    synonyms: list[str] = field(default_factory=list)
 
     @property
     def writable(self) -> bool:
         return "w" in self.access
 
 
-class Element(Data):
+@dataclass(kw_only=True)
+class Element:
+    """A kind of element a class contains, named by its class (a folder's files)."""
+
     type: str  # the class of the elements
     access: Access = "rw"
 
 
+@dataclass(kw_only=True)
 class ClassDef(Term):
+    """A class as one suite defines (or extends) it."""
+
     plural: str = ""
     inherits: str | None = None
     extension: bool = False  # from a class-extension: adds to a class defined elsewhere
-    synonyms: list[str] = Field(default_factory=list)
-    properties: list[Property] = Field(default_factory=list)
-    elements: list[Element] = Field(default_factory=list)
-    responds_to: list[str] = Field(default_factory=list)
+    synonyms: list[str] = field(default_factory=list)
+    properties: list[Property] = field(default_factory=list)
+    elements: list[Element] = field(default_factory=list)
+    responds_to: list[str] = field(default_factory=list)
 
 
+@dataclass(kw_only=True)
 class Enumerator(Term):
     """One named value of an enumeration."""
 
 
-class Enumeration(Data):
+@dataclass(kw_only=True)
+class Enumeration:
+    """A named set of values (`saving options`: yes, no, ask)."""
+
     name: str
     code: str = ""
-    enumerators: list[Enumerator] = Field(default_factory=list)
+    enumerators: list[Enumerator] = field(default_factory=list)
 
 
+@dataclass(kw_only=True)
 class ValueType(Term):
     """A simple type the dictionary defines (its `value-type`), named like a class."""
 
 
+@dataclass(kw_only=True)
 class RecordType(Term):
-    properties: list[Property] = Field(default_factory=list)
+    """A record the dictionary defines: named properties, no identity."""
+
+    properties: list[Property] = field(default_factory=list)
 
 
+@dataclass(kw_only=True)
 class Suite(Term):
-    commands: list[Command] = Field(default_factory=list)
-    classes: list[ClassDef] = Field(default_factory=list)
-    enumerations: list[Enumeration] = Field(default_factory=list)
-    value_types: list[ValueType] = Field(default_factory=list)
-    record_types: list[RecordType] = Field(default_factory=list)
+    """One suite of the dictionary: the terms it groups."""
+
+    commands: list[Command] = field(default_factory=list)
+    classes: list[ClassDef] = field(default_factory=list)
+    enumerations: list[Enumeration] = field(default_factory=list)
+    value_types: list[ValueType] = field(default_factory=list)
+    record_types: list[RecordType] = field(default_factory=list)
 
 
-class MergedClass(Data):
+@dataclass(kw_only=True)
+class MergedClass:
     """A class as scripts see it: every definition and extension of that name, plus what it
     inherits (properties and elements of ancestors included)."""
 
     name: str
     plural: str
     description: str = ""
-    ancestors: list[str] = Field(default_factory=list)
-    properties: list[Property] = Field(default_factory=list)
-    elements: list[Element] = Field(default_factory=list)
+    ancestors: list[str] = field(default_factory=list)
+    properties: list[Property] = field(default_factory=list)
+    elements: list[Element] = field(default_factory=list)
 
     def property(self, name: str) -> Property | None:
         key = term_key(name)
@@ -153,13 +187,14 @@ class MergedClass(Data):
         return None
 
 
-class Dictionary(Data):
+@dataclass(kw_only=True)
+class Dictionary:
     """One app's scripting dictionary, as parsed; `skipped_includes` names the included files
     that could not be read (off a Mac the system's CocoaStandard.sdef is missing)."""
 
     title: str = ""
-    suites: list[Suite] = Field(default_factory=list)
-    skipped_includes: list[str] = Field(default_factory=list)
+    suites: list[Suite] = field(default_factory=list)
+    skipped_includes: list[str] = field(default_factory=list)
 
     # --- lookups (built once per instance) ------------------------------------------------
 
@@ -265,5 +300,11 @@ class Dictionary(Data):
         )
 
     def plural_of(self, class_name: str) -> str:
-        merged = self.merged_class(class_name)
-        return merged.plural if merged is not None else f"{class_name}s"
+        """`merged_class(class_name).plural`, without merging what the class inherits: the
+        export asks this of every element of every class."""
+        key = self._class_names.get(term_key(class_name), term_key(class_name))
+        defs = self._class_defs.get(key)
+        if not defs:
+            return f"{class_name}s"
+        main = next((cls for cls in defs if not cls.extension), defs[0])
+        return next((cls.plural for cls in defs if cls.plural), "") or f"{main.name}s"

@@ -7,6 +7,7 @@ access groups and documentation are ignored; synonyms are kept so either name fi
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypedDict
 from xml.etree.ElementTree import Element
 
 from tools.mac.sdef.errors import NOT_A_DICTIONARY, DictionaryRefused
@@ -85,7 +86,13 @@ def _access(node: Element) -> Access:
     return value if value in ("r", "w", "rw") else "rw"  # type: ignore[return-value]
 
 
-def _term(node: Element, name: str = "name") -> dict[str, str]:
+class _TermFields(TypedDict):
+    name: str
+    code: str
+    description: str
+
+
+def _term(node: Element, name: str = "name") -> _TermFields:
     """The name, code and description every term has, as the model's fields."""
     return {
         "name": _text(node, name),

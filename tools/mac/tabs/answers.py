@@ -11,19 +11,24 @@ from typing import Any, TypeVar
 
 from tools.base import TOOL_FAILED, ToolResult
 from tools.mac.osa.text import as_data, clip, quote
+from tools.mac.readback import not_confirmed, read_back, shown, with_effect
 from tools.mac.tabs.addresses import MAX_URL
 from tools.mac.tabs.inputs import (
+    CLICK_SETTLE_MS,
     MAX_LINK_TEXT,
     MAX_TEXT,
     MAX_TITLE,
     Click,
     CloseTab,
+    Fill,
     GetLinks,
     GetText,
     OnAPage,
+    OpenUrl,
     RunJs,
     SwitchTab,
 )
+from tools.outcome import Outcome
 
 CallT = TypeVar("CallT")
 
@@ -95,9 +100,37 @@ def problem_in(result: dict[str, Any]) -> ToolResult | None:
     return ToolResult.failure(TOOL_FAILED)
 
 
+SHOWN_URL = 200  # characters of an address an effect line shows
+
+
 def switched(call: SwitchTab, result: dict[str, Any]) -> ToolResult:
     title = quote(clip(result.get("title"), MAX_TITLE))
-    return ToolResult(text=f"Switched to tab {call.index}: {title}.")
+    line = f"~ tab {call.index} {shown(result.get('title'))}: current"
+    differ = []
+    if result.get("current") != result.get("url"):
+        line = f"~ tab {call.index} {shown(result.get('title'))}: not current"
+        differ.append("its window shows another tab")
+    elif result.get("front") is not True:
+        differ.append("its window is not the front one")
+    line += ", window in front" if result.get("front") is True else ""
+    return with_effect(
+        ToolResult(text=f"Switched to tab {call.index}: {title}."), read_back(line, differ)
+    )
+
+
+def opened(call: OpenUrl, result: dict[str, Any]) -> ToolResult:
+    before, after = result.get("before"), result.get("after")
+    text = ToolResult(text=f"Opened {call.url} in a new {call.browser_app} tab.")
+    if not (isinstance(before, int) and isinstance(after, int) and after > before):
+        outcome = not_confirmed(call.browser_app, "no new tab appeared in the front window.")
+        return with_effect(text, outcome)
+    current = clip(result.get("current"), SHOWN_URL)
+    differ = []
+    if result.get("current") != call.url:
+        differ.append(f"the new tab shows {current or 'nothing yet'}, not {call.url} (it may be "
+                      "loading or redirected)")  # fmt: skip
+    outcome = read_back(f"+ tab {after}: {current or call.url}, current", differ)
+    return with_effect(text, outcome)
 
 
 def closed(call: CloseTab, result: dict[str, Any]) -> ToolResult:
@@ -106,10 +139,20 @@ def closed(call: CloseTab, result: dict[str, Any]) -> ToolResult:
         for tab in result.get("closed", [])
     ]
     count = len(closed)
-    return ToolResult(
+    text = ToolResult(
         text=f"Closed {count} tab{'s' if count != 1 else ''} (other tabs' indices changed; "
         f"list them again before using indices):\n{as_data(closed)}"
     )
+    lines = [f"- tab {shown(tab['title'])} ({clip(tab['url'], SHOWN_URL)})" for tab in closed]
+    before, after = result.get("before"), result.get("after")
+    if not (isinstance(before, int) and isinstance(after, int)):
+        return with_effect(text, not_confirmed(call.browser_app, "the tabs were not counted."))
+    if not lines:
+        return with_effect(text, Outcome(kind="no_effect", nothing="no tab was closed."))
+    differ = []
+    if after != before - count:
+        differ.append(f"{after} tabs are left, not {before - count}")
+    return with_effect(text, read_back(lines[0], differ, more=lines[1:]))
 
 
 def page_address(call: OnAPage, result: dict[str, Any]) -> ToolResult:
@@ -201,7 +244,40 @@ def links(call: GetLinks, result: dict[str, Any], data: dict[str, Any]) -> ToolR
 @from_page
 def acted(call: Click, result: dict[str, Any], data: dict[str, Any]) -> ToolResult:
     verb = "Clicked" if call.op == "click" else "Filled"
-    return ToolResult(text=f"{verb} {quote(call.selector)} on {about(result)}.")
+    text = ToolResult(text=f"{verb} {quote(call.selector)} on {about(result)}.")
+    outcome = filled(call, data) if call.op == "fill" else clicked(result)
+    return with_effect(text, outcome)
+
+
+def filled(call: Click, data: dict[str, Any]) -> Outcome:
+    """A field after a fill, as the page reads it back once its own scripts have run."""
+    typed = call.text if isinstance(call, Fill) else ""
+    value, before = str(data.get("value", "")), str(data.get("before", ""))
+    line = f"~ field {shown(call.selector)}: {shown(before)} → {shown(value)}"
+    units = len(typed.encode("utf-16-le")) // 2  # what the page counts: UTF-16 units
+    if value == typed and data.get("length") == units:
+        return read_back(line)
+    held = f"The field holds {shown(value)}, not the text typed."
+    if value == before:  # read-only, or a script put the old value back
+        return Outcome(kind="differs", note=held, nothing="the field did not change.")
+    return Outcome(kind="differs", changes=[line], note=held)
+
+
+def clicked(result: dict[str, Any]) -> Outcome:
+    """The tab after a click: where it went, or whether its text changed."""
+    after = result.get("after")
+    if not isinstance(after, dict):
+        return not_confirmed("the page", "the page did not say what it holds after the click.")
+    if after.get("url") != result.get("url"):
+        return read_back(f"→ navigated to {clip(after.get('url'), SHOWN_URL)}")
+    if after.get("changed") is True:
+        return read_back(f"~ page {shown(after.get('title'))}: its text changed")
+    watched = after.get("watched_ms")
+    watched = watched if isinstance(watched, int) else CLICK_SETTLE_MS
+    return Outcome(
+        kind="no_effect",
+        nothing=f"the page's address and text did not change within {watched / 1000:g} s.",
+    )
 
 
 def clip_exact(text: object, limit: int) -> str:

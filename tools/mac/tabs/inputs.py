@@ -26,6 +26,7 @@ MAX_LINKS = 500
 MAX_LINK_TEXT = 200
 MAX_CODE = 20_000
 MAX_FILL = 10_000
+CLICK_SETTLE_MS = 1_500  # how long a click's page is watched for a late change
 
 
 class TabRef(Data):
@@ -196,6 +197,9 @@ class Click(OnAPage):
     def args(self) -> dict[str, Any]:
         return {"selector": self.selector}
 
+    def payload(self) -> dict[str, Any]:
+        return {**super().payload(), "settle_ms": CLICK_SETTLE_MS}
+
 
 class Fill(Click):
     op: ClassVar[str] = "fill"
@@ -203,7 +207,8 @@ class Fill(Click):
     text: Annotated[str, Field(max_length=MAX_FILL)] = Field(description="the text to type")
 
     def args(self) -> dict[str, Any]:
-        return {"selector": self.selector, "text": self.text}
+        # One more than a fill holds, to see a field that holds more than was typed.
+        return {"selector": self.selector, "text": self.text, "max_value": MAX_FILL + 1}
 
 
 class RunJs(OnAPage):

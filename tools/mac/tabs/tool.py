@@ -45,6 +45,7 @@ from tools.mac.tabs.answers import (
     acted,
     closed,
     links,
+    opened,
     page_address,
     page_title,
     problem_in,
@@ -71,6 +72,7 @@ from tools.mac.tabs.inputs import (
     TabRef,
     TabsInput,
 )
+from tools.screen.geometry import Rect
 
 if TYPE_CHECKING:
     from tools.screen.backends.window_shot import WindowShooter
@@ -138,7 +140,6 @@ async def listed(tool: TabsTool, call: ListTabs) -> ToolResult:
 async def _screenshot(tool: TabsTool, call: Screenshot) -> ToolResult:
     """Where the browser shows the tab, then the screen backend's capture of that window."""
     from tools.screen.backends.window_shot import ShotRefused, WantedWindow
-    from tools.screen.geometry import Rect
 
     answer = await tool.call_action_script(call)
     if (failed := problem_in(answer)) is not None:
@@ -223,7 +224,7 @@ ACTIONS = ActionTable(
             hint="in a new tab; http and https only; 'example.com' and bare names like "
             "'chatgpt' work",
             script="tabs/open_url", target="{url}",
-            result="Opened {url} in a new {browser_app} tab.",
+            result=opened,
         ),
         _row(
             "close_tab", CloseTab, Risk.CHANGE, "Closes tabs",

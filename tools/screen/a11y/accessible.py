@@ -126,6 +126,8 @@ class Node:
     focused: bool = False
     showing: bool = False  # on screen now (an off-screen list row is not)
     checked: bool = False
+    expanded: bool = False  # an expandable element (a tree row, a combo box) that is open
+    selected: bool = False  # a list row, a tab or a cell that is selected
     editable: bool = False
     active: bool = False  # a top-level window that is the active one of its app
     bounds: Rect | None = None  # global logical units

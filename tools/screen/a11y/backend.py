@@ -47,13 +47,15 @@ def open_accessibility(
     worker: ScreenWorker, *, own_pids: Collection[int] = ()
 ) -> tuple[AccessibilityBackend, Inspector]:
     """The backend and the gate's inspector for this computer (connecting lazily, on first
-    use). Call it after `accessibility_status()` said the service is available."""
+    use); the inspector also watches the window a call acts on (`effect.Watcher`). Call it
+    after `accessibility_status()` said the service is available."""
     if sys.platform == "darwin":
-        from tools.screen.a11y.ax.reader import AxAccessibility, AxInspector
+        from tools.screen.a11y.ax.reader import AxAccessibility
+        from tools.screen.a11y.ax.watching import AxWatchingInspector
 
         ax = AxAccessibility()
-        return ax, AxInspector(ax, own_pids=own_pids)
-    from tools.screen.a11y.atspi.reader import Accessibility, AtspiInspector
+        return ax, AxWatchingInspector(ax, own_pids=own_pids)
+    from tools.screen.a11y.atspi.watching import AtspiWatchingInspector, RefreshingAccessibility
 
-    accessibility = Accessibility()
-    return accessibility, AtspiInspector(accessibility, worker, own_pids=own_pids)
+    accessibility = RefreshingAccessibility()
+    return accessibility, AtspiWatchingInspector(accessibility, worker, own_pids=own_pids)

@@ -22,10 +22,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from tools.base import RunContext, ToolResult
+from tools.outcome import Outcome
 from tools.screen import errors
 from tools.screen.a11y.accessible import SCROLLERS, VALUE_ROLES, AccessibilityBackend, Limits, Node
+from tools.screen.a11y.effect import Watch, holds_note, line_subject, not_enabled
 from tools.screen.backends.base import ScreenBackend
 from tools.screen.displays import Display, display_at
+from tools.screen.errors import ScreenError
 from tools.screen.events import ScreenEvent
 from tools.screen.geometry import Point, Rect
 from tools.screen.hand import Hand
@@ -43,6 +46,7 @@ __all__ = ["Acting", "ElementActions", "named", "refusal"]
 SCROLL_NOTCHES = 60
 TYPE_CHUNK = 20  # characters typed between two checks that the field still has the focus
 FOCUS_LIMIT = 1.0  # seconds a clicked field may take to report the keyboard focus
+UNREADABLE = "Not confirmed: the field's text cannot be read back."
 POLL = 0.02  # seconds between two looks while waiting (a look at 200 elements takes ~60 ms)
 
 
@@ -116,6 +120,42 @@ class ElementActions:
 
     def _own_rects(self) -> list[Rect]:
         return [Rect(*(int(v) for v in rect)) for rect in self._access.own_windows()]
+
+    async def _watch(self, item: Item, accessibility: AccessibilityBackend) -> Watch | None:
+        """The element's window looked at right before the action, or None when it cannot be
+        (no window, or its app stopped answering): the result then says nothing of effects."""
+        if item.window is None:
+            return None
+        try:
+            framed = await accessibility.frame_of(item.window)
+            if framed is None:
+                return None
+            app, frame = framed
+            return await Watch(accessibility, app, frame, target=item.node).start()
+        except ScreenError:
+            log.info("the window of %s could not be looked at", item.id, exc_info=True)
+            return None
+
+    async def _outcome(
+        self, done: ToolResult, watch: Watch | None, item: Item, *, scrolled: bool = False
+    ) -> ToolResult:
+        """The action's result with its `Effect:` section: what the window shows changed (the
+        tool's own word is not the outcome). A failure stays as it is."""
+        if done.is_error or watch is None:
+            return done
+        seen = await watch.outcome()
+        changes = list(seen.changes)
+        if scrolled:
+            changes.insert(0, f"~ {line_subject(item.node)}: scrolled into view")
+        kind = seen.kind if not changes or seen.kind != "no_effect" else "done"
+        note = seen.note
+        said = done.outcome  # what the action itself knows: other text taken, text unreadable
+        if said is not None and (said.kind == "differs" or kind == "no_effect"):
+            kind, note = said.kind, said.note
+        outcome = Outcome(kind=kind, changes=changes, note=note, nothing=seen.nothing)
+        return done.model_copy(
+            update={"text": f"{done.text}\n{outcome.effect_text()}", "outcome": outcome}
+        )
 
     async def _clickable_centre(
         self, item: Item, accessibility: AccessibilityBackend, worker: ScreenWorker
@@ -200,7 +240,7 @@ class ElementActions:
             )
             now = await accessibility.text(ref)
             if now is not None and now != value:
-                return ToolResult.failure(errors.NOT_SET)
+                return _differs(item, value, now, acting.how("accessibility", point))
             return ToolResult(
                 text=f"Set {named(item)} to '{quote(value)}'.",
                 data=acting.how("accessibility", point),
@@ -244,9 +284,10 @@ class ElementActions:
             return ToolResult(
                 text=f"Typed '{quote(value)}' into {named(item)} (its text cannot be read back).",
                 data=typed,
+                outcome=Outcome(kind="unconfirmed", note=UNREADABLE),
             )
         if now != value:
-            return ToolResult.failure(errors.TYPED_DIFFERENTLY)
+            return _differs(item, value, now, typed)
         return ToolResult(text=f"Set {named(item)} to '{quote(value)}' by typing.", data=typed)
 
     async def _has_focus(
@@ -335,6 +376,16 @@ def named(item: Item) -> str:
     return f"{item.id}{name} ({role_word(node)}{app})"
 
 
+def _differs(item: Item, value: str, now: str, data: dict[str, Any]) -> ToolResult:
+    """The field took other text than was given (a mask, a length limit, a script): said as it
+    is, with what it holds (never a password field's: those are never filled)."""
+    return ToolResult(
+        text=f"Put '{quote(value)}' into {named(item)}.",
+        data=data,
+        outcome=Outcome(kind="differs", note=holds_note(now)),
+    )
+
+
 def refusal(action: str, item: Item, own_pids: frozenset[int]) -> ToolResult | None:
     node = item.node
     if item.pid is not None and item.pid in own_pids:
@@ -345,7 +396,10 @@ def refusal(action: str, item: Item, own_pids: frozenset[int]) -> ToolResult | N
         if node.kind != "T" and not node.editable:
             return ToolResult.failure(errors.NOT_EDITABLE)
     if action in ("click", "set_value") and not node.enabled:
-        return ToolResult.failure(errors.DISABLED)
+        refused = not_enabled(node, "clicked" if action == "click" else "changed")
+        return ToolResult(
+            text=refused.note, is_error=True, data={"code": "refused"}, outcome=refused
+        )
     return None
 
 

@@ -30,7 +30,7 @@ See and use other apps' windows through their accessibility elements, with ids.
 I image, G group, X other. Bounds are pixels of a screenshot of the window's display (the \
 computer tool's coordinates). annotate: true adds that screenshot with the ids drawn on it.
 - click, set_value (with value), scroll_to: act on an element by its id from the latest see \
-(or from `snapshot`). If the window changed since, you are asked to see again.
+(or from `snapshot`). If the window changed since, you are asked to see again. The result's `Effect:` lines say what changed in the window (`~ checkbox "Remember me": checked`, `+ dialog "Save changes?"`), or `Effect: none` when nothing readable did.
 - wait: until an element with that role and/or label appears (gone: true, disappears), \
 up to timeout seconds (default 5, at most 30).
 - screenshot: the pixels of a window or display.

@@ -16,6 +16,10 @@ Actions (one tool, a table of rows below):
   click or typing it amounts to, by the element as it is now (`risk.py`), and a password field
   is never filled.
 
+Each acting call's result ends with the `Effect:` lines of what changed in the element's window,
+read before and after (`a11y/effect.py`); a disabled element is refused with `not enabled`, and
+a field that keeps other text than was given says what it holds (`differs`).
+
 What each action does is reported as the computer tool's `ScreenEvent`s (a click ring at the
 element's centre, the typed text, a scroll), so the app's visualizer shows it the same way; its
 captures are wrapped in the same `before_capture` / `after_capture` hooks.
@@ -313,12 +317,15 @@ class ScreenTool(ElementActions, FunctionTool[ScreenCall]):
             return refused
         hand = self._access.hand_for(call.session_id)
         acting = Acting(call.session_id, worker, ctx, await worker.displays(), hand)
+        watch = await self._watch(fresh, accessibility)  # the window as it was before
         if action == "click":
             done = await self._click(fresh, accessibility, acting)
         elif action == "set_value":
             done = await self._set_value(fresh, call.input.value or "", accessibility, acting)
         else:
             done = await self._scroll_to(fresh, accessibility, acting)
+        moved = action == "scroll_to" and (done.data or {}).get("how") not in (None, "none")
+        done = await self._outcome(done, watch, fresh, scrolled=moved)
         if done.data is not None:  # how and where it acted, with the element it acted on
             snapshot = self.snapshots.get(call.session_id, call.input.snapshot)
             display = report.screen_of(acting.displays, fresh.node.bounds)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 import os
-import select
 import struct
 import threading
 import time
@@ -29,6 +28,7 @@ from Xlib import error as xerror
 from Xlib.ext import record, xinput
 
 from tools.screen.backends.x11 import own_clients
+from tools.screen.backends.x11_events import events_until
 from tools.screen.hand import InputKind, PersonInput
 
 __all__ = ["X11Watcher"]
@@ -36,7 +36,6 @@ __all__ = ["X11Watcher"]
 log = logging.getLogger(__name__)
 
 THROTTLE = 0.1
-POLL = 0.25  # seconds between looks at the stop flag while no event comes
 FAKE_INPUT = 2  # the XTEST extension's FakeInput request
 _KINDS: dict[int, InputKind] = {
     X.KeyPress: "key",
@@ -214,20 +213,15 @@ class X11Watcher:
             root = connection.screen().root
             root.xinput_select_events([(xinput.AllMasterDevices, _RAW_MASK)])
             connection.flush()
-            while not self._stop.is_set():
-                ready, _, _ = select.select([connection.fileno()], [], [], POLL)
-                if not ready and not connection.pending_events():
+            for event in events_until(self._stop, connection):
+                kind = _RAW_KINDS.get(getattr(event, "evtype", -1))
+                data = getattr(event, "data", b"")
+                if kind is None or not isinstance(data, bytes | bytearray) or len(data) < 12:
                     continue
-                while connection.pending_events():
-                    event = connection.next_event()
-                    kind = _RAW_KINDS.get(getattr(event, "evtype", -1))
-                    data = getattr(event, "data", b"")
-                    if kind is None or not isinstance(data, bytes | bytearray) or len(data) < 12:
-                        continue
-                    # deviceid (2), time (4), detail (4), then the slave device: sourceid (2).
-                    (source,) = struct.unpack_from("=H", data, 10)
-                    if source not in synthetic:
-                        reporter(kind)
+                # deviceid (2), time (4), detail (4), then the slave device: sourceid (2).
+                (source,) = struct.unpack_from("=H", data, 10)
+                if source not in synthetic:
+                    reporter(kind)
         finally:
             reporter.close()
             connection.close()

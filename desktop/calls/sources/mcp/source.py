@@ -7,6 +7,9 @@ are consequential unless the person marked the server trusted (then the server's
 sheet as what "the server says". When all sources together offer more than `DEFER_OVER`
 tools, the MCP tools are sent with `defer_loading` and the API's tool search finds them.
 
+A result is the server's word: Deskhand cannot look at what a server's tool did, so a call
+that acts is `unconfirmed`, reported by its server (the card says "reported by *server*").
+
 Servers start behind the window (`start`), or on their first call when the config says so
 (their tools are then known from the last run); all stop on `close`. Only servers the person
 approved as they are start (`approved.py`); the others wait for them. The config file is read
@@ -53,6 +56,7 @@ from tools.mcp.names import api_name, rules_action, rules_tool, server_key
 # Re-exported: Settings → Connectors reads server states from here, since ui never imports tools.
 from tools.mcp.spec import ServerState as ServerState
 from tools.mcp.spec import ServerStatus as ServerStatus
+from tools.outcome import Outcome
 
 if TYPE_CHECKING:  # the SDK loads when the first server starts, not before the window shows
     import mcp_types
@@ -80,6 +84,7 @@ BAD_ARGUMENTS = (
 )
 NO_SUCH_TOOL = "The MCP server no longer offers this tool. Use one of the tools listed."
 REFUSED = "The MCP server could not run this call. Tell the person, and try another way."
+SERVERS_WORD = "Not confirmed: reported by the MCP server “{server}”; Deskhand cannot look."
 
 
 def judge(server: str, tool: mcp_types.Tool, *, trusted: bool) -> tuple[Risk, str]:
@@ -472,7 +477,11 @@ class McpSource(ToolSource):
             }.get(exc.code, REFUSED)
             return CallResult.failure(phrase)
         output = await asyncio.to_thread(read_result, result)
-        return CallResult(content=output.content, is_error=output.is_error)
+        acted = not output.is_error and call.risk is not Risk.READ
+        said = Outcome(kind="unconfirmed", note=SERVERS_WORD.format(server=server))
+        return CallResult(
+            content=output.content, is_error=output.is_error, outcome=said if acted else None
+        )
 
     def action_groups(self) -> list[ActionGroup]:
         groups: dict[str, ActionGroup] = {}

@@ -22,6 +22,7 @@ from pydantic import Field
 
 from tools.base import ActionInfo, Risk, RunContext, Tool, ToolResult
 from tools.data import Data
+from tools.outcome import Outcome
 
 if TYPE_CHECKING:
     from tldextract import TLDExtract
@@ -181,4 +182,5 @@ class PlanTool(Tool[PlanInput]):
         text = self._approved(ctx.session_id)
         if text is None:  # approved, then ended before it ran (Stop, expiry): say so
             return ToolResult.failure("The plan is no longer approved. Propose it again.")
-        return ToolResult(text=text)
+        # Read back from the plan book: the plan stands approved, seen, not just said.
+        return ToolResult(text=text, outcome=Outcome(kind="done"))

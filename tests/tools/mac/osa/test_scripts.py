@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.jxa.forbidden import FORBIDDEN_JS
 from tests.support.jxa.world import STANDIN_DIR
 from tools.mac.osa.engine import SCRIPTS_DIR, WORKER_SCRIPT
 
@@ -59,17 +60,6 @@ def test_every_action_the_tool_names_has_a_script(tool: str) -> None:
 
 
 # --- data in, never code: the JavaScript side ----------------------------------------------
-
-FORBIDDEN_JS = [
-    "Function(",
-    "doShellScript",
-    "doJavaScript",
-    "runScript",
-    "NSAppleScript",
-    "OSAScript",
-    "Library(",
-    "use strict",  # would keep the worker's eval from returning the action's `run`
-]
 
 
 @pytest.mark.parametrize("script", ACTION_SCRIPTS, ids=lambda path: path.name)

@@ -10,16 +10,17 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-from collections.abc import Awaitable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any, TypeVar
 
 import pytest
-from pydantic import BaseModel
 
+from tests.support.jxa.finder_world import DESKTOP_REPORT, MODIFIED, finder_world
 from tests.support.jxa.world import OSASCRIPT, WORLD_ENV, World
-from tools.base import Risk, RunContext, ToolResult
+from tests.support.sdef.bundles import FIXTURES, INCLUDES, make_bundle
+from tests.support.sdef.standin import StandIn
+from tools.base import Risk, ToolResult
 from tools.mac.osa.engine import OSASCRIPT_ENV, OsaEngine
 from tools.mac.osa.errors import MODEL_PHRASES, OsaProblem, ProblemKind
 from tools.mac.sdef.app_tools import (
@@ -33,81 +34,7 @@ from tools.mac.sdef.app_tools import (
 from tools.mac.sdef.catalog import AppCatalog
 from tools.mac.sdef.errors import NO_SUCH_APP
 
-from .bundles import FIXTURES, INCLUDES, make_bundle
-
 T = TypeVar("T")
-MODIFIED = datetime(2024, 5, 3, 9, 30).astimezone()
-DESKTOP_REPORT = [
-    {"elements": "folders", "name": "Desktop"},
-    {"elements": "files", "name": "report.pdf"},
-]
-
-
-def finder_world() -> dict[str, Any]:
-    report = {"name": "report.pdf", "id": "file-1", "modificationDate": MODIFIED, "comment": ""}
-    notes = {"name": "notes.txt", "id": "file-2", "modificationDate": MODIFIED, "comment": ""}
-    return {
-        "bundles": {"com.apple.finder": "Finder", "com.apple.mail": "Mail"},
-        "commands": {
-            "Finder": {"move": None, "open": None, "reveal": None, "make": None},
-            "Mail": {"checkForNewMail": None},
-        },
-        "apps": {
-            "Finder": {
-                "running": True,
-                "name": "Finder",
-                "folders": [
-                    {"name": "Desktop", "id": "folder-1", "files": [report, notes]},
-                    {"name": "Archive", "id": "folder-2", "files": []},
-                ],
-                "desktop": {"name": "Desktop", "files": [{"name": "a.txt", "id": "file-3"}]},
-                "trash": {"name": "Trash", "files": []},
-                "windows": [{"name": "Desktop", "id": 7}, {"name": "Downloads", "id": 8}],
-            },
-            "Mail": {
-                "running": True,
-                "outgoingMessages": [{"subject": "Hello", "id": 41}],
-                "sent": [],
-            },
-        },
-    }
-
-
-@dataclass
-class StandIn:
-    loop: asyncio.AbstractEventLoop
-    world: World
-    apps_list: AppsListTool
-    dictionary: AppDictionaryTool
-    command: AppCommandTool
-    problems: list[OsaProblem] = field(default_factory=list)
-
-    def run(self, work: Awaitable[T]) -> T:
-        return self.loop.run_until_complete(work)
-
-    def ctx(self, progress: list[str] | None = None) -> RunContext:
-        lines = progress if progress is not None else []
-        return RunContext(
-            session_id=1, attachments_dir=self.world.path.parent, progress=lines.append
-        )
-
-    def call(
-        self, tool: Any, fields: dict[str, Any], progress: list[str] | None = None
-    ) -> ToolResult:
-        model: BaseModel = tool.Input.model_validate(fields)
-        return self.run(tool.run(model, self.ctx(progress)))
-
-    def app_command(self, **fields: Any) -> ToolResult:
-        return self.call(self.command, fields)
-
-    def answer(self, **fields: Any) -> Any:
-        """The JSON the app answered (after the result's header line)."""
-        result = self.app_command(**fields)
-        assert not result.is_error, result.text
-        return json.loads(result.text.split("\n", 1)[1])
-
-    def log(self) -> list[dict[str, Any]]:
-        return self.world.read().get("log", [])
 
 
 @pytest.fixture(scope="module")
@@ -178,14 +105,14 @@ def test_list_then_dictionary_then_command(mac: StandIn) -> None:
 
 
 def test_the_dictionary_view_is_bounded_and_says_how_to_filter(mac: StandIn) -> None:
-    from tools.mac.sdef import export
+    from tools.mac.sdef import view
 
     catalog = mac.dictionary.catalog
     app = mac.run(catalog.find("Finder"))
     assert app is not None
     d = mac.run(catalog.dictionary(app))
     assert d is not None
-    text = export.dictionary_view("Finder", d, limit=2_000)
+    text = view.dictionary_view("Finder", d, limit=2_000)
     assert (
         "[Cut:" in text and "Filter by suite (Standard Suite, Finder Basics, Finder items)" in text
     )
@@ -246,7 +173,10 @@ def test_count_and_exists(mac: StandIn) -> None:
 def test_delete_acts_on_the_object_the_reference_names(mac: StandIn) -> None:
     result = mac.app_command(app="Finder", command="delete", reference=DESKTOP_REPORT)
     assert not result.is_error
-    assert result.text == "Finder: delete file 'report.pdf' in folder 'Desktop': done."
+    assert result.text == (
+        "Finder: delete file 'report.pdf' in folder 'Desktop': done.\n"
+        "Effect:\n- file 'report.pdf' in folder 'Desktop': deleted"
+    )
     names = [f["name"] for f in finder_app(mac)["folders"][0]["files"]]
     assert names == ["notes.txt"]
     (entry,) = mac.log()

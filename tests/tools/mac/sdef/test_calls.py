@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
+from tests.support.sdef.dictionaries import finder, mail
 from tools.base import Risk
+from tools.mac.sdef.cache import dictionary_adapter
 from tools.mac.sdef.calls import CallParts, CallTarget, PreparedCall, prepare
 from tools.mac.sdef.errors import Refused
 from tools.mac.sdef.model import Dictionary, TypeRef
 from tools.mac.sdef.risk import command_risk
 from tools.mac.sdef.values import reference_defs, type_schema
-
-from .test_parse import finder, mail
 
 FINDER = CallTarget(name="Finder", bundle_id="com.apple.finder", path="/System/Finder.app")
 MAIL = CallTarget(name="Mail", bundle_id="com.apple.mail", path="/System/Applications/Mail.app")
@@ -205,7 +205,7 @@ def test_a_reference_given_as_direct_parameter_is_the_target() -> None:
 
 def test_a_plain_direct_parameter_is_passed_as_data() -> None:
     text = "'); Application('Finder').delete(Path('/')); ('"
-    d = Dictionary.model_validate(
+    d = dictionary_adapter().validate_python(
         {
             "suites": [
                 {

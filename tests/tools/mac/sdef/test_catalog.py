@@ -8,10 +8,9 @@ import os
 import stat
 from pathlib import Path
 
+from tests.support.sdef.bundles import FIXTURES, INCLUDES, make_bundle, small_sdef
 from tools.mac.sdef.catalog import AppCatalog
 from tools.mac.sdef.discovery import DEFAULT_ROOTS, find_bundles
-
-from .bundles import FIXTURES, INCLUDES, make_bundle, small_sdef
 
 
 def catalog(tmp_path: Path, *roots: Path, sdef_tool: str | None = None) -> AppCatalog:

@@ -9,20 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.sdef.bundles import FIXTURES, INCLUDES
+from tests.support.sdef.dictionaries import finder, mail
+from tools.mac.sdef.cache import dictionary_adapter
 from tools.mac.sdef.errors import NOT_A_DICTIONARY, TOO_LARGE, DictionaryRefused
-from tools.mac.sdef.model import Dictionary, jxa_name
+from tools.mac.sdef.model import jxa_name
 from tools.mac.sdef.parse import parse_sdef, parse_sdef_file
 from tools.mac.sdef.xmlsafe import MAX_BYTES
-
-from .bundles import FIXTURES, INCLUDES
-
-
-def finder(include_root: Path = INCLUDES) -> Dictionary:
-    return parse_sdef_file(FIXTURES / "Finder.sdef", include_root=include_root)
-
-
-def mail() -> Dictionary:
-    return parse_sdef_file(FIXTURES / "Mail.sdef", include_root=INCLUDES)
 
 
 def test_finder_like_dictionary_has_its_suites_commands_and_the_included_standard_suite() -> None:
@@ -255,7 +248,7 @@ def test_terms_get_their_jxa_names(term: str, name: str) -> None:
 
 def test_a_parsed_dictionary_survives_json_round_trips() -> None:
     d = finder()
-    again = Dictionary.model_validate_json(d.model_dump_json())
+    again = dictionary_adapter().validate_json(dictionary_adapter().dump_json(d))
     assert again == d
     assert again.merged_class("folder") == d.merged_class("folder")
 

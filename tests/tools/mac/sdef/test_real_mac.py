@@ -2,7 +2,9 @@
 
 These check what the stand-in cannot: that real dictionaries (with the system's
 CocoaStandard.sdef) parse, that JXA takes the JXA names and reference steps call.js builds,
-and that the results render. Nothing is changed or sent: writes are exercised as dry runs.
+and that the results render. Nothing is changed or sent: writes are exercised as dry runs,
+except `app_command`'s read-back, which sets the Finder comment of a file in a temporary folder
+and reads it back (nothing outside that folder is changed).
 """
 
 from __future__ import annotations
@@ -97,3 +99,29 @@ def test_mail_accounts_and_a_dry_run_send(mac: RealMac) -> None:
         reference=[{"elements": "outgoing messages", "index": 1}],
     )
     assert not dry.is_error and '"risk": "consequential"' in dry.text
+
+
+# --- app_command's read-back -------------------------------------------------------------
+
+
+def finder_steps(path: Path) -> list[dict[str, str]]:
+    """A reference to `path` from the startup disk, folder by folder."""
+    *folders, name = path.resolve().parts[1:]
+    steps = [{"property": "startup disk"}]
+    steps += [{"elements": "folders", "name": folder} for folder in folders]
+    return [*steps, {"elements": "files", "name": name}]
+
+
+def test_a_finder_comment_is_read_back(mac: RealMac, tmp_path: Path) -> None:
+    target = tmp_path / "read back.txt"
+    target.write_text("x")
+    result: ToolResult = mac.call(
+        mac.command,
+        app="Finder",
+        command="set",
+        reference=[*finder_steps(target), {"property": "comment"}],
+        parameters={"to": "Deskhand read-back"},
+    )
+    assert not result.is_error, result.text
+    assert result.outcome is not None and result.outcome.kind == "done", result.text
+    assert result.text.endswith(': "Deskhand read-back"')

@@ -23,7 +23,7 @@ import logging
 import os
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypedDict
 
 from tools.screen.a11y.accessible import (
     LIMITS,
@@ -420,6 +420,28 @@ def _basic_calls(ref: Ref) -> list[tuple[Any, ...]]:
     ]
 
 
+class _States(TypedDict):
+    """The states of an element that a refresh reads again (`watching.py`) as well."""
+
+    enabled: bool
+    focused: bool
+    showing: bool
+    checked: bool
+    expanded: bool
+    selected: bool
+
+
+def _states(words: tuple[int, ...]) -> _States:
+    return _States(
+        enabled=has_state(words, State.ENABLED) or has_state(words, State.SENSITIVE),
+        focused=has_state(words, State.FOCUSED),
+        showing=has_state(words, State.SHOWING),
+        checked=has_state(words, State.CHECKED),
+        expanded=has_state(words, State.EXPANDED),
+        selected=has_state(words, State.SELECTED),
+    )
+
+
 def _basic_node(
     ref: Ref,
     replies: Sequence[tuple[Any, ...] | None],
@@ -434,10 +456,7 @@ def _basic_node(
         ref=ref,
         role=role_name(int(role[0])),
         name=str(name[0][1]).strip() if name else "",
-        enabled=has_state(words, State.ENABLED) or has_state(words, State.SENSITIVE),
-        focused=has_state(words, State.FOCUSED),
-        showing=has_state(words, State.SHOWING),
-        checked=has_state(words, State.CHECKED),
+        **_states(words),
         editable=has_state(words, State.EDITABLE),
         active=has_state(words, State.ACTIVE),
         path=path,
@@ -595,16 +614,13 @@ class AtspiInspector:
 
     async def element_at(self, point: Point) -> Element | None:
         try:
-            window = window_at(await self._all_windows(), point)
-            if window is None or window.pid in self._own_pids:
-                return None
-            found = await self.accessibility.element_at(point, window)
+            found = await self._found_at(point)
         except (ScreenError, OSError):
             log.info("no element at %s", point, exc_info=True)
             return None
         if found is None:
             return None
-        app, node = found
+        _, (app, node) = found
         return node.element(app.name)
 
     async def _all_windows(self) -> list[Window]:
@@ -612,15 +628,30 @@ class AtspiInspector:
 
     async def focused_element(self) -> Element | None:
         try:
-            windows = await self._all_windows()
-            window = next((w for w in windows if w.focused), None)
-            if window is None or window.pid in self._own_pids:
-                return None
-            found = await self.accessibility.focused(window)
+            found = await self._found_focused()
         except (ScreenError, OSError):
             log.info("no focused element", exc_info=True)
             return None
         if found is None:
             return None
-        app, node = found
+        _, (app, node) = found
         return node.element(app.name)
+
+    # What the gate asks about and what a watch looks at are found the same way; never in a
+    # window of Deskhand's own.
+
+    async def _found_at(self, point: Point) -> tuple[Window, tuple[App, Node]] | None:
+        """The window under `point` and the element of it there."""
+        window = window_at(await self._all_windows(), point)
+        if window is None or window.pid in self._own_pids:
+            return None
+        found = await self.accessibility.element_at(point, window)
+        return None if found is None else (window, found)
+
+    async def _found_focused(self) -> tuple[Window, tuple[App, Node]] | None:
+        """The window with the keyboard focus and its focused element."""
+        window = next((w for w in await self._all_windows() if w.focused), None)
+        if window is None or window.pid in self._own_pids:
+            return None
+        found = await self.accessibility.focused(window)
+        return None if found is None else (window, found)

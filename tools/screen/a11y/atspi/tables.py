@@ -52,8 +52,10 @@ class State:
     CHECKED = 4
     EDITABLE = 7
     ENABLED = 8
+    EXPANDED = 10
     FOCUSABLE = 11
     FOCUSED = 12
+    SELECTED = 23
     SENSITIVE = 24
     SHOWING = 25
     VISIBLE = 30

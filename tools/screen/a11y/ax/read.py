@@ -122,6 +122,8 @@ def ax_node(
         focused=raw.get("AXFocused") is True,
         showing=showing,
         checked=checked,
+        expanded=raw.get("AXExpanded") is True,
+        selected=raw.get("AXSelected") is True,
         editable=kind == "T",
         active=raw.get("AXMain") is True,
         bounds=bounds,

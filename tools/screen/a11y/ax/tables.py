@@ -23,6 +23,8 @@ __all__ = [
 ]
 
 SECURE = "AXSecureTextField"
+# A window that is a dialog (an alert, a "Save changes?" question) says so in its subrole.
+DIALOG_SUBROLES = frozenset({"AXDialog", "AXSystemDialog"})
 
 # Every attribute read for an element in one call; AXValue is asked separately, and only for
 # elements whose value is shown (never for a secure field).
@@ -39,6 +41,8 @@ ATTRIBUTES: tuple[str, ...] = (
     "AXTitleUIElement",
     "AXMain",
     "AXMinimized",
+    "AXExpanded",
+    "AXSelected",
 )
 
 # AXRole → (role word, snapshot letter).
@@ -100,6 +104,8 @@ def ax_role(role: str, subrole: str | None = None) -> tuple[str, str]:
     """The role word and snapshot letter of an element (`AXButton` → ("push button", "B"))."""
     if is_secure(role, subrole):
         return _ROLES[SECURE]
+    if role == "AXWindow" and subrole in DIALOG_SUBROLES:
+        return "dialog", "X"
     known = _ROLES.get(role)
     if known is not None:
         return known

@@ -7,55 +7,23 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
 from desktop.calls.contract import ToolUse as Use
 from desktop.calls.permissions import Risk
 from desktop.calls.sources.mcp.config import McpConfig
-from desktop.calls.sources.mcp.source import DEFER_OVER, TOOL_SEARCH, McpSource
+from desktop.calls.sources.mcp.source import DEFER_OVER, TOOL_SEARCH
 from desktop.chat.events import AgentEvent, ToolFinished
 from desktop.system.permission_settings import Mode, Rule
 from desktop.workspace import Workspace
 from tests.support import mcp_servers
+from tests.support.connectors import configure, running, turn
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
-from tests.support.turns import send
 from tests.support.waiting import wait_until
 from tools.mcp.spec import ServerState
-
-T = TypeVar("T")
-
-
-def configure(ws: Workspace, servers: dict[str, dict[str, Any]], **top: Any) -> McpSource:
-    assert ws.toolbox.mcp is not None
-    mcp_servers.write_approved(ws.toolbox.mcp, {"mcpServers": servers, **top})
-    return ws.toolbox.mcp
-
-
-def running(ws: Workspace, work: Callable[[], Awaitable[T]]) -> T:
-    """Start the tool sources as the app does, do `work`, then close them as quitting does."""
-
-    async def go() -> T:
-        await ws.toolbox.start()
-        try:
-            return await work()
-        finally:
-            await ws.toolbox.close()
-            await ws.agent.close()
-
-    return asyncio.run(go())
-
-
-def turn(ws: Workspace, text: str) -> Callable[[], Awaitable[list[AgentEvent]]]:
-    async def go() -> list[AgentEvent]:
-        events: list[AgentEvent] = []
-        await send(ws.conversations, ws.store.create_session().id, text, events.append)
-        return events
-
-    return go
 
 
 def sent_results(server: ScriptedModelServer, request: int) -> list[dict[str, Any]]:

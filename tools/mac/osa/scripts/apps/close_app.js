@@ -1,5 +1,7 @@
-// Quits an app by name. Input: {"name": "TextEdit"}.
-// Output: {"quit": true}, {"quit": false} when it was not running, or {"problem": "not_found"}.
+// Quits an app by name, then waits (up to wait_ms) to see it gone.
+// Input: {"name": "TextEdit", "wait_ms": 3000}.
+// Output: {"quit": true, "running": whether it still runs afterwards}, {"quit": false} when it
+// was not running, or {"problem": "not_found"}.
 function run(argv) {
   var input = JSON.parse(argv[0]);
   return onNamedApp(input, function (app) {
@@ -7,6 +9,11 @@ function run(argv) {
       return JSON.stringify({ quit: false });
     }
     app.quit();
-    return JSON.stringify({ quit: true });
+    var waited = 0;
+    while (app.running() && waited < input.wait_ms) {
+      delay(0.1);
+      waited += 100;
+    }
+    return JSON.stringify({ quit: true, running: app.running() });
   });
 }

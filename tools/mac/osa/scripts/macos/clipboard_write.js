@@ -1,5 +1,7 @@
-// Puts text on the clipboard, through NSPasteboard. Input: {"text": "..."}.
-// Output: {"written": true or false}.
+// Puts text on the clipboard, through NSPasteboard, and reads it back.
+// Input: {"text": "...", "max_chars": n}.
+// Output: {"written": true or false, "found": the clipboard's text afterwards (at most
+//          max_chars) or null, "length": its length in UTF-16 units}.
 ObjC.import("AppKit");
 
 function run(argv) {
@@ -7,5 +9,11 @@ function run(argv) {
   var board = $.NSPasteboard.generalPasteboard;
   board.clearContents;
   var written = board.setStringForType($(input.text), $.NSPasteboardTypeString);
-  return JSON.stringify({ written: Boolean(written) });
+  var back = ObjC.unwrap(board.stringForType($.NSPasteboardTypeString));
+  var found = typeof back === "string" ? back : null;
+  return JSON.stringify({
+    written: Boolean(written),
+    found: found === null ? null : found.slice(0, input.max_chars),
+    length: found === null ? 0 : found.length,
+  });
 }

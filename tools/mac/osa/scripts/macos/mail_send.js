@@ -1,6 +1,8 @@
 // Sends a mail, or saves it as a draft and opens it. Input: {"to": [addresses], "cc": [...],
-// "bcc": [...], "subject", "body", "draft": bool}.
-// Output: {"sent": bool} or {"drafted": true}.
+// "bcc": [...], "subject", "body", "draft": bool, "max_chars": n}.
+// Output: {"sent": bool, "started": <ms when it was handed over>} or {"drafted": true,
+// "found": the draft read back, {"subject", "to", "cc", "bcc", "body_length"}, or null}.
+// Mail moves a sent message to Sent on its own time: mail_sent.js looks for it there.
 
 function run(argv) {
   var input = JSON.parse(argv[0]);
@@ -27,7 +29,24 @@ function run(argv) {
       // Mail keeps an open compose window as a draft even when it cannot save it right away.
     }
     mail.activate();
-    return JSON.stringify({ drafted: true });
+    return JSON.stringify({ drafted: true, found: readBack(message, input.max_chars) });
   }
-  return JSON.stringify({ sent: message.send() === true });
+  var started = Date.now();
+  return JSON.stringify({ sent: message.send() === true, started: started });
+}
+
+// The outgoing message as Mail holds it now, or null when Mail no longer has it.
+function readBack(message, limit) {
+  try {
+    var content = message.content();
+    return {
+      subject: clip(message.subject(), limit),
+      to: message.toRecipients.address(),
+      cc: message.ccRecipients.address(),
+      bcc: message.bccRecipients.address(),
+      body_length: typeof content === "string" ? content.length : 0,
+    };
+  } catch (error) {
+    return null;
+  }
 }

@@ -1,6 +1,7 @@
 // Creates a note. Input: {"title", "body", "folder": name or null (the default folder),
-// "create_folder": true to create a missing folder}.
-// Output: {"folder": name, "created_folder": bool, "id": id}
+// "create_folder": true to create a missing folder, "max_chars": n}.
+// Output: {"folder": name, "created_folder": bool, "id": id, "found": what the folder holds
+//          under that id afterwards, {"title", "text": its plain text}, or null}
 //     or  {"problem": "no_such_folder", "folders": [names]}.
 // Notes keeps a note as HTML whose first line is its title, so the text is escaped as HTML
 // (data for Notes, never script) with one <div> per line.
@@ -44,5 +45,10 @@ function run(argv) {
   }
   var note = notes.Note({ body: noteHTML(input.title, input.body) });
   folder.notes.push(note);
-  return JSON.stringify({ folder: folder.name(), created_folder: created, id: note.id() });
+  var id = note.id();
+  var found = folder.notes.byId(id);
+  var back = found.exists()
+    ? { title: clip(found.name(), input.max_chars), text: clip(found.plaintext(), input.max_chars) }
+    : null;
+  return JSON.stringify({ folder: folder.name(), created_folder: created, id: id, found: back });
 }

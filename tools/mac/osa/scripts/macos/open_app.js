@@ -1,5 +1,6 @@
 // Opens an app, or brings it to the front. Input: {"name": "Safari"} (a name or a bundle id).
-// Output: {"opened": true} or {"error": {"number": -10814}} when no app has that name.
+// Output: {"opened": true, "running": bool, "frontmost": bool} as the app reports itself after
+// activating, or {"error": {"number": -10814}} when no app has that name.
 function run(argv) {
   var input = JSON.parse(argv[0]);
   var app;
@@ -10,5 +11,9 @@ function run(argv) {
     return JSON.stringify({ error: { number: -10814, message: "no application with that name" } });
   }
   app.activate();
-  return JSON.stringify({ opened: true });
+  // Activation finishes on the app's own time: look for up to two seconds.
+  for (var waited = 0; !(app.running() && app.frontmost()) && waited < 2000; waited += 100) {
+    delay(0.1);
+  }
+  return JSON.stringify({ opened: true, running: app.running(), frontmost: app.frontmost() });
 }

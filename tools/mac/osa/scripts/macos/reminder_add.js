@@ -1,6 +1,8 @@
 // Adds a reminder. Input: {"title", "list": name or null (the default list), "due": <ms> or
-// null, "all_day": true when only a date was given, "notes": text or null}.
-// Output: {"list": name, "id": id} or {"problem": "no_such_list", "lists": [names]}.
+// null, "all_day": true when only a date was given, "notes": text or null, "max_chars": n}.
+// Output: {"list": name, "id": id, "found": what the list holds under that id afterwards,
+//          {"title", "notes", "due": <ms> or null, "allday_due": <ms> or null}, or null}
+//     or  {"problem": "no_such_list", "lists": [names]}.
 
 function findList(reminders, wanted) {
   var exact = reminders.lists.byName(wanted);
@@ -36,5 +38,22 @@ function run(argv) {
   }
   var reminder = reminders.Reminder(properties);
   list.reminders.push(reminder);
-  return JSON.stringify({ list: list.name(), id: reminder.id() });
+  var id = reminder.id();
+  return JSON.stringify({ list: list.name(), id: id, found: readBack(list, id, input.max_chars) });
+}
+
+// The reminder the list holds under `id`, as Reminders reports it now, or null.
+function readBack(list, id, limit) {
+  var found = list.reminders.byId(id);
+  if (!found.exists()) {
+    return null;
+  }
+  var due = found.dueDate();
+  var allday = found.alldayDueDate();
+  return {
+    title: clip(found.name(), limit),
+    notes: clip(found.body(), limit),
+    due: due ? due.getTime() : null,
+    allday_due: allday ? allday.getTime() : null,
+  };
 }

@@ -10,8 +10,10 @@
 //   "value": ...}; an index counts from 0.
 // Values: JSON, where an object is one of {"$ref": [steps]}, {"$file": POSIX path},
 //   {"$date": ISO text} or {"$record": {JXA name: value}}.
-// Output: {"result": value, "cut": bool}; objects come back as readable paths
-//   ({"reference": "..."}), dates as {"date": ISO text}, files as {"file": POSIX path}.
+// Output: {"result": value, "cut": bool, "readback": what the call left behind, read back
+//   from the app afterwards (see readBack), or null for get, exists and count}; objects come
+//   back as readable paths ({"reference": "..."}), dates as {"date": ISO text}, files as
+//   {"file": POSIX path}.
 
 var NAME = /^[A-Za-z][A-Za-z0-9]*$/;
 var RESERVED = [
@@ -160,6 +162,36 @@ function render(value, state, depth) {
   return record;
 }
 
+// What a call that changes something left behind, read back from the app: the property after
+// a set; after a delete, whether the object still exists; the object a command gave back (the
+// one `make` made) with its properties, found by the id it answers to. {"kind": "none"} when a
+// command gave nothing back to read; {"kind": "unreadable"} when reading it back failed.
+function readBack(input, target, result, limits) {
+  var state = { items: limits.items, text: limits.text, chars: limits.chars, cut: false };
+  try {
+    if (input.form === "set") {
+      return { kind: "set", found: render(target[member(input.property)](), state, 0) };
+    }
+    if (input.form !== "command") {
+      return null;
+    }
+    if (input.command === "delete" && target !== null) {
+      return { kind: "deleted", exists: target.exists() };
+    }
+    var given = Array.isArray(result) ? result[0] : result;
+    if (!isSpecifier(given)) {
+      return { kind: "none" };
+    }
+    return {
+      kind: input.command === "make" ? "made" : "returned",
+      reference: Automation.getDisplayString(given),
+      found: render(given.properties(), state, 0),
+    };
+  } catch (error) {
+    return { kind: "unreadable", number: error && typeof error.errorNumber === "number" ? error.errorNumber : null };
+  }
+}
+
 function runCommand(app, input, target) {
   var named = {};
   var count = 0;
@@ -208,5 +240,6 @@ function run(argv) {
   var limits = input.limits;
   var state = { items: limits.items, text: limits.text, chars: limits.chars, cut: false };
   var rendered = render(result, state, 0);
-  return JSON.stringify({ result: rendered, cut: state.cut });
+  var back = readBack(input, target, result, limits);
+  return JSON.stringify({ result: rendered, cut: state.cut, readback: back });
 }

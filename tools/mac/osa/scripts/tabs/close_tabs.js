@@ -1,7 +1,8 @@
 // Closes tabs by global 1-based index, highest first so the other indices do not shift.
 // Input: {"browser": "safari" | "chrome", "indices": [2, 5, 8], "expect_urls": [url, ...] in
 //         the same order, or null}.
-// Output: {"closed": [{"title", "url"}]} or {"problem": "not_running" | "no_such_tab" |
+// Output: {"closed": [{"title", "url"}], "before": tabs in all before, "after": tabs in all
+//         read back afterwards} or {"problem": "not_running" | "no_such_tab" |
 //         "changed", "total": n}. Nothing is closed unless every index is valid (and, with
 //         expect_urls, still shows the URL the person approved).
 
@@ -38,6 +39,11 @@ function run(argv) {
       windows[spot.win].tabs[spot.local].close();
       closed.push({ title: spot.title, url: spot.url });
     }
-    return JSON.stringify({ closed: closed.reverse() });
+    var after = 0;
+    var left = app.windows();
+    for (var w = 0; w < left.length; w++) {
+      after += left[w].tabs.length;
+    }
+    return JSON.stringify({ closed: closed.reverse(), before: places.length, after: after });
   });
 }

@@ -2,9 +2,11 @@
 // Input: {"browser": "safari" | "chrome", "index": global 1-based index or null for the front
 //         window's current tab, "expect_url": url or null, "op": "info" | "text" | "links" |
 //         "click" | "fill" | "run_js", "args": {...} for the page function, "code": text for
-//         run_js only}.
-// Output: {"title", "url", "result": what the page function returned (JSON text) or null} or
-//         {"problem": "not_running" | "no_window" | "no_such_tab" | "changed" | "js_off"}.
+//         run_js only, "settle_ms": how long to watch a click's page for a late change}.
+// Output: {"title", "url", "result": what the page function returned (JSON text) or null,
+//         for a click also "after": {"url", "title", "changed": whether the page's text
+//         changed, "watched_ms"}} or {"problem": "not_running" | "no_window" | "no_such_tab" | "changed" |
+//         "js_off"}.
 //
 // Data in, never code: the page functions below are constant. Their arguments reach the page
 // as JSON text inside a string literal written with letters, digits and \uXXXX escapes only
@@ -48,12 +50,35 @@ function onElement(act, args) {
   return act(element, args);
 }
 
+// The page's text in short (its length and a hash), to see whether an action changed it.
+function pageDigest() {
+  var body = document.body;
+  var text = body ? String(body.innerText || body.textContent || "") : "";
+  var hash = 0;
+  for (var i = 0; i < text.length; i++) {
+    hash = (hash * 31 + text.charCodeAt(i)) | 0;
+  }
+  return text.length + ":" + hash;
+}
+
+// A page function runs in the page as its own text, so it cannot call pageDigest: the same
+// digest is written out inside it.
 function pageClick(element) {
+  var digest = function () {
+    var body = document.body;
+    var text = body ? String(body.innerText || body.textContent || "") : "";
+    var hash = 0;
+    for (var i = 0; i < text.length; i++) {
+      hash = (hash * 31 + text.charCodeAt(i)) | 0;
+    }
+    return text.length + ":" + hash;
+  };
   if (element.scrollIntoView) {
     element.scrollIntoView();
   }
+  var before = digest();
   element.click();
-  return JSON.stringify({ done: String(element.tagName).toLowerCase() });
+  return JSON.stringify({ done: String(element.tagName).toLowerCase(), before: before, after: digest() });
 }
 
 function pageFill(element, args) {
@@ -63,19 +88,26 @@ function pageFill(element, args) {
   if (kind === "password" || autofill.indexOf("password") >= 0) {
     return JSON.stringify({ problem: "password" });
   }
+  var before;
+  var value;
   if (tag === "input" || tag === "textarea") {
+    before = String(element.value);
     element.focus();
     element.value = args.text;
     element.dispatchEvent(new Event("input", { bubbles: true }));
     element.dispatchEvent(new Event("change", { bubbles: true }));
+    value = String(element.value);
   } else if (element.isContentEditable) {
+    before = String(element.textContent);
     element.focus();
     element.textContent = args.text;
     element.dispatchEvent(new Event("input", { bubbles: true }));
+    value = String(element.textContent);
   } else {
     return JSON.stringify({ problem: "not_fillable" });
   }
-  return JSON.stringify({ done: tag });
+  // What the field holds after its own scripts ran (masks, maxlength, readonly), read back.
+  return JSON.stringify({ done: tag, before: before.slice(0, args.max_value), value: value.slice(0, args.max_value), length: value.length });
 }
 
 // What clicking or filling `args.selector` would act on, for the approval: the element, its
@@ -166,6 +198,35 @@ function elementSource(fn, args) {
     + literal(JSON.stringify(args)) + "))";
 }
 
+// The one way into a page: `source` is run_js's approved code or a constant page function
+// applied to JSON data (pageSource, elementSource).
+function inPage(app, tab, safari, source) {
+  return safari ? app.doJavaScript(source, { in: tab }) : tab.execute({ javascript: source });
+}
+
+// The tab after a click: at once when the click changed the page's text, else once its address
+// or its text changes, or `settleMs` has passed (a late "Saved", a navigation starting).
+function afterClick(app, tab, safari, url, answer, settleMs) {
+  var facts = null;
+  try {
+    facts = answer === null ? null : JSON.parse(answer);
+  } catch (error) {
+    facts = null;
+  }
+  if (facts === null || typeof facts.before !== "string") {
+    return null;
+  }
+  var changed = facts.after !== facts.before;
+  var waited = 0;
+  while (!changed && tab.url() === url && waited < settleMs) {
+    delay(0.15);
+    waited += 150;
+    var now = inPage(app, tab, safari, pageSource(pageDigest, {}));
+    changed = typeof now === "string" && now !== facts.before;
+  }
+  return { url: tab.url(), title: titleOf(tab, safari), changed: changed, watched_ms: settleMs };
+}
+
 function run(argv) {
   var input = JSON.parse(argv[0]);
   return onRunningBrowser(input, function (app, safari) {
@@ -194,13 +255,17 @@ function run(argv) {
     }
     var result;
     try {
-      result = safari ? app.doJavaScript(source, { in: tab }) : tab.execute({ javascript: source });
+      result = inPage(app, tab, safari, source);
     } catch (error) {
       var numbers = JS_OFF[input.browser] || [];
       if (error && numbers.indexOf(error.errorNumber) >= 0) {
         return JSON.stringify({ problem: "js_off" });
       }
       throw error;
+    }
+    if (input.op === "click") {
+      var answer = typeof result === "string" ? result : null;
+      return JSON.stringify({ title: title, url: url, result: answer, after: afterClick(app, tab, safari, url, answer, input.settle_ms) });
     }
     if (input.op === "run_js") {
       var shown = result === undefined || result === null ? null : JSON.stringify(result);

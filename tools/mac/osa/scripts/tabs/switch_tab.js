@@ -1,7 +1,9 @@
 // Makes one tab current and brings its window and the browser to the front.
 // Input: {"browser": "safari" | "chrome", "index": global 1-based index, "expect_url": url or
-//         null}. Output: {"title", "url"} or {"problem": "not_running" | "no_such_tab" |
-//         "changed"} ("changed": the tab at that index no longer has the expected URL).
+//         null}. Output: {"title", "url", "current": the URL of the window's current tab read
+//         back afterwards, "front": whether that window is the browser's front one} or
+//         {"problem": "not_running" | "no_such_tab" | "changed"} ("changed": the tab at that
+//         index no longer has the expected URL).
 
 function run(argv) {
   var input = JSON.parse(argv[0]);
@@ -22,6 +24,12 @@ function run(argv) {
     }
     found.win.index = 1;
     app.activate();
-    return JSON.stringify({ title: titleOf(tab, safari), url: url });
+    var now = { win: found.win, local: null };
+    return JSON.stringify({
+      title: titleOf(tab, safari),
+      url: url,
+      current: tabOf(now, safari).url(),
+      front: found.win.index() === 1,
+    });
   });
 }
