@@ -56,7 +56,6 @@ from anthropic.types.beta import (
     BetaBrowserTypeInput,
 )
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Locator
 
 from tools.browser import errors
 from tools.browser.effect.approval import key_chords
@@ -64,7 +63,7 @@ from tools.browser.effect.passwords import is_password
 from tools.browser.effect.target import Effect
 from tools.browser.looking import MAX_DURATION, LookingMembers
 from tools.browser.page import keys
-from tools.browser.page.actionable import Budget, NotActionable, Way, act
+from tools.browser.page.actionable import Budget, Element, NotActionable, Way, act
 from tools.browser.page.forms import set_field
 from tools.browser.tab import Tab
 from tools.toolset_driver import Progress, progress_scope
@@ -141,7 +140,7 @@ class PlaywrightBrowser(LookingMembers):
 
     async def _acting(
         self,
-        locator: Locator,
+        locator: Element,
         way: Way,
         action: Callable[[float], Awaitable[object]],
         budget: Budget,

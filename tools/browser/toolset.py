@@ -18,6 +18,7 @@ that was never described runs without that re-check.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
@@ -41,7 +42,8 @@ from anthropic.types.beta import (
     BetaBrowserToolsetConfigsParam,
     BetaResponseBrowserToolUseBlock,
 )
-from playwright.async_api import Locator
+from playwright.async_api import ElementHandle
+from playwright.async_api import Error as PlaywrightError
 
 from tools.browser import errors
 from tools.browser.config import OPTIONAL_MEMBERS
@@ -59,7 +61,7 @@ from tools.browser.effect.target import Effect, Mode
 from tools.browser.network.url_policy import UrlRefused
 from tools.browser.outcome.watch import UNREADABLE, Typed, Watch
 from tools.browser.page import keys
-from tools.browser.page.actionable import Budget
+from tools.browser.page.actionable import Budget, Element, connected
 from tools.browser.page.images import fit_scale
 from tools.browser.page.refs import RefEntry
 from tools.browser.page.snapshot import AriaNode, parse_snapshot
@@ -76,6 +78,11 @@ __all__ = ["BrowserToolset"]
 T = TypeVar("T")
 # What the running call's approval covered (None: it was never described).
 _approved: ContextVar[Approved | None] = ContextVar("deskhand_browser_approved", default=None)
+# The running call's ref and the element it named when the call started (`_pin`).
+_pinned: ContextVar[tuple[str, ElementHandle] | None] = ContextVar(
+    "deskhand_browser_pinned", default=None
+)
+PIN_LIMIT = 5.0  # seconds to take hold of a ref's element; past that the ref is looked up later
 
 SNAPSHOT_TIMEOUT_MS = 45_000
 # Members whose effect on the page is looked at: the page before and after, settled (`outcome`).
@@ -241,6 +248,8 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
         self._session.titles_unread()  # a read stopped before its report leaves none behind
         use = context.tool_use
         token = _approved.set(self._approved_calls.take(use.id) if use is not None else None)
+        pinned = await self._pin(input)
+        pin = _pinned.set(pinned)
         try:
             if name in ACTING_MEMBERS and self.observe_effects:
                 return await self._watched(context, name, input)
@@ -257,7 +266,36 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
         except Exception as exc:
             raise errors.from_playwright(exc, navigating=name == "navigate") from exc
         finally:
+            _pinned.reset(pin)
             _approved.reset(token)
+            if pinned is not None:
+                with contextlib.suppress(PlaywrightError):
+                    await pinned[1].dispose()
+
+    async def _pin(self, input: object) -> tuple[str, ElementHandle] | None:
+        """Take hold of the element a call's ref names, before anything reads the page again.
+
+        Reading the page's aria tree (what an action did is read before and after it) numbers
+        Playwright's refs anew, and an element missing from that read (hidden for a moment,
+        about to come back) could no longer be found under its ref. Held, it is acted on once
+        it can be, and known to be gone when it is. None: no ref, or not found now (then the
+        member looks it up itself and says why not)."""
+        target = getattr(input, "target", None)
+        if getattr(target, "type", None) != "ref":
+            return None
+        ref = str(getattr(target, "ref", ""))
+        tab = await self._existing_tab(input)
+        located = ref_locator(tab, ref) if tab is not None else None
+        if located is None:
+            return None
+        locator = located[0]
+        try:
+            if await asyncio.wait_for(locator.count(), PIN_LIMIT) != 1:
+                return None
+            handle = await locator.element_handle(timeout=PIN_LIMIT * 1000)
+        except (PlaywrightError, TimeoutError):
+            return None
+        return ref, handle
 
     async def _toolset_run(self, context: BetaToolsetCallContext, name: str, input: Any) -> Any:
         """The SDK's pipeline for one call, with the member's `Effect:` section put in the result
@@ -331,16 +369,21 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
             raise errors.refusal(errors.OUTSIDE_VIEWPORT)
         return x, y
 
-    async def _locator(self, tab: Tab, ref: str) -> Locator:
+    async def _locator(self, tab: Tab, ref: str) -> Element:
         return (await self._locate(tab, ref))[0]
 
-    async def _locate(self, tab: Tab, ref: str) -> tuple[Locator, RefEntry]:
+    async def _locate(self, tab: Tab, ref: str) -> tuple[Element, RefEntry]:
         """The element a ref names, refused when the ref is unknown here or its element has
         left the page (a removed element never comes back under its ref: not waited for)."""
         located = ref_locator(tab, ref)
         if located is None:
             raise self._refused(errors.STALE_REF)
         locator, entry = located
+        pinned = _pinned.get()
+        if pinned is not None and pinned[0] == ref:
+            if not await connected(pinned[1]):
+                raise self._refused(errors.DETACHED)
+            return pinned[1], entry
         found = await locator.count()
         if found == 0:
             raise self._refused(errors.DETACHED)
@@ -378,7 +421,7 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
         step: int = 0,
         mode: Mode = "click",
         always: bool = False,
-        located: tuple[Locator, RefEntry] | None = None,
+        located: tuple[Element, RefEntry] | None = None,
     ) -> Effect | None:
         """The effect on `target` now (resolved as `judge` resolved it), refused if it is not
         the one approved. Resolved only when there is an approval to hold it to, or `always` (the

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from desktop.calls.card_text import card_words, change_words
+from tools.browser import errors
 from tools.outcome import Outcome
 
 
@@ -50,3 +51,22 @@ def test_each_kind_of_outcome_on_the_cards_line() -> None:
     assert said(Outcome(kind="refused"), "denied")[:2] == ("denied", "You denied this")
     long = Outcome(kind="done", changes=[f'+ alert "{"x" * 80}"'])
     assert len(said(long)[1]) == 48 and said(long)[1].endswith("…")
+
+
+def test_a_browser_action_refused_before_acting_says_why_on_its_card() -> None:
+    """The driver's own refusals (tools/browser/page/actionable.py): the card reads the check
+    that failed, the very words the model reads; an element gone from the page reads as a page
+    that changed, as a stale reference always has."""
+    covered = errors.not_actionable("covered", cover='dialog "Cookies"')
+    words = card_words("error", covered, Outcome(kind="refused", note=covered), source="browser")
+    assert (words.state, words.status, words.detail) == ("failed", "Not done", covered)
+    assert 'covered by dialog "Cookies"' in words.detail
+    disabled = errors.not_actionable("disabled")
+    words = card_words("error", disabled, Outcome(kind="refused", note=disabled), source="browser")
+    assert words.status == "Not done" and "not enabled" in words.detail
+    gone = Outcome(kind="refused", note=errors.DETACHED)
+    words = card_words("error", errors.DETACHED, gone, source="browser")
+    assert (words.status, words.detail) == (
+        "Page changed",
+        "The page changed before Claude could act; it will look again.",
+    )

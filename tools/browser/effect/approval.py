@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from anthropic.types.beta import BetaBrowserCoordinateTarget
-from playwright.async_api import Locator
+from playwright.async_api import ElementHandle, Locator
 from pydantic import Field
 
 from tools.browser import errors
@@ -138,7 +138,7 @@ async def effect_of_target(
     *,
     point: Point,
     mode: Mode = "click",
-    located: tuple[Locator, RefEntry] | None = None,
+    located: tuple[Locator | ElementHandle, RefEntry] | None = None,
 ) -> Effect | None:
     """The effect of `mode` on a member's target (a ref, or a point on the screenshot)."""
     if getattr(target, "type", None) == "ref":

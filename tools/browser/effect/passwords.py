@@ -10,8 +10,8 @@ import asyncio
 import contextlib
 from collections.abc import Iterable
 
+from playwright.async_api import ElementHandle, Locator, Page
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Locator, Page
 
 from tools.browser.page.snapshot import AriaNode
 
@@ -23,11 +23,16 @@ FOCUSED_PASSWORD = (
 )
 
 
-async def is_password(locator: Locator) -> bool:
-    kind, autocomplete = await asyncio.gather(
-        locator.get_attribute("type", timeout=2000),
-        locator.get_attribute("autocomplete", timeout=2000),
-    )
+async def is_password(locator: Locator | ElementHandle) -> bool:
+    if isinstance(locator, Locator):
+        kind, autocomplete = await asyncio.gather(
+            locator.get_attribute("type", timeout=2000),
+            locator.get_attribute("autocomplete", timeout=2000),
+        )
+    else:  # an element already held: nothing to wait for
+        kind, autocomplete = await asyncio.gather(
+            locator.get_attribute("type"), locator.get_attribute("autocomplete")
+        )
     return (kind or "").strip().lower() == "password" or "password" in (autocomplete or "").lower()
 
 

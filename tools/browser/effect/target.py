@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from playwright.async_api import CDPSession, Locator, Page
+from playwright.async_api import CDPSession, ElementHandle, Locator, Page
 from playwright.async_api import Error as PlaywrightError
 
 from tools.browser.effect.model import Effect, Mode, _effect
@@ -48,13 +48,16 @@ _T = TypeVar("_T")
 
 
 async def effect_of_locator(
-    locator: Locator, mode: Mode, *, role: str = "", name: str = ""
+    locator: Locator | ElementHandle, mode: Mode, *, role: str = "", name: str = ""
 ) -> Effect | None:
-    """The effect of acting on the element a ref resolved to (`role`/`name` from the snapshot)."""
+    """The effect of acting on the element a ref resolved to (`role`/`name` from the snapshot),
+    looked up by its ref or already held."""
+    if isinstance(locator, Locator):
+        evaluating = locator.evaluate(FACTS_EVALUATE, mode, timeout=REF_TIMEOUT * 1000)
+    else:
+        evaluating = locator.evaluate(FACTS_EVALUATE, mode)
     try:
-        facts = await asyncio.wait_for(
-            locator.evaluate(FACTS_EVALUATE, mode, timeout=REF_TIMEOUT * 1000), REF_TIMEOUT * 2
-        )
+        facts = await asyncio.wait_for(evaluating, REF_TIMEOUT * 2)
     except (PlaywrightError, TimeoutError):
         return None
     if isinstance(facts, dict) and facts.get("same"):

@@ -24,11 +24,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from playwright.async_api import ElementHandle, Locator
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Locator
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
-__all__ = ["Budget", "Check", "NotActionable", "Way", "act", "why_not"]
+__all__ = ["Budget", "Check", "Element", "NotActionable", "Way", "act", "connected", "why_not"]
+
+# A ref's element: looked up by its ref, or already held (the toolset takes hold of it when the
+# call starts, before anything reads the page again: see `BrowserToolset._pin`).
+Element = Locator | ElementHandle
 
 Way = Literal["click", "hover", "scroll", "fill", "check", "select"]
 Check = Literal["ok", "detached", "hidden", "disabled", "readonly", "moving", "covered"]
@@ -180,25 +184,43 @@ class NotActionable(Exception):
 
 
 async def act(
-    locator: Locator, way: Way, action: Callable[[float], Awaitable[Any]], budget: Budget
+    element: Element, way: Way, action: Callable[[float], Awaitable[Any]], budget: Budget
 ) -> None:
-    """`action(timeout_ms)`: one Playwright action on `locator`, given what is left of `budget`;
-    raises `NotActionable` with the failed check when it timed out."""
+    """`action(timeout_ms)`: one Playwright action on `element`, given what is left of `budget`;
+    raises `NotActionable` with the failed check when it timed out, or when the element it
+    held left the page (a held element is not waited for: it never comes back)."""
     try:
         await action(budget.timeout_ms())
     except PlaywrightTimeoutError:
-        check, cover = await why_not(locator, way)
+        check, cover = await why_not(element, way)
         raise NotActionable(check, cover) from None
+    except PlaywrightError:
+        if isinstance(element, ElementHandle) and not await connected(element):
+            raise NotActionable("detached") from None
+        raise
 
 
-async def why_not(locator: Locator, way: Way) -> tuple[Check, str]:
-    """The check `locator`'s element fails now, and what covers it (for `covered`)."""
+async def connected(element: Element) -> bool:
+    """Whether the element is still in its page (False also when that cannot be told)."""
     try:
-        if await asyncio.wait_for(locator.count(), LOOK_LIMIT) == 0:
-            return "detached", ""
-        found = await asyncio.wait_for(
-            locator.evaluate(WHY_NOT, way, timeout=LOOK_LIMIT * 1000), LOOK_LIMIT * 2
-        )
+        if isinstance(element, Locator):
+            return await asyncio.wait_for(element.count(), LOOK_LIMIT) == 1
+        found = await asyncio.wait_for(element.evaluate("e => e.isConnected"), LOOK_LIMIT)
+    except (PlaywrightError, TimeoutError):
+        return False
+    return found is True
+
+
+async def why_not(element: Element, way: Way) -> tuple[Check, str]:
+    """The check the element fails now, and what covers it (for `covered`)."""
+    try:
+        if isinstance(element, Locator):
+            if await asyncio.wait_for(element.count(), LOOK_LIMIT) == 0:
+                return "detached", ""
+            looking = element.evaluate(WHY_NOT, way, timeout=LOOK_LIMIT * 1000)
+        else:
+            looking = element.evaluate(WHY_NOT, way)
+        found = await asyncio.wait_for(looking, LOOK_LIMIT * 2)
     except (PlaywrightError, TimeoutError):
         return "ok", ""  # the page would not say: no reason beyond the time
     if not isinstance(found, dict):

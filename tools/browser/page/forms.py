@@ -10,10 +10,9 @@ never inside script text. Each waits for the field as a click waits for its targ
 from __future__ import annotations
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Locator
 
 from tools.browser import errors
-from tools.browser.page.actionable import Budget, act
+from tools.browser.page.actionable import Budget, Element, act
 
 __all__ = ["as_bool", "as_text", "set_field"]
 
@@ -63,7 +62,7 @@ def pick_option(options: list[list[str]], wanted: str) -> str | None:
 
 
 async def set_field(
-    locator: Locator, role: str, value: str | float | bool, *, budget: Budget
+    locator: Element, role: str, value: str | float | bool, *, budget: Budget
 ) -> None:
     """Set the field at `locator` (its snapshot role is `role`) within `budget`; raises a
     fixed-phrase ToolError, or `NotActionable` when the field could not take the value."""

@@ -163,6 +163,23 @@ async def test_a_detached_element_is_refused_at_once(browser: Driver, pages: Pag
     assert time.monotonic() - started < BUDGET  # a removed element never comes back
 
 
+async def test_an_element_removed_while_waited_for_is_refused_as_detached(
+    browser: Driver, pages: PageServer
+) -> None:
+    """Hidden when the call starts (so not in the aria tree read before the action), then
+    removed: the element held since the call started is known to be gone, not waited for."""
+    controls = await open_page(browser, pages)
+    await browser.eval(
+        "const old = document.getElementById('old'); old.style.display = 'none';"
+        " setTimeout(() => old.remove(), 500)"
+    )
+    started = time.monotonic()
+    result, outcome = await run(browser, "left_click", **ref(controls, '"Old offer"'))
+    assert result.is_error and result.text == errors.DETACHED
+    assert outcome == Outcome(kind="refused", note=errors.DETACHED)
+    assert time.monotonic() - started < BUDGET
+
+
 async def test_a_hidden_element_is_refused_as_hidden(browser: Driver, pages: PageServer) -> None:
     controls = await open_page(browser, pages)
     await browser.eval("document.getElementById('folded').style.display = 'none'")
