@@ -3,7 +3,8 @@
 Browser actions must not fail because the machine is slow; this is how a test or a bench run
 makes it slow. `busy_cores()` starts one process per core (or `count`) that spins in pure
 Python until told to stop or until `limit` seconds have passed, whichever comes first: a run
-that is killed, or a test that hangs, leaves no spinning process behind for long.
+that hangs leaves no spinning process behind for long, and one that is killed none at all
+(each spinner stops when the process that started it is gone).
 
     with busy_cores(limit=600):
         ...  # both cores loaded
@@ -28,12 +29,14 @@ __all__ = ["busy_cores"]
 MAX_LIMIT = 3600.0  # no load outlives an hour, whatever the caller asked
 
 
-def _spin(stop: Event, until: float) -> None:
-    """Burn one core until `stop` is set or the clock passes `until`."""
+def _spin(stop: Event, until: float, parent: int) -> None:
+    """Burn one core until `stop` is set, the clock passes `until`, or the process that started
+    it is gone (killed before it could say stop)."""
     spins = 0
     while time.monotonic() < until:
         spins += 1
-        if spins % 50_000 == 0 and stop.is_set():  # looking at the event is a syscall: rarely
+        # Looking at the event and the parent are system calls: rarely.
+        if spins % 50_000 == 0 and (stop.is_set() or os.getppid() != parent):
             return
 
 
@@ -47,7 +50,9 @@ def busy_cores(count: int | None = None, *, limit: float = 300.0) -> Iterator[in
     context = multiprocessing.get_context("spawn")
     stop = context.Event()
     workers = [
-        context.Process(target=_spin, args=(stop, until), daemon=True, name=f"busy-{index}")
+        context.Process(
+            target=_spin, args=(stop, until, os.getpid()), daemon=True, name=f"busy-{index}"
+        )
         for index in range(count)
     ]
     for worker in workers:

@@ -28,7 +28,17 @@ from playwright.async_api import ElementHandle, Locator
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
-__all__ = ["Budget", "Check", "Element", "NotActionable", "Way", "act", "connected", "why_not"]
+__all__ = [
+    "Budget",
+    "Check",
+    "Element",
+    "NotActionable",
+    "Way",
+    "act",
+    "connected",
+    "cover_words",
+    "why_not",
+]
 
 # A ref's element: looked up by its ref, or already held (the toolset takes hold of it when the
 # call starts, before anything reads the page again: see `BrowserToolset._pin`).
