@@ -15,19 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote
 
-from desktop.chat.events import (
-    AgentEvent,
-    EarlierVersions,
-    MessageCommitted,
-    PromptAdded,
-    ReplyContinued,
-    TextDelta,
-    ToolFinished,
-    ToolStarted,
-    TurnFailed,
-    TurnFinished,
-    TurnStopped,
-)
+from desktop.chat import events
 
 OUTCOME_WORDS = {
     "ok": "done",
@@ -66,7 +54,7 @@ def _label(text: str) -> str:
     return text.replace("[", "(").replace("]", ")").replace("\n", " ")
 
 
-def to_markdown(title: str, turns: list[list[AgentEvent]], target: Path) -> None:
+def to_markdown(title: str, turns: list[list[events.AgentEvent]], target: Path) -> None:
     """Write the chat to `target` (a .md file) and its files to `<stem>_files/` beside it."""
     folder = target.with_name(f"{target.stem}_files")
     if folder.exists():
@@ -86,7 +74,7 @@ class _Writer:
     def __init__(self, files: _Files) -> None:
         self.files = files
         self.lines: list[str] = []
-        self.cards: dict[str, ToolStarted] = {}
+        self.cards: dict[str, events.ToolStarted] = {}
         self.reply: list[str] = []
         self.speaker = ""
 
@@ -103,35 +91,35 @@ class _Writer:
             self.lines.extend(["".join(self.reply).strip(), ""])
         self.reply.clear()
 
-    def turn(self, events: list[AgentEvent]) -> None:
+    def turn(self, turn: list[events.AgentEvent]) -> None:
         self.speaker = ""
-        for event in events:
-            if isinstance(event, TextDelta):
+        for event in turn:
+            if isinstance(event, events.TextDelta):
                 self.reply.append(event.text)
                 continue
             self.flush()
-            if isinstance(event, PromptAdded):
+            if isinstance(event, events.PromptAdded):
                 self.prompt(event)
-            elif isinstance(event, EarlierVersions):
+            elif isinstance(event, events.EarlierVersions):
                 self.earlier(event)
-            elif isinstance(event, ToolStarted):
+            elif isinstance(event, events.ToolStarted):
                 self.cards[event.tool_use_id] = event
-            elif isinstance(event, ToolFinished):
+            elif isinstance(event, events.ToolFinished):
                 self.tool(event)
-            elif isinstance(event, MessageCommitted) and event.status != "complete":
+            elif isinstance(event, events.MessageCommitted) and event.status != "complete":
                 ended = "stopped" if event.status == "stopped" else "interrupted"
                 self.lines.extend([f"*({ended})*", ""])
-            elif isinstance(event, ReplyContinued):
+            elif isinstance(event, events.ReplyContinued):
                 self.lines.extend(["*(continued)*", ""])
-            elif isinstance(event, TurnFinished) and event.notice:
+            elif isinstance(event, events.TurnFinished) and event.notice:
                 self.lines.extend([f"*{event.notice}*", ""])
-            elif isinstance(event, TurnFailed):
+            elif isinstance(event, events.TurnFailed):
                 self.lines.extend([f"*({event.title}: {event.detail})*", ""])
-            elif isinstance(event, TurnStopped) and self.lines[-2:] != ["*(stopped)*", ""]:
+            elif isinstance(event, events.TurnStopped) and self.lines[-2:] != ["*(stopped)*", ""]:
                 self.lines.extend(["*(stopped)*", ""])
         self.flush()
 
-    def prompt(self, event: PromptAdded) -> None:
+    def prompt(self, event: events.PromptAdded) -> None:
         self.say("You")
         for attachment in event.attachments:
             link = self.files.link(attachment.path, attachment.name)
@@ -146,7 +134,7 @@ class _Writer:
         if event.text.strip():
             self.lines.extend([event.text.strip(), ""])
 
-    def earlier(self, event: EarlierVersions) -> None:
+    def earlier(self, event: events.EarlierVersions) -> None:
         """The replaced versions, quoted, oldest first, before the message now current."""
         total = len(event.order())
         current = event.number_of(event.current_id)
@@ -169,7 +157,7 @@ class _Writer:
             self.lines.append("")
         self.speaker = ""  # the current version starts under its own heading
 
-    def tool(self, event: ToolFinished) -> None:
+    def tool(self, event: events.ToolFinished) -> None:
         self.say("Claude")
         started = self.cards.get(event.tool_use_id)
         label = started.label if started else "Tool"

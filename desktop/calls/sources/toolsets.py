@@ -23,16 +23,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from desktop.calls.contract import (
-    ActionGroup,
-    CallContext,
-    CallResult,
-    CallSource,
-    ToolSource,
-    ToolUse,
-    input_line,
-    tool_label,
-)
+from desktop.calls import contract
 from desktop.calls.gate import denial_text
 from desktop.calls.permissions import ToolCall
 from tools.base import ActionInfo, Risk
@@ -51,7 +42,7 @@ NOT_JUDGED = (
 )
 
 
-class ToolsetSource(ToolSource):
+class ToolsetSource(contract.ToolSource):
     """The source of one SDK toolset family: one driver per chat, described once per call."""
 
     title: str  # the cards' label prefix ("Browser"); `name` is the `toolset_name`
@@ -59,7 +50,7 @@ class ToolsetSource(ToolSource):
     def __init__(self) -> None:
         self._confirms: dict[int, Confirm] = {}
         # The calls running now, by tool_use id: their context and their one description.
-        self._running: dict[str, tuple[CallContext, ToolCall]] = {}
+        self._running: dict[str, tuple[contract.CallContext, ToolCall]] = {}
         # Calls whose description the driver judged (the rest could not be parsed).
         self._judged: OrderedDict[str, None] = OrderedDict()
 
@@ -100,17 +91,17 @@ class ToolsetSource(ToolSource):
             return []
         return [dict(self.toolset(0).to_dict())]  # type: ignore[attr-defined]
 
-    def handles(self, use: ToolUse) -> bool:
+    def handles(self, use: contract.ToolUse) -> bool:
         # A call for a toolset no longer offered is still answered here, as a refusal.
         return use.toolset_name == self.name
 
-    def label(self, use: ToolUse) -> str:
-        return tool_label(self.title, use.name)
+    def label(self, use: contract.ToolUse) -> str:
+        return contract.tool_label(self.title, use.name)
 
-    def call_source(self, use: ToolUse) -> CallSource:
-        return CallSource(name=self.name, title=self.title)
+    def call_source(self, use: contract.ToolUse) -> contract.CallSource:
+        return contract.CallSource(name=self.name, title=self.title)
 
-    async def describe(self, use: ToolUse, session_id: int) -> ToolCall:
+    async def describe(self, use: contract.ToolUse, session_id: int) -> ToolCall:
         call = ToolCall(
             session_id=session_id,
             tool_use_id=use.id,
@@ -120,7 +111,7 @@ class ToolsetSource(ToolSource):
             input=use.arguments,
             risk=Risk.CONSEQUENTIAL,
             reason="",
-            summary=input_line(use.arguments),
+            summary=contract.input_line(use.arguments),
             target=self.landing(use.name, use.arguments, None),
         )
         self._judged.pop(use.id, None)
@@ -150,12 +141,14 @@ class ToolsetSource(ToolSource):
             }
         )
 
-    async def run(self, use: ToolUse, call: ToolCall, ctx: CallContext) -> CallResult:
+    async def run(
+        self, use: contract.ToolUse, call: ToolCall, ctx: contract.CallContext
+    ) -> contract.CallResult:
         if not self.available():
-            return CallResult.failure(NOT_OFFERED)
+            return contract.CallResult.failure(NOT_OFFERED)
         note = await self.before_call(ctx.session_id)
         if note is not None:
-            return CallResult.failure(note)
+            return contract.CallResult.failure(note)
         from anthropic.types.beta import BetaToolUseBlock  # loaded with the toolset
 
         toolset = self.toolset(ctx.session_id)
@@ -168,7 +161,7 @@ class ToolsetSource(ToolSource):
             self._running.pop(use.id, None)
             self._judged.pop(use.id, None)
             notices, offers = self.after_call(ctx.session_id)
-        result = CallResult.of_block(run.block)
+        result = contract.CallResult.of_block(run.block)
         changed = result.is_error and run.changed
         return result.model_copy(
             update={
@@ -200,8 +193,8 @@ class ToolsetSource(ToolSource):
             self.toolset(session_id).person_answered()
         return True
 
-    def action_groups(self) -> list[ActionGroup]:
-        return [ActionGroup(tool=self.name, title=self.title, actions=self.members())]
+    def action_groups(self) -> list[contract.ActionGroup]:
+        return [contract.ActionGroup(tool=self.name, title=self.title, actions=self.members())]
 
     async def close_session(self, session_id: int) -> None:
         self._confirms.pop(session_id, None)

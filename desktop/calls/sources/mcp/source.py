@@ -27,15 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import desktop  # `desktop.__version__` reads the package's metadata when first asked for
-from desktop.calls.contract import (
-    ActionGroup,
-    CallContext,
-    CallResult,
-    CallSource,
-    ToolSource,
-    ToolUse,
-    input_line,
-)
+from desktop.calls import contract
 from desktop.calls.gate import denial_text
 from desktop.calls.permissions import ToolCall
 from desktop.calls.sources.mcp.approved import FILE_NAME as APPROVED_FILE
@@ -121,7 +113,7 @@ def _schema(tool: mcp_types.Tool) -> dict[str, Any]:
     return schema
 
 
-class McpSource(ToolSource):
+class McpSource(contract.ToolSource):
     """The source of every MCP server in the config."""
 
     name = "mcp"
@@ -323,7 +315,7 @@ class McpSource(ToolSource):
         lines = "\n".join(getattr(item, "text", "") for item in result.content).splitlines()
         self._folders[server] = [Path(line.strip()) for line in lines if line.strip()[:1] == "/"]
 
-    def path_bases(self, use: ToolUse) -> list[Path]:
+    def path_bases(self, use: contract.ToolUse) -> list[Path]:
         """Where the server of `use` reads a relative path from: the folders it reported, the
         folders among its arguments, its working folder (see desktop/calls/own_places/guard.py)."""
         found = self._offered().get(use.name)
@@ -386,7 +378,7 @@ class McpSource(ToolSource):
                 offered[name] = (server, tool)
         return offered
 
-    def _lookup(self, use: ToolUse) -> tuple[str, mcp_types.Tool]:
+    def _lookup(self, use: contract.ToolUse) -> tuple[str, mcp_types.Tool]:
         found = self._offered().get(use.name)
         if found is None:  # the server went away since the reply was written
             raise InvalidInput(use.name)
@@ -411,18 +403,18 @@ class McpSource(ToolSource):
             entries.append(dict(TOOL_SEARCH))  # last: the request's cache breakpoint lands here
         return entries
 
-    def handles(self, use: ToolUse) -> bool:
+    def handles(self, use: contract.ToolUse) -> bool:
         return use.toolset_name is None and use.name in self._offered()
 
-    def label(self, use: ToolUse) -> str:
+    def label(self, use: contract.ToolUse) -> str:
         found = self._offered().get(use.name)
         return f"{found[0]}: {found[1].name}" if found else use.name
 
-    def call_source(self, use: ToolUse) -> CallSource:
+    def call_source(self, use: contract.ToolUse) -> contract.CallSource:
         found = self._offered().get(use.name)  # as its label: the server, or the name used
-        return CallSource(name=self.name, title=found[0] if found else use.name)
+        return contract.CallSource(name=self.name, title=found[0] if found else use.name)
 
-    async def describe(self, use: ToolUse, session_id: int) -> ToolCall:
+    async def describe(self, use: contract.ToolUse, session_id: int) -> ToolCall:
         import jsonschema  # loaded with the first MCP call, not at start
 
         server, tool = self._lookup(use)
@@ -436,7 +428,7 @@ class McpSource(ToolSource):
             raise InvalidInput(use.name)
         entry = self.entry(server)
         risk, reason = judge(server, tool, trusted=bool(entry and entry.trusted))
-        shown = input_line(use.arguments)
+        shown = contract.input_line(use.arguments)
         where = entry.where() if entry else server
         return ToolCall(
             session_id=session_id,
@@ -452,7 +444,9 @@ class McpSource(ToolSource):
             target=where if len(where) <= TARGET_LENGTH else where[: TARGET_LENGTH - 1] + "…",
         )
 
-    async def run(self, use: ToolUse, call: ToolCall, ctx: CallContext) -> CallResult:
+    async def run(
+        self, use: contract.ToolUse, call: ToolCall, ctx: contract.CallContext
+    ) -> contract.CallResult:
         import mcp_types
 
         from tools.mcp.results import read_result
@@ -460,37 +454,37 @@ class McpSource(ToolSource):
         server, tool = self._lookup(use)
         decision = await ctx.approve(call)
         if decision.verdict != "allow":
-            return CallResult.failure(denial_text(decision))
+            return contract.CallResult.failure(denial_text(decision))
         connection = self.connections[server]
         if connection.status.state is ServerState.IDLE:  # a lazy server's first call
             await self._started(server, connection.start())
         try:
             result = await connection.call(tool.name, use.arguments, progress=ctx.progress)
         except ServerUnavailable:
-            return CallResult.failure(SERVER_OFF.format(server=server))
+            return contract.CallResult.failure(SERVER_OFF.format(server=server))
         except ServerGone:
-            return CallResult.failure(SERVER_GONE.format(server=server))
+            return contract.CallResult.failure(SERVER_GONE.format(server=server))
         except CallRefused as exc:
             phrase = {
                 mcp_types.INVALID_PARAMS: BAD_ARGUMENTS,
                 mcp_types.METHOD_NOT_FOUND: NO_SUCH_TOOL,
             }.get(exc.code, REFUSED)
-            return CallResult.failure(phrase)
+            return contract.CallResult.failure(phrase)
         output = await asyncio.to_thread(read_result, result)
         acted = not output.is_error and call.risk is not Risk.READ
         said = Outcome(kind="unconfirmed", note=SERVERS_WORD.format(server=server))
-        return CallResult(
+        return contract.CallResult(
             content=output.content, is_error=output.is_error, outcome=said if acted else None
         )
 
-    def action_groups(self) -> list[ActionGroup]:
-        groups: dict[str, ActionGroup] = {}
+    def action_groups(self) -> list[contract.ActionGroup]:
+        groups: dict[str, contract.ActionGroup] = {}
         for server, tool in self._offered().values():
             entry = self.entry(server)
             risk, reason = judge(server, tool, trusted=bool(entry and entry.trusted))
             group = groups.setdefault(
                 server,
-                ActionGroup(tool=rules_tool(server), title=f"{server} (MCP)", actions=[]),
+                contract.ActionGroup(tool=rules_tool(server), title=f"{server} (MCP)", actions=[]),
             )
             group.actions.append(
                 ActionInfo(name=rules_action(server, tool.name), risk=risk, description=reason)
