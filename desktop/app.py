@@ -3,9 +3,7 @@
 The window shows first. What it does not need to show (the SDK, Playwright, the browser and
 screen tools: more than a second to import) loads after its first paint, in the background
 (`desktop/system/heavy.py`, the one place those modules are imported); a message sent before
-they are in waits for them there, without holding up the window. The model's stream process
-starts before the window is built: a process of its own, it loads the SDK on another core
-meanwhile.
+they are in waits for them there, without holding up the window.
 
 Quitting, however it is asked for (the window closed, Quit in the menu or the Dock, logout,
 SIGTERM, Ctrl+C in a terminal), starts one shutdown that runs on the live loop: the window
@@ -21,7 +19,6 @@ import logging
 import logging.handlers
 import signal
 import sys
-import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -117,28 +114,10 @@ def _app_icon() -> QIcon:
     return icon if not icon.isNull() else QIcon.fromTheme("dialog-information")
 
 
-def start_stream_process() -> None:
-    """The model's stream process, started as the window is built: it spends a second or more
-    loading the SDK, on a core of its own while this process builds the window on another, and
-    a message sent at the first paint finds it ready. Started from a thread, which the window's
-    thread meets only for the few milliseconds of Python that starting takes. A start that fails
-    is logged; the first stream starts it again."""
-
-    def start() -> None:
-        from desktop.model_stream.worker import shared_worker  # the stream process's side here
-
-        try:
-            shared_worker().start()
-        except OSError:
-            log.exception("The stream process did not start")
-
-    threading.Thread(target=start, name="deskhand-stream-start", daemon=True).start()
-
-
 def start_behind_the_window(workspace: Workspace) -> asyncio.Future[None]:
-    """What starts once the window is on screen, while the person reads it: the tools load on a
-    thread here (`heavy`), and the tool sources start (an MCP server may take seconds to
-    answer). None of it holds up the loop.
+    """What starts once the window is on screen, while the person reads it: the stream process
+    loads the SDK on its own core, the tools load on a thread here (`heavy`), and the tool
+    sources start (an MCP server may take seconds to answer). None of it holds up the loop.
 
     The modules load in the order a message sent at once needs them: the call pipeline, the
     keychain (the key is looked up while the rest loads), the SDK and the tools (the request
@@ -146,7 +125,7 @@ def start_behind_the_window(workspace: Workspace) -> asyncio.Future[None]:
     command-line socket. Returns the sources' start."""
     from desktop.model_stream.worker import shared_worker  # the stream process's side here
 
-    shared_worker().start()  # started with the app (`start_stream_process`); again if it ended
+    shared_worker().start()
     heavy.start(heavy.PIPELINE + heavy.KEYCHAIN + heavy.TOOLS + heavy.WINDOW + heavy.COMMANDS)
 
     async def start_tools() -> None:
@@ -207,7 +186,6 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
         )
         return 1
     _setup_logging(paths)
-    start_stream_process()
     await adopt_login_path()  # opened from the Finder: the login shell's PATH, before tools exist
     mode = Mode(args.permission_mode) if args.permission_mode else None
     workspace = Workspace(paths, mode=mode)
