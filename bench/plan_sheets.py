@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from desktop.system.permission_settings import MODE_TITLES, Mode  # noqa: E402
+from desktop.system.settings.permissions import MODE_TITLES, Mode  # noqa: E402
 from desktop.workspace import Workspace  # noqa: E402
 from tests.support.model_server import ScriptedModelServer  # noqa: E402
 from tests.support.plan_sites import SETTINGS, documentation_task, plan_sites, run_task  # noqa: E402

@@ -39,7 +39,7 @@ from PIL import Image, ImageDraw  # noqa: E402
 
 from tests.support.x11 import TargetApp, Xvfb, xvfb_missing  # noqa: E402
 from tools.screen import ScreenComputer  # noqa: E402
-from tools.screen.backends.x11 import X11Backend  # noqa: E402
+from tools.screen.backends.x11.backend import X11Backend  # noqa: E402
 from tools.screen.geometry import Rect  # noqa: E402
 from tools.screen.scaling import encode_image, fit_size, resize  # noqa: E402
 

@@ -50,7 +50,7 @@ from tools.screen.a11y.atspi.watching import (  # noqa: E402
     RefreshingAccessibility,
 )
 from tools.screen.a11y.effect import LIMITS, QUIET, Watch  # noqa: E402
-from tools.screen.backends.x11 import X11Backend  # noqa: E402
+from tools.screen.backends.x11.backend import X11Backend  # noqa: E402
 from tools.screen.geometry import Point, Rect  # noqa: E402
 from tools.screen.windows import Window  # noqa: E402
 from tools.screen.worker import ScreenWorker  # noqa: E402

@@ -42,7 +42,7 @@ from tests.support.desk import wait_accessible  # noqa: E402
 from tests.support.x11 import TargetApp, Xvfb, xvfb_missing  # noqa: E402
 from tools.base import RunContext, ToolResult  # noqa: E402
 from tools.screen.a11y.atspi.reader import Accessibility, AtspiInspector  # noqa: E402
-from tools.screen.backends.x11 import X11Backend  # noqa: E402
+from tools.screen.backends.x11.backend import X11Backend  # noqa: E402
 from tools.screen.geometry import Point  # noqa: E402
 from tools.screen.see.access import ScreenAccess  # noqa: E402
 from tools.screen.see.tool import ScreenTool  # noqa: E402

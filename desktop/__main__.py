@@ -247,8 +247,8 @@ def serve_mcp(args: argparse.Namespace) -> int:
 
     from desktop.mcp.server import serve
     from desktop.system.login_path import adopt_login_path
-    from desktop.system.permission_settings import Mode
     from desktop.system.playwright_env import configure_playwright
+    from desktop.system.settings.permissions import Mode
     from desktop.workspace import Workspace
 
     configure_playwright()

@@ -36,8 +36,8 @@ from PySide6.QtWidgets import QApplication
 from desktop.system import heavy
 from desktop.system.login_path import adopt_login_path
 from desktop.system.paths import DataPaths
-from desktop.system.permission_settings import Mode
 from desktop.system.playwright_env import configure_playwright
+from desktop.system.settings.permissions import Mode
 from desktop.workspace import Workspace
 from ui import theme
 

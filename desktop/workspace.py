@@ -30,10 +30,10 @@ from desktop.chat.transcript import replay
 from desktop.hotkey.owner import QuickEntryShortcut
 from desktop.system import heavy
 from desktop.system.keystore import KeyStore
-from desktop.system.live_settings import LiveSettings
 from desktop.system.paths import DataPaths
-from desktop.system.permission_settings import Mode
-from desktop.system.settings import Settings, SettingsFile
+from desktop.system.settings.live import LiveSettings
+from desktop.system.settings.model import Settings, SettingsFile
+from desktop.system.settings.permissions import Mode
 from desktop.system.store import Store
 
 if TYPE_CHECKING:

@@ -42,7 +42,7 @@ from desktop.model_stream.worker import shared_worker
 from desktop.system.browser_setup import BrowserPool, UrlPolicy, install_hint
 from desktop.system.login_path import restore_library_path
 from desktop.system.playwright_env import configure_playwright, is_frozen, preferred_browser
-from desktop.system.settings import Settings, SettingsFile
+from desktop.system.settings.model import Settings, SettingsFile
 from desktop.system.store import Store
 from desktop.workspace import Workspace
 from ui.window.main_window import MainWindow

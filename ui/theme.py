@@ -23,7 +23,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
 if TYPE_CHECKING:
-    from desktop.system.settings import Settings
+    from desktop.system.settings.model import Settings
     from desktop.workspace import Workspace
 
 Preference = Literal["system", "light", "dark"]  # desktop.system.settings.Theme

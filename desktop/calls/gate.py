@@ -30,7 +30,7 @@ from desktop.calls.permissions import (
     decide,
 )
 from desktop.calls.sources.plan.book import CHANGES_WANTED, OUTSIDE_DENIED, PLAN_TOOL, PlanBook
-from desktop.system.permission_settings import PermissionSettings, Rule
+from desktop.system.settings.permissions import PermissionSettings, Rule
 from desktop.system.store import AuditEntry, Store
 from tools.outcome import Outcome, bounded_section
 

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from pydantic import Field
 
-from desktop.system.permission_settings import MODE_TITLES, Mode, PermissionSettings, Rule
+from desktop.system.settings.permissions import MODE_TITLES, Mode, PermissionSettings, Rule
 
 # Re-exported: the ui reads risk levels from here, since it never imports `tools`.
 from tools.base import Risk as Risk

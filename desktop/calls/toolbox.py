@@ -26,7 +26,7 @@ from desktop.calls.sources.screen.hooks import ScreenHooks
 from desktop.calls.sources.toolsets import ToolsetSource
 from desktop.system import heavy
 from desktop.system.paths import DataPaths
-from desktop.system.settings import Settings
+from desktop.system.settings.model import Settings
 from tools.base import FunctionTool, ToolRegistry
 from tools.mac.osa.automation import AutomationLog
 from tools.mac.osa.engine import OsaEngine, macos_available

@@ -29,7 +29,7 @@ from desktop.model_stream import errors
 from desktop.model_stream.client import ClientConfig, client_from
 from desktop.model_stream.worker import shared_worker
 from desktop.system import heavy
-from desktop.system.settings import Settings
+from desktop.system.settings.model import Settings
 from desktop.system.store import MessageStatus, Store
 from desktop.system.usage import Usage
 

@@ -13,7 +13,7 @@ from typing import Any
 from desktop.calls.contract import CARD_KEY, OUTCOME_KEY, CallResult, ToolUse, result_block
 from desktop.chat import attachments, images
 from desktop.system.message_text import ATTACHMENT_KEY, CONTINUE_KEY
-from desktop.system.settings import Settings
+from desktop.system.settings.model import Settings
 from desktop.system.store import StoredMessage
 
 CACHE = {"type": "ephemeral"}

@@ -32,8 +32,8 @@ from desktop.command.protocol import Request, Result
 from desktop.command.snapshots import keep_snapshots, put_back
 from desktop.system.keystore import KeyStore
 from desktop.system.paths import DataPaths
-from desktop.system.permission_settings import PermissionSettings, Rule
-from desktop.system.settings import SettingsFile
+from desktop.system.settings.model import SettingsFile
+from desktop.system.settings.permissions import PermissionSettings, Rule
 from desktop.system.store import Store
 from tools.base import ToolRegistry
 from tools.screen import errors

@@ -27,7 +27,7 @@ from desktop.model_stream import errors
 from desktop.system.keystore import KeyStore
 from desktop.system.paths import DataPaths
 from desktop.system.playwright_env import is_frozen
-from desktop.system.settings import Settings
+from desktop.system.settings.model import Settings
 from tools.browser.locate import find_browser, install_hint
 from tools.data import Data
 from tools.mac.macos import macos_status

@@ -47,7 +47,7 @@ from desktop.command.protocol import (
     write_private,
 )
 from desktop.command.running import Running
-from desktop.system.permission_settings import Rule
+from desktop.system.settings.permissions import Rule
 
 if TYPE_CHECKING:
     pass

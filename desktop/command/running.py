@@ -14,9 +14,9 @@ if TYPE_CHECKING:
     from desktop.calls.gate import Gate
     from desktop.calls.toolbox import Toolbox
     from desktop.system.keystore import KeyStore
-    from desktop.system.live_settings import LiveSettings
     from desktop.system.paths import DataPaths
-    from desktop.system.settings import Settings
+    from desktop.system.settings.live import LiveSettings
+    from desktop.system.settings.model import Settings
     from desktop.system.store import Store
     from tools.base import ToolRegistry
 

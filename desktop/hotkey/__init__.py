@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 
 from desktop.hotkey.base import GlobalHotKey, HotKeyError
-from desktop.system.shortcut import Shortcut
+from desktop.system.settings.shortcut import Shortcut
 
 __all__ = ["GlobalHotKey", "HotKeyError", "hotkey_for"]
 

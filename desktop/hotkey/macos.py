@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from desktop.hotkey.base import HotKeyError
-from desktop.system.shortcut import Shortcut
+from desktop.system.settings.shortcut import Shortcut
 
 __all__ = ["QuartzHotKey"]
 

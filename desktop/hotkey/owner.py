@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 
 from desktop.hotkey import GlobalHotKey, HotKeyError, hotkey_for
-from desktop.system.shortcut import Shortcut
+from desktop.system.settings.shortcut import Shortcut
 
 __all__ = ["QuickEntryShortcut"]
 

@@ -19,8 +19,8 @@ from Xlib import display as xdisplay
 from Xlib import error as xerror
 
 from desktop.hotkey.base import HotKeyError
-from desktop.system.shortcut import Shortcut
-from tools.screen.backends.x11_events import events_until
+from desktop.system.settings.shortcut import Shortcut
+from tools.screen.backends.x11.events import events_until
 
 __all__ = ["X11HotKey"]
 

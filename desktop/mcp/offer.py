@@ -29,7 +29,7 @@ from desktop.calls.permissions import Risk
 from desktop.calls.sources.function_tools import FunctionTools
 from desktop.calls.sources.plan.book import PLAN_TOOL
 from desktop.calls.sources.toolsets import ToolsetSource
-from desktop.system.settings import BrowserSettings, Settings
+from desktop.system.settings.model import BrowserSettings, Settings
 from tools.browser.config import OPTIONAL_MEMBERS
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from desktop.system.settings import Settings
+from desktop.system.settings.model import Settings
 from tools.data import Data
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from desktop.system import heavy
-from desktop.system.settings import KeyStorage
+from desktop.system.settings.model import KeyStorage
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop.system.settings import Settings
+from desktop.system.settings.model import Settings
 from desktop.workspace import Workspace
 from tests.support.self_test import SUMMARY
 from tools.browser.locate import BRANDED

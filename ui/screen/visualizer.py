@@ -20,7 +20,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QScreen
 from PySide6.QtWidgets import QWidget
 
 from desktop.chat.conversations import ConversationEvent, TurnRunning
-from desktop.system.settings import Settings
+from desktop.system.settings.model import Settings
 from desktop.workspace import Workspace
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from typing import cast
 from pydantic.fields import FieldInfo
 from PySide6.QtWidgets import QComboBox, QSizePolicy, QWidget
 
-from desktop.system.settings import THEME_TITLES, Theme
+from desktop.system.settings.model import THEME_TITLES, Theme
 from desktop.workspace import Workspace
 from ui import theme
 from ui.settings.form import FormPage, SettingsForm

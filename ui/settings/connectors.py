@@ -40,7 +40,7 @@ from desktop.calls.sources.mcp.config import (
     read_config,
 )
 from desktop.calls.sources.mcp.source import McpSource, ServerState, ServerStatus
-from desktop.system.settings import KeyStorage
+from desktop.system.settings.model import KeyStorage
 from desktop.workspace import Workspace
 from ui.settings.form import (
     Draft,

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.system.settings import Settings
+from desktop.system.settings.model import Settings
 from desktop.workspace import Workspace
 from ui import theme
 from ui.settings.appearance import AppearancePage

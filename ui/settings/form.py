@@ -1,7 +1,7 @@
 """Settings pages and their forms, built from a pydantic model's fields.
 
 A field's title is its label and its description the help text, so a new setting shows up
-by adding a field to the model in `desktop/system/settings.py`. Each field gets a widget that shows
+by adding a field to the model in `desktop/system/settings/model.py`. Each field gets a widget that shows
 and returns a value of its type; a page may pass its own widget for any field. `SettingsPage`
 and `Draft` are the contract between a page and the Settings dialog; a `FormPage` is a
 page that is one form.
@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.system.settings import KeyStorage
+from desktop.system.settings.model import KeyStorage
 
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1  # what a QSpinBox can hold
 

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
-from desktop.system.shortcut import Shortcut
+from desktop.system.settings.shortcut import Shortcut
 from desktop.workspace import Workspace
 from ui.settings.form import ChoiceField, FormPage, SettingsForm
 

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from desktop.model_stream.client import list_models, make_client
 from desktop.model_stream.errors import MissingKeyError, describe
 from desktop.system.keystore import keychain_available
-from desktop.system.settings import DEFAULT_MODEL, KeyStorage, Settings, newest_sonnet
+from desktop.system.settings.model import DEFAULT_MODEL, KeyStorage, Settings, newest_sonnet
 from desktop.workspace import Workspace
 from ui.settings.form import Draft, SettingsForm, SettingsPage, TextField, hint_label
 

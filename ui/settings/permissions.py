@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.calls.permissions import DEFAULT_CAP, RISK_TITLES, Risk, RuleScope
-from desktop.system.permission_settings import (
+from desktop.system.settings.permissions import (
     MODE_TITLES,
     RULE_TITLES,
     Mode,

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.calls.sources.mcp.config import ServerEntry
-from desktop.system.signed_settings import OutsideChange
+from desktop.system.settings.signed import OutsideChange
 
 KEEP_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
 DETAILS_MAX = 280

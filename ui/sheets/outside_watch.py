@@ -15,7 +15,7 @@ from desktop.workspace import Workspace
 
 if TYPE_CHECKING:
     from desktop.calls.sources.mcp.config import ServerEntry
-    from desktop.system.signed_settings import OutsideChange
+    from desktop.system.settings.signed import OutsideChange
     from ui.sheets.outside_changes import OutsideChangeSheet
 
 LOOK_EVERY_MS = 1500

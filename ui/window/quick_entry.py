@@ -25,8 +25,8 @@ from PySide6.QtCore import QObject, QPoint, Qt
 from PySide6.QtGui import QCursor, QDragEnterEvent, QDropEvent, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from desktop.system.permission_settings import MODE_TITLES
-from desktop.system.settings import Settings
+from desktop.system.settings.model import Settings
+from desktop.system.settings.permissions import MODE_TITLES
 from desktop.workspace import Workspace
 from ui import theme
 from ui.thread import attachment_views

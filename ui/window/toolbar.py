@@ -14,7 +14,7 @@ import shiboken6
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QLabel, QSizePolicy, QStatusBar, QToolBar, QWidget
 
-from desktop.system.permission_settings import MODE_TITLES, Mode
+from desktop.system.settings.permissions import MODE_TITLES, Mode
 from desktop.workspace import Workspace
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from desktop.system.paths import DataPaths
-from desktop.system.signed_settings import KEY_NAME
+from desktop.system.settings.signed import KEY_NAME
 from tools.data import Data
 
 # Temporary socket folders (`desktop/command/protocol.py`) are made with this prefix.

@@ -16,7 +16,7 @@ from playwright.async_api import Page
 from desktop.calls.gated import ASKING_AGAIN, MAX_ASKED_AGAIN
 from desktop.calls.permissions import Answer
 from desktop.chat.events import ToolFinished, ToolProgress
-from desktop.system.permission_settings import Rule
+from desktop.system.settings.permissions import Rule
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer
 from tests.support.page_server import PageServer

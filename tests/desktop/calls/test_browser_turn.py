@@ -12,7 +12,7 @@ import pytest
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Answer, ToolCall
 from desktop.chat.events import AgentEvent, ToolFinished, ToolStarted, TurnFinished
-from desktop.system.permission_settings import Mode, Rule
+from desktop.system.settings.permissions import Mode, Rule
 from desktop.workspace import Workspace
 from tests.support.model_server import (
     ScriptedModelServer,

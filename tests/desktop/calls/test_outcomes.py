@@ -11,7 +11,7 @@ from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.card_text import card_words
 from desktop.calls.gated import NOT_CHECKED
 from desktop.calls.permissions import Answer
-from desktop.system.permission_settings import Mode
+from desktop.system.settings.permissions import Mode
 from desktop.system.store import AuditEntry
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply

@@ -10,7 +10,7 @@ import pytest
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Answer, RuleScope, ToolCall, decide, scope_sentence
 from desktop.chat.events import ToolFinished
-from desktop.system.permission_settings import Mode, PermissionSettings, Rule
+from desktop.system.settings.permissions import Mode, PermissionSettings, Rule
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool

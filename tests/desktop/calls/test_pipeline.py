@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from desktop.chat.events import ToolFinished, ToolStarted, TurnFailed, TurnFinished
-from desktop.system.permission_settings import Mode, Rule
+from desktop.system.settings.permissions import Mode, Rule
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool

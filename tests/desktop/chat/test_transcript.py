@@ -6,7 +6,7 @@ import asyncio
 
 from desktop.calls.contract import CARD_KEY
 from desktop.chat.events import AgentEvent, ToolStarted
-from desktop.system.permission_settings import Mode
+from desktop.system.settings.permissions import Mode
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool

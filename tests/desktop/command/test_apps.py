@@ -17,7 +17,7 @@ from desktop.calls.contract import ToolUse
 from desktop.calls.permissions import RuleScope
 from desktop.calls.sources.function_tools import FunctionTools
 from desktop.command import apps as apps_cli
-from desktop.system.permission_settings import Rule
+from desktop.system.settings.permissions import Rule
 from desktop.workspace import Workspace
 from tests.support.answers import checked
 from tests.support.jxa.finder_world import DESKTOP_REPORT, files_on_desktop, finder_world

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from desktop.hotkey import HotKeyError
-from desktop.system.shortcut import Shortcut
+from desktop.system.settings.shortcut import Shortcut
 
 pytestmark = [
     pytest.mark.macos,

@@ -14,7 +14,7 @@ from Xlib import display as xdisplay
 from desktop.hotkey import HotKeyError
 from desktop.hotkey.owner import QuickEntryShortcut
 from desktop.hotkey.x11 import X11HotKey
-from desktop.system.shortcut import Shortcut
+from desktop.system.settings.shortcut import Shortcut
 from tests.support.x11 import Xvfb, gui_env, xvfb_missing
 
 pytestmark = pytest.mark.anyio

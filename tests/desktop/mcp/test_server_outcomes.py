@@ -12,7 +12,7 @@ from mcp import Client
 from desktop.calls.sources.function_tools import FunctionTools
 from desktop.mcp.offer import offered_tools
 from desktop.mcp.server import RunningCalls, build_server
-from desktop.system.permission_settings import Mode
+from desktop.system.settings.permissions import Mode
 from desktop.workspace import Workspace
 from tests.support.sample_tools import FieldTool
 from tools.base import ToolRegistry

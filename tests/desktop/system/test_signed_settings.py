@@ -16,7 +16,7 @@ import pytest
 from desktop.chat.events import AgentEvent, ToolFinished
 from desktop.command.alone import run_alone
 from desktop.system.paths import DataPaths
-from desktop.system.permission_settings import Mode, Rule
+from desktop.system.settings.permissions import Mode, Rule
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool

@@ -227,7 +227,7 @@ def chrome_windows(xvfb: Xvfb) -> Iterator[list[TargetApp]]:
 
 @pytest.fixture
 def on_x11(runner: Runner, xvfb: Xvfb, chrome_windows: list[TargetApp]) -> Iterator[Shots]:
-    from tools.screen.backends import x11
+    from tools.screen.backends.x11 import backend as x11
 
     hooks: list[str] = []
     shooter = WindowShooter(

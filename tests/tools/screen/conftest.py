@@ -139,7 +139,7 @@ class Screen:
     def __init__(
         self, display: str, own_pids: set[int] | None = None, inspector: Inspector | None = None
     ) -> None:
-        from tools.screen.backends.x11 import X11Backend
+        from tools.screen.backends.x11.backend import X11Backend
 
         self.gate = Gate()
         self.own: list[Rect] = []
@@ -210,7 +210,7 @@ async def accessibility(anyio_backend: str, desk: Desk) -> AsyncIterator[Accessi
 
 @pytest.fixture
 async def worker(anyio_backend: str, desk: Desk) -> AsyncIterator[ScreenWorker]:
-    from tools.screen.backends.x11 import X11Backend
+    from tools.screen.backends.x11.backend import X11Backend
 
     made = ScreenWorker(lambda: X11Backend(desk.display))
     yield made

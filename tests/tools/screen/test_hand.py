@@ -78,7 +78,7 @@ class Controls:
 
 @pytest.fixture
 async def controls(anyio_backend: str, xvfb: Xvfb) -> AsyncIterator[Controls]:
-    from tools.screen.backends.x11 import X11Backend
+    from tools.screen.backends.x11.backend import X11Backend
 
     loop = asyncio.get_running_loop()
     hand = Hand(own_windows=list)

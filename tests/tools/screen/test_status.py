@@ -12,7 +12,7 @@ from anthropic.types.beta import BetaToolUseBlock
 
 from tests.support.x11 import Xvfb, xvfb_missing
 from tools.screen import ScreenComputer, errors, screen_status
-from tools.screen.backends.x11 import X11Backend
+from tools.screen.backends.x11.backend import X11Backend
 from tools.screen.displays import number_displays
 from tools.screen.errors import BackendError
 

@@ -61,7 +61,7 @@ def typed_desk() -> Iterator[TypedDesk]:
 
 @pytest.fixture
 async def typed(anyio_backend: str, typed_desk: TypedDesk) -> AsyncIterator[Elements]:
-    from tools.screen.backends.x11 import X11Backend
+    from tools.screen.backends.x11.backend import X11Backend
 
     accessibility = Accessibility(session=typed_desk.bus.address)
     worker = ScreenWorker(lambda: X11Backend(typed_desk.display))

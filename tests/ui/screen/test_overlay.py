@@ -14,7 +14,7 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QImage
 
 from desktop.calls.sources.screen.source import ScreenEvent
-from desktop.system.permission_settings import Mode
+from desktop.system.settings.permissions import Mode
 from desktop.workspace import Workspace
 from tests.support import seen
 from tests.support.model_server import Hang, ScriptedModelServer, ToolUse, text_reply, tool_reply

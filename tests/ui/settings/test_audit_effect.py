@@ -4,7 +4,7 @@ the rows of a real turn, through the pipeline and the gate."""
 from __future__ import annotations
 
 from desktop.calls.gated import NOT_CHECKED
-from desktop.system.permission_settings import Mode
+from desktop.system.settings.permissions import Mode
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.outcomes import run_turn

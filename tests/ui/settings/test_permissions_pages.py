@@ -9,7 +9,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QDialogButtonBox
 
 from desktop.calls.permissions import ToolCall
-from desktop.system.permission_settings import Mode, Rule
+from desktop.system.settings.permissions import Mode, Rule
 from desktop.system.store import AuditEntry
 from desktop.workspace import Workspace
 from tests.support.sample_tools import NotebookTool

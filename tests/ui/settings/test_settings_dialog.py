@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtWidgets import QDialogButtonBox, QLabel, QSpinBox
 
 from desktop.system.keystore import SERVICE
-from desktop.system.settings import DEFAULT_MODEL, ModelSettings
+from desktop.system.settings.model import DEFAULT_MODEL, ModelSettings
 from desktop.workspace import Workspace
 from tests.support.keychain import MemoryKeychain, RefusingKeychain, installed
 from tests.support.model_server import ScriptedModelServer

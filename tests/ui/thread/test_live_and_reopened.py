@@ -16,7 +16,7 @@ from desktop.chat.events import (
     TurnFailed,
 )
 from desktop.system.paths import DataPaths
-from desktop.system.permission_settings import Mode
+from desktop.system.settings.permissions import Mode
 from desktop.system.store import Store
 from desktop.workspace import Workspace
 from tests.support import seen

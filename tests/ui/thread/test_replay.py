@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from desktop.system.permission_settings import Mode
+from desktop.system.settings.permissions import Mode
 from tests.support.model_server import ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool
 from tests.support.seen import card_texts

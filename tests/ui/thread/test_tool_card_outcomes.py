@@ -5,7 +5,7 @@ counts them by what they did."""
 from __future__ import annotations
 
 from desktop.chat.events import AgentEvent, PromptAdded
-from desktop.system.permission_settings import Mode
+from desktop.system.settings.permissions import Mode
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.outcomes import run_turn

@@ -29,7 +29,7 @@ def screen_status(display: str | None = None) -> ScreenStatus:
         return mac_permissions.status()
     if sys.platform.startswith("linux") or "bsd" in sys.platform:
         try:
-            from tools.screen.backends import x11
+            from tools.screen.backends.x11 import backend as x11
         except ImportError:
             return ScreenStatus(available=False, reason=MISSING_LIBRARIES, fix=REINSTALL)
         return x11.status(display)
@@ -49,6 +49,6 @@ def open_backend(display: str | None = None) -> ScreenBackend:
         from tools.screen.backends.macos import MacBackend
 
         return MacBackend()
-    from tools.screen.backends.x11 import X11Backend
+    from tools.screen.backends.x11.backend import X11Backend
 
     return X11Backend(display or os.environ.get("DISPLAY"))

@@ -27,8 +27,8 @@ from Xlib import display as xdisplay
 from Xlib import error as xerror
 from Xlib.ext import record, xinput
 
-from tools.screen.backends.x11 import own_clients
-from tools.screen.backends.x11_events import events_until
+from tools.screen.backends.x11.backend import own_clients
+from tools.screen.backends.x11.events import events_until
 from tools.screen.hand import InputKind, PersonInput
 
 __all__ = ["X11Watcher"]

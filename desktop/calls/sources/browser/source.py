@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from desktop.calls.sources.browser.hand import BROWSER, BROWSER_TITLE, BrowserHand
 from desktop.calls.sources.toolsets import Confirm, ToolsetSource
 from desktop.system.playwright_env import is_frozen
-from desktop.system.settings import BrowserSettings
+from desktop.system.settings.model import BrowserSettings
 from tools.base import ActionInfo
 from tools.browser.config import OPTIONAL_MEMBERS, BrowserConfig
 from tools.browser.effect.risk import (

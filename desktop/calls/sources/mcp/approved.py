@@ -6,7 +6,7 @@ the person (a sheet in the window; Settings → Connectors lists it with a Start
 or changing a server in Settings, or importing it from Claude Desktop, is the person's approval.
 
 Approvals live in `mcp-approved.json` beside mcp.json, inside Deskhand's own places, with a
-code under Deskhand's settings key (signed_settings.py), so no other program can approve one.
+code under Deskhand's settings key (desktop/system/settings/signed.py), so no other program can approve one.
 On the first start with approvals (no key made before this run, no approvals file), the
 servers already configured are adopted: nothing could have approved them before.
 """
@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 
 from desktop.calls.sources.mcp.config import ServerEntry
-from desktop.system.signed_settings import Seal
+from desktop.system.settings.signed import Seal
 
 log = logging.getLogger(__name__)
 

@@ -40,7 +40,7 @@ from desktop.calls.sources.mcp.config import (
     write_config,
 )
 from desktop.system import heavy
-from desktop.system.signed_settings import KEY_NAME, Seal
+from desktop.system.settings.signed import KEY_NAME, Seal
 from tools.base import ActionInfo, InvalidInput, Risk
 from tools.mcp.errors import CallRefused, ServerGone, ServerUnavailable
 from tools.mcp.names import api_name, rules_action, rules_tool, server_key

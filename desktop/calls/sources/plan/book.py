@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 from desktop.calls.permissions import Decision, Risk, ToolCall
 from desktop.calls.sources.plan.proposal import NAME as PLAN_TOOL
 from desktop.calls.sources.plan.proposal import PlanInput, normal_host
-from desktop.system.permission_settings import Mode
+from desktop.system.settings.permissions import Mode
 from tools.data import Data
 
 __all__ = ["PLAN_TOOL", "Plan", "PlanBook", "PlanInput"]

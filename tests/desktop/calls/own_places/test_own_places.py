@@ -16,7 +16,7 @@ from desktop.calls.own_places.guard import KEY_NOTICE, KEY_REMOVED, OWN_PLACE
 from desktop.calls.own_places.resolve import touches
 from desktop.calls.permissions import Answer
 from desktop.chat.events import ToolFinished
-from desktop.system.permission_settings import Mode
+from desktop.system.settings.permissions import Mode
 from desktop.workspace import Workspace
 from tests.support import mcp_servers
 from tests.support.connectors import configure, running, turn

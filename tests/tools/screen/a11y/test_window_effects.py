@@ -73,7 +73,7 @@ def form(session: tuple[str, SessionBus]) -> Iterator[Form]:
 async def parts(
     anyio_backend: str, form: Form
 ) -> AsyncIterator[tuple[RefreshingAccessibility, ScreenWorker]]:
-    from tools.screen.backends.x11 import X11Backend
+    from tools.screen.backends.x11.backend import X11Backend
 
     # As the app opens it: after an action, its elements are read again in one batch.
     accessibility = RefreshingAccessibility(session=form.bus.address)

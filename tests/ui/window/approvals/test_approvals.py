@@ -8,7 +8,7 @@ from pathlib import Path
 from PIL import Image
 from PySide6.QtCore import Qt
 
-from desktop.system.permission_settings import Mode
+from desktop.system.settings.permissions import Mode
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from desktop.system.permission_settings import Mode
+from desktop.system.settings.permissions import Mode
 from desktop.workspace import Workspace
 from tests.support import seen
 from tests.support.model_server import HttpError, ScriptedModelServer, text_reply

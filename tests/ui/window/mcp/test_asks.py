@@ -21,7 +21,7 @@ from mcp.client.stdio import stdio_client
 from PySide6.QtCore import Qt
 
 from desktop.command.listener import UiServer
-from desktop.system.permission_settings import Rule
+from desktop.system.settings.permissions import Rule
 from desktop.workspace import Workspace
 from tests.support.page_server import PageServer
 from tests.support.waiting import wait_until

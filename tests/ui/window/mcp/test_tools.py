@@ -141,7 +141,7 @@ def test_a_server_that_crashes_mid_call_gives_a_clear_card(  # type: ignore[no-u
     servers({"probe": mcp_servers.probe(tmp_path / "markers")})
     workspace.live.set_rule(
         "mcp__probe.crash^consequential",
-        __import__("desktop.system.permission_settings").system.permission_settings.Rule.ALLOW,
+        __import__("desktop.system.settings.permissions").system.settings.permissions.Rule.ALLOW,
     )
     model_server.enqueue(
         tool_reply(ToolUse(name="mcp__probe__crash", input={})), text_reply("It crashed.")

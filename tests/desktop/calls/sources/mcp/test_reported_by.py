@@ -9,7 +9,7 @@ from pathlib import Path
 from desktop.calls.card_text import SERVERS_WORD, card_words
 from desktop.calls.sources.mcp.source import SERVERS_WORD as AUDITED
 from desktop.chat.events import AgentEvent, ToolFinished, ToolStarted
-from desktop.system.permission_settings import Rule
+from desktop.system.settings.permissions import Rule
 from desktop.workspace import Workspace
 from tests.support import mcp_servers
 from tests.support.connectors import configure, running

@@ -17,7 +17,7 @@ from desktop.calls.permissions import Risk
 from desktop.calls.sources.mcp.config import McpConfig
 from desktop.calls.sources.mcp.source import DEFER_OVER, TOOL_SEARCH
 from desktop.chat.events import AgentEvent, ToolFinished
-from desktop.system.permission_settings import Mode, Rule
+from desktop.system.settings.permissions import Mode, Rule
 from desktop.workspace import Workspace
 from tests.support import mcp_servers
 from tests.support.connectors import configure, running, turn

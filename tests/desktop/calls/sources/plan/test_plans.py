@@ -14,7 +14,7 @@ from desktop.calls.audit_export import decision_text, reason_text
 from desktop.calls.permissions import Risk, ToolCall, decide
 from desktop.calls.sources.plan.book import PLAN_TOOL, PlanBook
 from desktop.calls.sources.plan.proposal import domain_problem
-from desktop.system.permission_settings import Mode, PermissionSettings, Rule
+from desktop.system.settings.permissions import Mode, PermissionSettings, Rule
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, browser_use, text_reply, tool_reply
 from tests.support.plan_sites import (

@@ -1,6 +1,6 @@
 """The person's permission settings: the mode, the per-action rules, how long a plan lasts.
 
-They are part of the settings file (signed, see `signed_settings`); what a call's risk and
+They are part of the settings file (signed, see `signed`); what a call's risk and
 these settings decide is `desktop.calls.permissions`.
 """
 

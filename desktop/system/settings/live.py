@@ -14,9 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from desktop.system.keystore import KeyStore
-from desktop.system.permission_settings import Mode, PermissionSettings, Rule
-from desktop.system.settings import KeyStorage, Settings, SettingsFile
-from desktop.system.signed_settings import OutsideChange, part_of, with_part
+from desktop.system.settings.model import KeyStorage, Settings, SettingsFile
+from desktop.system.settings.permissions import Mode, PermissionSettings, Rule
+from desktop.system.settings.signed import OutsideChange, part_of, with_part
 from desktop.system.store import AuditEntry, Store
 from tools.mac.presets import Preset
 
@@ -140,7 +140,7 @@ class LiveSettings:
     @property
     def outside_change(self) -> OutsideChange | None:
         """Permission settings changed outside Deskhand, not in force until the person keeps
-        them (see desktop/system/signed_settings.py)."""
+        them (see desktop/system/settings/signed.py)."""
         return self.file.outside
 
     def keep_outside(self, change: OutsideChange) -> None:

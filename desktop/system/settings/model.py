@@ -18,9 +18,9 @@ from urllib.parse import urlsplit
 from pydantic import Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
-from desktop.system.permission_settings import PermissionSettings
-from desktop.system.shortcut import DEFAULT_SHORTCUT, Shortcut
-from desktop.system.signed_settings import (
+from desktop.system.settings.permissions import PermissionSettings
+from desktop.system.settings.shortcut import DEFAULT_SHORTCUT, Shortcut
+from desktop.system.settings.signed import (
     KEY_NAME,
     SIGNED_KEY,
     OutsideChange,
@@ -281,7 +281,7 @@ class Settings(Data):
 class SettingsFile:
     """Loads and saves `Settings` as JSON. A broken file is moved aside, never silently lost.
 
-    The permission part is signed (`signed_settings.py`): what was changed outside Deskhand is
+    The permission part is signed (`signed.py`): what was changed outside Deskhand is
     not in force (`outside` says what it was) until the person keeps it.
     """
 

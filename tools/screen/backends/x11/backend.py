@@ -25,7 +25,7 @@ from Xlib.ext import randr, xtest
 from Xlib.protocol import event as xevent
 
 from tools.screen.backends.base import MouseButton, ScreenStatus, ScrollDirection, WindowInfo
-from tools.screen.backends.x11_keyboard import Keyboard
+from tools.screen.backends.x11.keyboard import Keyboard
 from tools.screen.displays import Display
 from tools.screen.errors import BackendError
 from tools.screen.geometry import Point, Rect
