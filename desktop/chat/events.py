@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
+from desktop.calls.contract import Ending
 from desktop.chat.attachments import Attachment
 from desktop.model_stream.errors import ProblemWords
 from desktop.system.usage import Usage
@@ -122,7 +123,7 @@ class ToolFinished(SessionEvent):
     tool_use_id: str
     is_error: bool
     summary: str
-    outcome: Literal["ok", "error", "denied", "blocked", "stopped"] = "ok"
+    outcome: Ending = "ok"  # how the call ended (what it really did: `effect`, below)
     images: list[str] = Field(default_factory=list)  # attachment paths
     # What the person should know beyond the result ("Blocked 3 requests to local addresses"),
     # and hosts they may let through (the card offers it; the model never can).
