@@ -35,6 +35,7 @@ import pydantic
 from pydantic import Field
 
 from tools.data import Data
+from tools.meaning import Found, TargetMeaning
 from tools.outcome import Outcome
 from tools.risk import Risk
 
@@ -142,6 +143,8 @@ class Judged(Data):
     # Where else its effect lands (a link's target, a form's action, a navigation's
     # destination): a chat's plan holds these to its sites.
     lands: list[str] = Field(default_factory=list)
+    # The element it acts on, by meaning (tools/meaning.py), when one was resolved.
+    meaning: TargetMeaning | None = None
 
 
 class ToolsetRun(Data):
@@ -214,6 +217,12 @@ class ToolsetDriver:
         """The call in a confirm context (`confirm_context`) as the gate will see it, judged from
         what it will really affect, before it runs (each driver judges its own)."""
         raise NotImplementedError
+
+    async def find_again(self, meaning: TargetMeaning, *, within: float) -> Found:
+        """The element `meaning` names, in the page or window as it is now, waiting up to
+        `within` seconds for it to appear (as a replayed step does); drivers that cannot look
+        for one say so."""
+        return Found(why="This tool cannot find an element by what it is.")
 
     def context_of(self, tool_use: BetaToolUseBlock) -> Any:
         """The confirm context the SDK builds for `tool_use` before it asks `confirm`, built

@@ -25,6 +25,7 @@ from pydantic import Field
 from desktop.calls.permissions import Decision, ToolCall
 from tools.base import ActionInfo, ToolImage, ToolResult
 from tools.data import Data
+from tools.meaning import TargetMeaning
 from tools.outcome import Outcome
 
 # How a call ended (kept on its card under the key "outcome" since the first release); what it
@@ -242,6 +243,9 @@ class CallCard(Data):
     # What the call really did (tools/outcome.py): kept under its own key, since "outcome" has
     # held how it ended since the first release; None on older cards and for reads.
     effect: Outcome | None = None
+    # What it acted on, by meaning (tools/meaning.py): what a routine finds again; None for
+    # calls whose source resolves no element (and on older cards).
+    meaning: TargetMeaning | None = None
 
 
 def result_block(

@@ -19,6 +19,7 @@ from desktop.system.settings.permissions import MODE_TITLES, Mode, PermissionSet
 # Re-exported: the ui reads risk levels from here, since it never imports `tools`.
 from tools.base import Risk as Risk
 from tools.data import Data
+from tools.meaning import TargetMeaning
 
 
 class ToolCall(Data):
@@ -36,6 +37,8 @@ class ToolCall(Data):
     target: str | None = None  # page URL or app
     # Where else the call's effect lands: a link's target, a form's action (plans judge them).
     lands: list[str] = Field(default_factory=list)
+    # What it acts on by meaning (tools/meaning.py): kept on the card, so a routine finds it again.
+    meaning: TargetMeaning | None = None
 
     @property
     def rule_key(self) -> str:

@@ -151,6 +151,7 @@ class ToolCalls:
         assert source is not None
         call = described
         card = _card(use, source, call.label or source.label(use), call.summary)
+        card = card.model_copy(update={"meaning": call.meaning})
         cards[use.id] = self._start(session_id, use, card, emit)
         if call.risk is not Risk.READ:
             acting.add(use.id)

@@ -27,6 +27,7 @@ from desktop.calls import contract
 from desktop.calls.gate import denial_text
 from desktop.calls.permissions import ToolCall
 from tools.base import ActionInfo, Risk
+from tools.meaning import Found, TargetMeaning
 
 if TYPE_CHECKING:
     from tools.toolset_driver import ToolsetDriver
@@ -78,6 +79,13 @@ class ToolsetSource(contract.ToolSource):
         """Before each call: wait while the person has the controls (Take over); then a note
         when they had them, and the call is not done (the model reads the note instead)."""
         return None
+
+    async def find_again(self, session_id: int, meaning: TargetMeaning, *, within: float) -> Found:
+        """Where `meaning` is now in the chat's page or screen (a routine's step looks for its
+        target so, without the model); not found when the toolset is not offered."""
+        if not self.available():
+            return Found(why=f"{self.title} is turned off in Settings.")
+        return await self.toolset(session_id).find_again(meaning, within=within)
 
     def toolset(self, session_id: int) -> ToolsetDriver:
         # A family caches a driver per (session, confirm): keep one confirm per session.
@@ -138,6 +146,7 @@ class ToolsetSource(contract.ToolSource):
                 "summary": judged.summary,
                 "target": self.landing(use.name, use.arguments, judged.page),
                 "lands": judged.lands,
+                "meaning": judged.meaning,
             }
         )
 
