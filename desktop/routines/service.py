@@ -69,6 +69,7 @@ class Routines:
         self._running: dict[str, int] = {}  # routine name → its run's chat
         self._runs: dict[int, asyncio.Future[RunReport]] = {}
         self._updates: dict[int, UpdateOffer] = {}
+        self._reports: dict[int, RunReport] = {}  # ended runs this session, by chat
         self._listeners: list[Listener] = []
 
     # -- listening ------------------------------------------------------------------------
@@ -228,6 +229,7 @@ class Routines:
         self._running.pop(name, None)
         if state.healed and state.report.status == "done":
             self._updates[session_id] = _offer(routine, state, session_id)
+        self._reports[session_id] = state.report
         future = self._runs.pop(session_id, None)
         if future is not None and not future.done():
             future.set_result(state.report)
@@ -236,6 +238,8 @@ class Routines:
     async def finished(self, session_id: int) -> RunReport:
         """The report of the run in chat `session_id`, once it ends."""
         future = self._runs.get(session_id)
+        if future is None and session_id in self._reports:
+            return self._reports[session_id]
         if future is None:
             raise RoutineError("not_found", f"No routine is running in chat {session_id}.")
         return await asyncio.shield(future)
@@ -249,6 +253,10 @@ class Routines:
         if update and report.update_offered:
             self.apply_update(session_id)
         return report
+
+    def report_of(self, chat_id: int) -> RunReport | None:
+        """How the run in chat `chat_id` ended, if one ended there since the app started."""
+        return self._reports.get(chat_id)
 
     def stop(self, name: str) -> bool:
         session_id = self._running.get(name)

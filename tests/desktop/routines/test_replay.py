@@ -16,6 +16,7 @@ from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import NotebookTool
 from tests.support.turns import turn
+from tests.support.waiting import wait_until
 from tools.base import Risk
 
 
@@ -168,20 +169,51 @@ def test_a_chat_that_typed_into_a_password_field_cannot_be_saved(
 
     def message(mid: int, role: str, content: list[dict[str, object]]) -> StoredMessage:
         return StoredMessage.model_validate(
-            {"id": mid, "session_id": 1, "role": role, "content": content,
-             "status": "complete", "created_at": 0.0, "stop_reason": "end_turn"}
+            {
+                "id": mid,
+                "session_id": 1,
+                "role": role,
+                "content": content,
+                "status": "complete",
+                "created_at": 0.0,
+                "stop_reason": "end_turn",
+            }
         )
 
-    card = {"label": "Browser: type", "source": "browser", "outcome": "error",
-            "result": "Refused: that is a password field.",
-            "meaning": {"role": "textbox", "name": "Password", "secret": True}}
+    card = {
+        "label": "Browser: type",
+        "source": "browser",
+        "outcome": "error",
+        "result": "Refused: that is a password field.",
+        "meaning": {"role": "textbox", "name": "Password", "secret": True},
+    }
     messages = [
         message(1, "user", [{"type": "text", "text": "Sign in"}]),
-        message(2, "assistant", [{"type": "tool_use", "id": "t1", "name": "type",
-                                  "input": {"text": "hunter2"}, "toolset_name": "browser"}]),
-        message(3, "user", [{"type": "tool_result", "tool_use_id": "t1",
-                             "content": "Refused: that is a password field.",
-                             "deskhand_card": card}]),
+        message(
+            2,
+            "assistant",
+            [
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": "type",
+                    "input": {"text": "hunter2"},
+                    "toolset_name": "browser",
+                }
+            ],
+        ),
+        message(
+            3,
+            "user",
+            [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t1",
+                    "content": "Refused: that is a password field.",
+                    "deskhand_card": card,
+                }
+            ],
+        ),
         message(4, "assistant", [{"type": "text", "text": "I could not."}]),
     ]
     draft = draft_of(1, "Sign in", messages)
@@ -198,3 +230,56 @@ async def _run(workspace: Workspace, name: str, values: dict[str, str]):  # type
     finally:
         await workspace.toolbox.close()
         await workspace.agent.close()
+
+
+def test_quitting_mid_run_keeps_what_ran_marked_stopped(
+    workspace: Workspace, model_server: ScriptedModelServer
+) -> None:
+    notebook = NotebookTool()
+    workspace.registry.add(notebook)
+    workspace.live.set_mode(Mode.AUTONOMOUS)
+    record_notes(workspace, model_server)
+    workspace.routines.save(workspace.routines.draft(), "Notes")
+    notebook.delay = 5.0  # the replayed first step is still running when the app quits
+
+    async def go() -> tuple[int, object]:
+        chat = await workspace.routines.start("Notes", {})
+
+        def step_runs() -> bool:
+            messages = workspace.store.messages(chat)
+            return bool(messages) and messages[-1].role == "assistant"
+
+        await wait_until(step_runs, what="the replay's first step")
+        await asyncio.sleep(0.2)  # inside the notebook's 5 s write
+        await workspace.conversations.shutdown()  # what quitting does
+        report = await workspace.routines.finished(chat)
+        await workspace.toolbox.close()
+        await workspace.agent.close()
+        return chat, report
+
+    chat, report = asyncio.run(go())
+    assert report.status == "stopped"
+    messages = workspace.store.messages(chat)
+    assert messages[0].text == "Note milk and eggs"
+    results = [b for m in messages for b in m.content if b.get("type") == "tool_result"]
+    assert results and results[-1]["deskhand_card"]["outcome"] == "stopped"
+    ends = [json.loads(end.event_json)["kind"] for end in workspace.store.turn_ends(chat)]
+    assert ends == ["turn_stopped"]
+    assert workspace.routines.running() == {}
+
+
+def test_a_card_that_says_the_key_was_replaced_keeps_no_value() -> None:
+    from desktop.calls.contract import CallCard
+    from desktop.calls.contract import ToolUse as Use
+    from desktop.calls.own_places.guard import KEY_NOTICE
+    from desktop.routines.record import record_step
+    from tools.outcome import Outcome
+
+    card = CallCard(
+        label="Browser: left click",
+        source="browser",
+        notices=[KEY_NOTICE],
+        effect=Outcome(kind="done", changes=['+ text "[Deskhand\'s API key, removed]"']),
+    )
+    step = record_step(Use(id="t", name="left_click", input={}, toolset_name="browser"), card)
+    assert step.effect == [] and step.outcome == "done"
