@@ -68,6 +68,13 @@ def test_a_saved_chat_runs_again_with_its_parameter_and_one_request_for_the_answ
     last = model_server.message_requests[-1]
     assert last["tool_choice"] == {"type": "none"}
     assert "bread" in json.dumps(last["messages"])
+    [run] = routines.runs("Shopping")
+    assert (run.trigger, run.status, run.chat_id, run.model_requests) == (
+        "person",
+        "done",
+        report.chat_id,
+        1,
+    )
 
 
 def test_a_consequential_step_still_asks_and_a_denial_fails_the_run(
