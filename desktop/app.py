@@ -209,11 +209,23 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
 
     quick_entry = QuickEntryController(window)
     await _close("quick entry shortcut", lambda: quick_entry.start(owner=commands.serving))
+    # Scheduled routines: missed runs first, then each on time. A click on a scheduled run's
+    # notification opens its chat (and the sheet it waits on).
+
+    def open_chat(chat: int) -> None:
+        window.bring_to_front()  # the person clicked: their hand, not ours
+        window.open_session(chat)
+
+    workspace.unattended.open_chat = open_chat
+    workspace.scheduler.start()
+    if workspace.settings.general.open_at_login:
+        workspace.keep_login_item()
     freeze_startup_objects()
     await quitting.wait()
     starting.cancel()
     preparing.cancel()
     quick_entry.close()
+    await _close("scheduler", workspace.scheduler.close)
     await _close("command-line socket", commands.close)
     window.close()  # gone from the screen at once; stopping its replies saves what they wrote
     await _close("window", window.shutdown)

@@ -97,9 +97,8 @@ class Replay:
         agent = await self._agent()
         first_request = agent.requests[session_id]
         try:
-            if routine.plan.domains:  # a plan names sites; apps alone are judged by the mode
-                plan = routine.plan.model_dump(exclude_none=True)
-                plan["approach"] = plan["approach"] or [f"Run the routine {routine.name}"]
+            plan = plan_input(routine)
+            if plan is not None:
                 card, _text = await self._call(agent, session_id, PLAN_TOOL, None, plan, emit)
                 if card.outcome != "ok":
                     raise StepFailed(PLAN_DECLINED)
@@ -256,6 +255,16 @@ class Replay:
             if block.get("tool_use_id") == use.id and isinstance(block.get(CARD_KEY), dict):
                 return CallCard.model_validate(block[CARD_KEY]), _text(block)
         return CallCard(label=name, outcome="error", result="No result was kept."), ""
+
+
+def plan_input(routine: Routine) -> dict[str, Any] | None:
+    """The `update_plan` a run of `routine` proposes, or None: a plan names sites, and apps
+    alone are judged by the mode."""
+    if not routine.plan.domains:
+        return None
+    plan = routine.plan.model_dump(exclude_none=True)
+    plan["approach"] = plan["approach"] or [f"Run the routine {routine.name}"]
+    return plan
 
 
 def heal_prompt(routine: Routine, index: int, step: Step, why: str, looked: bool) -> str:
