@@ -39,6 +39,7 @@ EXITS: dict[str, int] = {
     "app_not_running": EXIT_FAILED,  # no open window belongs to the app named
     "stale": EXIT_FAILED,  # the element changed since the snapshot: see again
     "refused": EXIT_FAILED,  # a rule, the person, a password field, Deskhand's own window
+    "already_running": EXIT_FAILED,  # that routine is running now (its chat says how far)
     "failed": EXIT_FAILED,  # it was tried and did not work
     "bad_input": EXIT_BAD_INPUT,
     "needs_permission": EXIT_NEEDS_PERMISSION,  # an approval or a system permission is missing
