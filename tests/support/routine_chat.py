@@ -91,8 +91,10 @@ def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen", **(extra or {})}
 
 
-async def started(data_dir: Path, *args: str) -> asyncio.subprocess.Process:
-    """`deskhand routine ARGS --data-dir DATA_DIR`, started."""
+async def started(
+    data_dir: Path, *args: str, env: dict[str, str] | None = None
+) -> asyncio.subprocess.Process:
+    """`deskhand routine ARGS --data-dir DATA_DIR`, started (`env`: over this one's)."""
     return await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -102,7 +104,7 @@ async def started(data_dir: Path, *args: str) -> asyncio.subprocess.Process:
         "--data-dir",
         str(data_dir),
         cwd=ROOT,
-        env=environment(),
+        env=environment(env),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -115,9 +117,9 @@ async def finished(process: asyncio.subprocess.Process) -> Ran:
     return Ran(process.returncode, out.decode(), err.decode())
 
 
-async def deskhand(data_dir: Path, *args: str) -> Ran:
+async def deskhand(data_dir: Path, *args: str, env: dict[str, str] | None = None) -> Ran:
     """`deskhand routine ARGS` run to its end."""
-    return await finished(await started(data_dir, *args))
+    return await finished(await started(data_dir, *args, env=env))
 
 
 def interrupt(process: asyncio.subprocess.Process) -> None:
