@@ -48,6 +48,11 @@ class RoutineRun:
         self._buffer = b""
         self._stopped = False
 
+    @property
+    def connected(self) -> bool:
+        """The request reached the app (the run may be going)."""
+        return self._connection is not None
+
     def start(self, told: Told) -> None:
         """Connect to the app (starting it when none runs) and send the request."""
         info = read_info(data_root(self.data_dir))

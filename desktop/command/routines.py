@@ -44,6 +44,7 @@ NO_ROUTINES = "No routines yet. Save a finished chat with: deskhand routine save
 NOT_A_PARAM = "--param needs NAME=TEXT, not “{given}”."
 TWICE = "--param {name} is given twice."
 NO_SUCH_CHAT = "There is no chat “{chat}” (give a chat's id or its title)."
+LEFT = "Stopped waiting; the routine's chat in Deskhand says how the run ends."
 
 
 class Refused(Exception):
@@ -286,9 +287,10 @@ def _run(args: argparse.Namespace, params: dict[str, str]) -> int:
             report = running.wait(told)
     except Failure as failure:
         return _fail(args, str(failure), failure.code)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # a second Ctrl+C, or one while Deskhand was starting
+        begun = running.connected
         running.close()
-        print("Stopped waiting; the run's chat in Deskhand says how it ends.", file=sys.stderr)
+        print(LEFT if begun else "Stopped.", file=sys.stderr)
         return 130
     return _reported(args, report)
 

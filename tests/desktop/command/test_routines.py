@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.workspace import Workspace
-from tests.support.model_server import ScriptedModelServer, text_reply
+from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.routine_chat import (
     ANSWER,
     TASK,
@@ -262,6 +262,7 @@ def test_a_second_run_is_refused_and_ctrl_c_stops_the_first(
     saved(workspace, model_server)
     root = workspace.paths.root
     tools.notebook.delay = 60.0  # the second step takes its time: the run is still going
+    tools.notebook.started.clear()  # set when the task was recorded
 
     async def go() -> None:
         async with serving(workspace):
@@ -299,5 +300,56 @@ def test_run_help_names_its_options(tmp_path: Path) -> None:
         assert helped.code == 0
         for option in ("--param NAME=VALUE", "--update", "--json"):
             assert option in helped.out
+
+    asyncio.run(go())
+
+
+def test_a_healed_run_is_kept_with_update_and_the_next_run_needs_no_heal(
+    workspace: Workspace, model_server: ScriptedModelServer
+) -> None:
+    tools = desk(workspace)
+    saved(workspace, model_server)
+    root = workspace.paths.root
+
+    async def go() -> None:
+        async with serving(workspace):
+            tools.field.read_only = True  # the field no longer takes text: step 1 changes nothing
+            recorded = len(model_server.message_requests)
+            model_server.enqueue(
+                tool_reply(ToolUse(name="notebook", input={"text": "Ada"})),  # the heal
+                text_reply("The field is locked, so I wrote Ada in the notebook."),
+                text_reply("Noted Ada."),  # the answer
+            )
+            healed = await deskhand(root, "run", "Greet", "--update")
+            assert (healed.code, healed.err) == (0, RUNNING)
+            assert re.fullmatch(
+                r"Done in [0-9.]+ s: 1 replayed, 1 healed, 3 model requests\.\n"
+                r"  step 1 healed: no textbox was seen to change, as one did before\n"
+                r"The routine now has the healed steps\.\n"
+                r"Noted Ada\.\n",
+                healed.out,
+            ), healed.out
+            # The heal request carried the step's recorded effect and what it did now.
+            heal = model_server.message_requests[recorded]["messages"][-1]["content"]
+            [result] = [block for block in heal if block["type"] == "tool_result"]
+            assert [part["text"] for part in result["content"]] == [
+                "Typed.\nEffect: none: nothing on the page changed."
+            ]
+            prompt = "\n".join(block["text"] for block in heal if block["type"] == "text")
+            assert 'Its recorded effect: ~ textbox "Name": "" → "Ada"' in prompt.splitlines()
+
+            shown = await deskhand(root, "show", "Greet", "--json")
+            steps = [(s["member"], s["input"]) for s in shown.json["steps"]]
+            assert steps == [("notebook", {"text": "{{who}}"}), ("notebook", {"text": "met Ada"})]
+
+            model_server.enqueue(text_reply("Noted Ada again."))
+            before = len(model_server.message_requests)
+            again = await deskhand(root, "run", "Greet", "--json")
+            report = again.json
+            assert (report["status"], report["replayed"], report["healed"]) == ("done", 2, 0)
+            assert (
+                report["model_requests"] == 1 and len(model_server.message_requests) == before + 1
+            )
+        assert tools.notebook.lines == ["met Ada", "Ada", "met Ada", "Ada", "met Ada"]
 
     asyncio.run(go())
