@@ -60,6 +60,7 @@ __all__ = ["UI_SESSION", "UiServer", "peer_uid"]
 
 
 REQUEST_LIMIT = 10.0  # seconds a client has to send its request line
+ASKING_POLL = 0.2  # seconds between looks at whether a routine's run waits for the person
 NOT_SIGNED_ALIKE = (
     "Refused: this program is not signed like Deskhand. Use the deskhand command of the same "
     "Deskhand app."
@@ -266,14 +267,29 @@ class UiServer:
 
         reading = asyncio.ensure_future(reader.read(1))
         reading.add_done_callback(hung_up)
+        telling = asyncio.ensure_future(self._tell_asking(chat_id, writer))
         try:
             report = await routines.finished(chat_id)
         finally:
             reading.cancel()
+            telling.cancel()
         if request.update and report.update_offered:
             with contextlib.suppress(RoutineError):  # taken since by the window's Update routine
                 routines.apply_update(chat_id)
         await _send(writer, Reply(report=report.document()))
+
+    async def _tell_asking(self, chat_id: int, writer: asyncio.StreamWriter) -> None:
+        """Tell the command each time the run waits for the person in the window (its plan,
+        a consequential step), so a terminal does not seem to hang. The queue is looked at
+        a few times a second: a viewer of its own would count as someone who can answer."""
+        told: list[object] = []
+        while True:
+            for request in self.workspace.approvals.pending:
+                if request.call.session_id == chat_id and request not in told:
+                    told.append(request)
+                    asking = Event(event="asking", summary=request.call.summary)
+                    await _send(writer, Reply(event=asking))
+            await asyncio.sleep(ASKING_POLL)
 
 
 async def _send(writer: asyncio.StreamWriter, reply: Reply) -> None:

@@ -41,6 +41,7 @@ comes back while the command reads:
     → {"token": "…", "kind": "routine", "name": "Weekly report", "params": {"week": "12"},
        "update": false}
     ← {"event": {"event": "started", "summary": "▶ Weekly report", "chat_id": 7}}
+    ← {"event": {"event": "asking", "summary": "Approve the plan…"}}   waits for the person
     ← {"report": {"schema": "deskhand.routine.run/1", "ok": true, "status": "done", …}}
 """
 

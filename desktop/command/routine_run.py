@@ -22,8 +22,8 @@ __all__ = ["RoutineRun"]
 
 CONNECT_LIMIT = 5.0
 
-# Told as the run goes: ("started", "▶ NAME", chat id), ("starting", "", None) when the app
-# is being started first.
+# Told as the run goes: ("starting", "", None) when the app is being started first, ("started",
+# "▶ NAME", chat id), and ("asking", what, None) each time the run waits for the person.
 Told = Callable[[str, str, int | None], None]
 
 
@@ -114,10 +114,10 @@ class RoutineRun:
                     code = str(result.get("code") or "failed")
                     raise Failure(str(result.get("error") or NOT_UNDERSTOOD), code)
                 event = reply.get("event")
-                if isinstance(event, dict) and event.get("event") == "started":
+                if isinstance(event, dict) and event.get("event") in ("started", "asking"):
                     chat_id = event.get("chat_id")
                     told(
-                        "started",
+                        str(event["event"]),
                         str(event.get("summary") or ""),
                         chat_id if isinstance(chat_id, int) else None,
                     )

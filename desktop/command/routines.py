@@ -269,6 +269,8 @@ def _run(args: argparse.Namespace, params: dict[str, str]) -> int:
             print(
                 f"Running in the chat “{summary}” (Ctrl+C stops it)…", file=sys.stderr, flush=True
             )
+        elif what == "asking":
+            print(f"Deskhand asks you in its window: {summary}", file=sys.stderr, flush=True)
 
     running = RoutineRun(
         args.data_dir,

@@ -73,7 +73,12 @@ class RunRoutine(Tool[RunRoutineInput]):
         running = RoutineRun(self.data_dir, call.name, dict(call.params))
 
         def told(what: str, summary: str, _chat_id: int | None) -> None:
-            line = "Starting Deskhand…" if what == "starting" else f"Running in “{summary}”…"
+            lines = {
+                "starting": "Starting Deskhand…",
+                "started": f"Running in “{summary}”…",
+                "asking": f"Waiting for the person in Deskhand's window: {summary}",
+            }
+            line = lines.get(what, summary)
             loop.call_soon_threadsafe(ctx.progress, line)
 
         def whole() -> dict[str, object]:

@@ -27,6 +27,7 @@ from tests.support.answers import checked
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import FieldTool, NotebookTool
 from tests.support.turns import send
+from tools.base import Risk
 
 ROOT = Path(__file__).resolve().parents[2]
 TASK = "Type Ada into the name field and note that we met"
@@ -42,9 +43,10 @@ class Desk:
     notebook: NotebookTool
 
 
-def desk(ws: Workspace) -> Desk:
-    """The sample tools in `ws`, in Autonomous mode (changes run unasked)."""
-    made = Desk(field=FieldTool(), notebook=NotebookTool())
+def desk(ws: Workspace, notebook: Risk = Risk.CHANGE) -> Desk:
+    """The sample tools in `ws`, in Autonomous mode (changes run unasked; a consequential
+    notebook asks every time)."""
+    made = Desk(field=FieldTool(), notebook=NotebookTool(risk=notebook))
     ws.registry.add(made.field)
     ws.registry.add(made.notebook)
     ws.live.set_mode(Mode.AUTONOMOUS)

@@ -13,11 +13,14 @@ import re
 from pathlib import Path
 from typing import Any
 
+from desktop.calls.approvals import ApprovalRequest
+from desktop.calls.permissions import Answer
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.routine_chat import (
     ANSWER,
     TASK,
+    Ran,
     desk,
     deskhand,
     finished,
@@ -26,6 +29,7 @@ from tests.support.routine_chat import (
     serving,
     started,
 )
+from tools.base import Risk
 
 RUNNING = "Running in the chat “▶ Greet” (Ctrl+C stops it)…\n"
 
@@ -351,5 +355,52 @@ def test_a_healed_run_is_kept_with_update_and_the_next_run_needs_no_heal(
                 report["model_requests"] == 1 and len(model_server.message_requests) == before + 1
             )
         assert tools.notebook.lines == ["met Ada", "Ada", "met Ada", "Ada", "met Ada"]
+
+    asyncio.run(go())
+
+
+def test_a_consequential_step_still_asks_in_the_window_and_the_command_says_so(
+    workspace: Workspace, model_server: ScriptedModelServer
+) -> None:
+    tools = desk(workspace, notebook=Risk.CONSEQUENTIAL)
+    held: list[ApprovalRequest] = []
+
+    def person(request: ApprovalRequest) -> None:  # the window's sheet, answered by the test
+        if not held and request.call.session_id == 1:
+            request.answer(Answer(allow=True))  # the recorded chat: the person allowed it
+        else:
+            held.append(request)
+
+    workspace.approvals.subscribe(person)
+    saved(workspace, model_server)
+    root = workspace.paths.root
+    asks = "Deskhand asks you in its window: Notebook: write 'met Ada'\n"
+
+    async def answered(who: str, allow: bool) -> Ran:
+        running = await started(root, "run", "Greet", "--param", f"who={who}", "--json")
+        assert running.stderr is not None
+        lines = [(await running.stderr.readline()).decode() for _ in range(2)]
+        assert lines == [RUNNING, asks]  # said while the sheet is open
+        assert len(held) == 1 and held[0].call.summary == "Notebook: write 'met Ada'"
+        held.pop().answer(Answer(allow=allow))
+        return await finished(running)
+
+    async def go() -> None:
+        async with serving(workspace):
+            model_server.enqueue(text_reply("Typed Lin and noted it."))
+            allowed = await answered("Lin", allow=True)
+            assert (allowed.code, allowed.json["status"], allowed.err) == (0, "done", "")
+            assert tools.notebook.lines == ["met Ada", "met Ada"]
+            refused = await answered("Grace", allow=False)
+            assert refused.code == 1
+            report = refused.json
+            assert (report["status"], report["replayed"], report["model_requests"]) == (
+                "failed", 1, 0,
+            )  # fmt: skip
+            assert report["steps"][-1]["status"] == "failed"
+            assert report["error"].startswith("Step 2 (Notebook: write 'met Ada') was not allowed:")
+            assert refused.err == f"deskhand routine run: {report['error']}\n"
+        assert tools.field.value == "Grace"  # step 1 ran: only the step asked about did not
+        assert tools.notebook.lines == ["met Ada", "met Ada"]  # the "no" wrote nothing
 
     asyncio.run(go())
