@@ -5,8 +5,8 @@
     deskhand routine show NAME
     deskhand routine run NAME [--param NAME=VALUE]… [--update]
 
-`save`, `list` and `show` open the data folder's store and routine files themselves, with or
-without the app running (CHAT: a chat's id or title, the latest chat by default; `--param
+`save`, `list` and `show` open the data folder's store and routine files themselves (`list` and
+`show` only the files), with or without the app running (CHAT: a chat's id or title, the latest chat by default; `--param
 NAME=TEXT` makes the typed text TEXT the parameter NAME, TEXT its default). `run` asks the
 running app over its command-line socket (starting it when none runs), and waits for the run's
 end: the run happens in the app's chat "▶ NAME", through its plan sheet and gate; Ctrl+C stops
@@ -34,7 +34,7 @@ from desktop.command.options import shared_options
 
 if TYPE_CHECKING:
     from desktop.command.running import Running
-    from desktop.routines.book import Listed
+    from desktop.routines.book import Listed, RoutineBook
     from desktop.routines.model import Routine
     from desktop.routines.service import Routines
 
@@ -103,21 +103,33 @@ def run(args: argparse.Namespace, open_workspace: Callable[[Path | None], Runnin
         return _run(args, params)
     from desktop.routines.book import RoutineError
 
+    if verb in ("list", "show"):
+        try:
+            book = _book(args.data_dir)
+            return _list(args, book) if verb == "list" else _show(args, book)
+        except RoutineError as error:
+            return _fail(args, error.message, error.code)
     try:
         workspace = open_workspace(args.data_dir)
     except OSError as exc:
         return _fail(args, f"Deskhand cannot use its data dir: {exc}", "bad_input")
     try:
-        routines = workspace.routines
-        if verb == "save":
-            return _save(args, routines, workspace, params)
-        if verb == "list":
-            return _list(args, routines)
-        return _show(args, routines)
+        return _save(args, workspace.routines, workspace, params)
     except RoutineError as error:
         return _fail(args, error.message, error.code)
     finally:
         workspace.store.close()
+
+
+def _book(data_dir: Path | None) -> RoutineBook:
+    """The routine files alone: reading them needs neither the store nor the workspace (a
+    third of the time `save` takes to start)."""
+    from desktop.routines.book import RoutineBook
+    from desktop.system.paths import DataPaths
+    from desktop.system.settings.model import SettingsFile
+
+    paths = DataPaths.for_data_dir(data_dir)
+    return RoutineBook(paths.routines, SettingsFile(paths.settings).seal)
 
 
 def _params(given: list[str]) -> dict[str, str]:
@@ -168,8 +180,8 @@ def _save(
     return 0
 
 
-def _list(args: argparse.Namespace, routines: Routines) -> int:
-    entries = routines.entries()
+def _list(args: argparse.Namespace, book: RoutineBook) -> int:
+    entries = book.entries()
     if args.json:
         answers.emit(answers.answer("routine.list", {"routines": [_listed(e) for e in entries]}))
         return 0
@@ -210,8 +222,8 @@ def _list_line(entry: Listed) -> str:
     return f"{entry.name} — {'; '.join(parts)}"
 
 
-def _show(args: argparse.Namespace, routines: Routines) -> int:
-    stored = routines.load(args.name)
+def _show(args: argparse.Namespace, book: RoutineBook) -> int:
+    stored = book.load(args.name)
     routine = stored.routine
     if args.json:
         answers.emit(routine.document())
