@@ -61,6 +61,7 @@ __all__ = ["UI_SESSION", "UiServer", "peer_uid"]
 
 REQUEST_LIMIT = 10.0  # seconds a client has to send its request line
 ASKING_POLL = 0.2  # seconds between looks at whether a routine's run waits for the person
+KEEP = "Keep the routine “{name}”, changed or added outside Deskhand?"
 NOT_SIGNED_ALIKE = (
     "Refused: this program is not signed like Deskhand. Use the deskhand command of the same "
     "Deskhand app."
@@ -247,6 +248,9 @@ class UiServer:
         `stopped`, still goes back to a command that only stopped writing."""
         routines = self.workspace.routines
         try:
+            if not routines.load(request.name).kept and routines.ask_keep is not None:
+                keep = Event(event="asking", summary=KEEP.format(name=request.name))
+                await _send(writer, Reply(event=keep))  # the window's keep sheet comes first
             chat_id = await routines.start(request.name, request.params)
         except RoutineError as error:
             await _send(

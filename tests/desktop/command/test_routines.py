@@ -15,6 +15,7 @@ from typing import Any
 
 from desktop.calls.approvals import ApprovalRequest
 from desktop.calls.permissions import Answer
+from desktop.routines.model import Routine
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.routine_chat import (
@@ -402,5 +403,50 @@ def test_a_consequential_step_still_asks_in_the_window_and_the_command_says_so(
             assert refused.err == f"deskhand routine run: {report['error']}\n"
         assert tools.field.value == "Grace"  # step 1 ran: only the step asked about did not
         assert tools.notebook.lines == ["met Ada", "met Ada"]  # the "no" wrote nothing
+
+    asyncio.run(go())
+
+
+def test_a_routine_changed_outside_runs_once_kept_on_the_windows_sheet(
+    workspace: Workspace, model_server: ScriptedModelServer
+) -> None:
+    tools = desk(workspace)
+    routine = saved(workspace, model_server)
+    root = workspace.paths.root
+    edited = {**routine, "task": "Type a name into the field"}
+    edited.pop("signature")
+    (workspace.paths.routines / "Greet.json").write_text(json.dumps(edited))
+    shown: list[str] = []
+    asks = (
+        "Deskhand asks you in its window: Keep the routine “Greet”, changed or added outside "
+        "Deskhand?\n"
+    )
+
+    async def go() -> None:
+        answers: asyncio.Queue[bool] = asyncio.Queue()
+
+        async def keep_sheet(asked: Routine) -> bool:  # the window's keep sheet
+            shown.append(asked.task)
+            return await answers.get()
+
+        async def kept_if(keep: bool) -> Ran:
+            running = await started(root, "run", "Greet", "--param", "who=Lin", "--json")
+            assert running.stderr is not None
+            assert (await running.stderr.readline()).decode() == asks  # while the sheet is up
+            answers.put_nowait(keep)
+            return await finished(running)
+
+        workspace.routines.ask_keep = keep_sheet
+        async with serving(workspace):
+            refused = await kept_if(False)
+            assert (refused.code, refused.json["error"]["code"]) == (1, "refused")
+            assert tools.field.value == "Ada"  # nothing ran
+            model_server.enqueue(text_reply("Typed Lin."))
+            ran = await kept_if(True)
+            assert (ran.code, ran.json["status"], ran.err) == (0, "done", RUNNING)
+        assert shown == ["Type a name into the field"] * 2
+        assert tools.field.value == "Lin"
+        kept = json.loads((workspace.paths.routines / "Greet.json").read_text())
+        assert kept.pop("signature") and kept == edited  # kept as it was shown
 
     asyncio.run(go())
