@@ -58,10 +58,11 @@ async def target_meaning(
         if entry is not None:
             # What the model read: the snapshot's accessible name, which find_again matches.
             role, name = entry.role, entry.name
-    meaning = TargetMeaning(
+    if not name and role in ("", "generic"):
+        return None  # the page itself, or a nameless box: nothing to look for again
+    return TargetMeaning(
         role=role, name=name, near=effect.near if effect is not None else "", url=tab.page.url
     )
-    return meaning if meaning.known else None
 
 
 async def _effect_of(

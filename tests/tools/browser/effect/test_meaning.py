@@ -121,7 +121,7 @@ async def test_a_click_at_a_point_keeps_the_heading_it_sits_under(
     )
 
 
-async def test_hover_and_a_drag_keep_their_target_and_a_navigation_none(
+async def test_hover_scroll_and_a_drag_keep_their_target_and_a_navigation_none(
     app: Driver, pages: PageServer, person: Judging
 ) -> None:
     docs = pages.url("again/docs.html")
@@ -131,6 +131,10 @@ async def test_hover_and_a_drag_keep_their_target_and_a_navigation_none(
     await app("hover", target={"type": "ref", "ref": controls.ref('"Home"')})
     assert person.meaning("hover") == TargetMeaning(
         role="link", name="Home", near='navigation "Docs"', url=docs
+    )
+    await app("scroll_to", target={"type": "ref", "ref": controls.ref('"Password"')})
+    assert person.meaning("scroll_to") == TargetMeaning(
+        role="textbox", name="Password", near='heading "Account"', url=docs
     )
     start, end = await point_of(app, "h1"), await point_of(app, "a[href$=install]")
     result = await app("left_click_drag", target=end, **{"from": start})
@@ -151,12 +155,21 @@ async def test_a_password_fields_meaning_holds_no_value(
     controls = await app("read_page", filter="interactive")
     field = {"type": "ref", "ref": controls.ref('"Password"')}
     await app("left_click", target=field)
-    typed = await app("type", text="guess")
-    assert typed.is_error  # never typed into a password field
+    for member, input in (("type", {"text": "guess"}), ("key", {"text": "g"})):
+        refused = await app(member, **input)
+        assert refused.is_error, member  # never typed into a password field
     await app("form_input", target=field, value="guess")
     expected = TargetMeaning(role="textbox", name="Password", near='heading "Account"', url=docs)
-    for member in ("left_click", "type", "form_input"):
+    for member in ("left_click", "type", "key", "form_input"):
         meaning = person.meaning(member)
         assert meaning == expected, member
         assert SECRET not in meaning.model_dump_json()
     assert await tab.page.input_value("#secret") == SECRET
+
+
+async def test_keys_with_nothing_focused_keep_no_meaning(
+    app: Driver, pages: PageServer, person: Judging
+) -> None:
+    await app.open(pages.url("again/docs.html"))
+    await app("key", text="Return")  # on the page itself: no element to find again
+    assert person.meaning("key") is None
