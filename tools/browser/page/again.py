@@ -3,7 +3,8 @@
 A recorded step says `{"target": {"type": "ref", "ref": "ref_12"}}`, which names nothing in a
 page built again. Its `TargetMeaning` (role, accessible name, where it sits, the page's address)
 does: `find_again` waits, with Playwright's own waiting (no fixed sleeps), up to the step's
-budget for an element with that role and exactly that name in the tab as it is now; reads the
+budget for an element with that role and exactly that name in the tab as it is now (its
+frames and open shadow roots included); reads the
 page's aria tree as `read_page` and `find` do; and registers the one match under a fresh model
 ref in the tab's `RefTable`, so the ordinary member, given `{"type": "ref", "ref": …}`, acts on it
 through the same gate and the same re-check as a call the model made. Several matches are told
@@ -19,6 +20,7 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from tools.browser.effect.scripts import NEAR_EVALUATE
@@ -58,13 +60,7 @@ async def find_again(
                 await page.wait_for_url(lambda url: _same_host(url, meaning.url), timeout=left_ms())
             except PlaywrightTimeout:
                 return Found(why=_elsewhere(page.url, meaning.url))
-        # Playwright's role engine matches what the aria tree shows: hidden elements never.
-        wanted = page.get_by_role(
-            cast(Any, meaning.role), name=meaning.name or None, exact=True
-        ).first
-        try:
-            await wanted.wait_for(state="attached", timeout=left_ms())
-        except PlaywrightTimeout:
+        if not await _appears(page, meaning, left_ms()):
             return Found(why=_missing(meaning, page.url))
         root, _secret = await read(tab)
         try:
@@ -81,6 +77,31 @@ async def find_again(
     except PlaywrightError:
         # A page that closed or navigated away meanwhile, a role Playwright does not know.
         return Found(why=_missing(meaning, page.url))
+
+
+async def _appears(page: Page, meaning: TargetMeaning, timeout_ms: float) -> bool:
+    """Whether an element of that role and exact name is in the page, or in one of its frames,
+    within `timeout_ms` (Playwright's role engine: what the aria tree shows, hidden never)."""
+    waits = [
+        asyncio.ensure_future(
+            frame.get_by_role(
+                cast(Any, meaning.role), name=meaning.name or None, exact=True
+            ).first.wait_for(state="attached", timeout=timeout_ms)
+        )
+        for frame in page.frames
+    ]
+    try:
+        for done in asyncio.as_completed(waits):
+            try:
+                await done
+            except PlaywrightError:  # not there in time, or its frame went away
+                continue
+            return True
+        return False
+    finally:
+        for wait in waits:
+            wait.cancel()
+        await asyncio.gather(*waits, return_exceptions=True)
 
 
 async def _one_of(

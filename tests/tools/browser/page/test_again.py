@@ -173,3 +173,22 @@ async def test_no_page_open_is_not_found(app: Driver) -> None:
         TargetMeaning(role="link", name="Guide", url="http://127.0.0.1/"), within=0.5
     )
     assert found == Found(why="No page is open in the browser.")
+
+
+async def test_targets_in_a_frame_and_a_shadow_root_are_found_and_clicked(
+    app: Driver, pages: PageServer
+) -> None:
+    framed = pages.url("again/framed.html")
+    await app.open(framed)
+    button = TargetMeaning(role="button", name="Rebuild", near='heading "Tools"', url=framed)
+    found = await app.toolset.find_again(button, within=5.0)
+    assert await click_found(app, found) == ('Effect:\n~ paragraph "shadow untouched" → "rebuilt"')
+    guide = TargetMeaning(role="link", name="Guide", near='navigation "Docs"', url=framed)
+    found = await app.toolset.find_again(guide, within=5.0)
+    assert await click_found(app, found) == (
+        "Effect:\n"
+        '~ heading "Docs" → "Done"\n'
+        '- link "Home"\n'
+        '- link "Guide"\n'
+        '- main "Widget docs Install The first time: Download Upgrade From an older version: Dow…"'
+    )
