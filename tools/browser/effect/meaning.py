@@ -58,10 +58,15 @@ async def target_meaning(
         if entry is not None:
             # What the model read: the snapshot's accessible name, which find_again matches.
             role, name = entry.role, entry.name
-    if not name and role in ("", "generic"):
+    if not name and role in ("", "generic") and not (effect is not None and effect.password):
         return None  # the page itself, or a nameless box: nothing to look for again
     return TargetMeaning(
-        role=role, name=name, near=effect.near if effect is not None else "", url=tab.page.url
+        role=role,
+        name=name,
+        near=effect.near if effect is not None else "",
+        url=tab.page.url,
+        # A password field: the call is refused anyway, and a routine never records it.
+        secret=effect is not None and effect.password,
     )
 
 

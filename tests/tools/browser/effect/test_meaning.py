@@ -159,7 +159,9 @@ async def test_a_password_fields_meaning_holds_no_value(
         refused = await app(member, **input)
         assert refused.is_error, member  # never typed into a password field
     await app("form_input", target=field, value="guess")
-    expected = TargetMeaning(role="textbox", name="Password", near='heading "Account"', url=docs)
+    expected = TargetMeaning(
+        role="textbox", name="Password", near='heading "Account"', url=docs, secret=True
+    )
     for member in ("left_click", "type", "key", "form_input"):
         meaning = person.meaning(member)
         assert meaning == expected, member
