@@ -89,7 +89,9 @@ async def judging(pool: BrowserPool, pages: PageServer, rounds: int, paragraphs:
     meaning = TargetMeaning(
         role="link", name="Download", near='heading "Upgrade"', url=tab.page.url
     )
-    ref = (await browser.find_again(meaning, within=5.0)).input["target"]["ref"]
+    found = await browser.find_again(meaning, within=10.0)
+    assert found.found, found
+    ref = found.input["target"]["ref"]
     link = tab.page.locator("a[href$=upgrade]")
     await link.scroll_into_view_if_needed()
     box = await link.bounding_box()

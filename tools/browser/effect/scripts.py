@@ -24,8 +24,8 @@ __all__ = [
 
 # near(element) -> where it sits, in words: the nearest heading before it in document order
 # ('heading "Install"'), unless a landmark it sits in comes first ('navigation "Docs"'); "" when
-# neither. Walks up from the element, looking back through each level's earlier siblings only,
-# so its cost follows the element's depth and its preceding siblings, not the page's size.
+# neither. Shadow roots are left through their hosts; a frame's element is described in its
+# frame's document.
 NEAR = r"""
 function near(el) {
   const HEADING = 'h1, h2, h3, h4, h5, h6, [role=heading]';
@@ -34,11 +34,6 @@ function near(el) {
   const EXPLICIT = ['navigation', 'main', 'complementary', 'banner', 'contentinfo', 'form',
     'region', 'search'];
   const clean = (text) => String(text || '').replace(/\s+/g, ' ').trim().slice(0, 120);
-  const up = (node) => {
-    if (node.parentElement) return node.parentElement;
-    const parent = node.parentNode;
-    return parent && parent.nodeType === 11 ? parent.host : null;
-  };
   const nameOf = (e) => {
     const ids = e.getAttribute('aria-labelledby');
     if (ids) {
@@ -65,22 +60,32 @@ function near(el) {
         && e.parentElement && e.parentElement.closest('article, aside, main, nav, section')) return '';
     return role;
   };
-  const lastHeading = (node) => {
-    if (node.matches(HEADING)) return shown(node) ? node : null;
-    const all = node.querySelectorAll(HEADING);
-    for (let i = all.length - 1; i >= 0; i -= 1) if (shown(all[i])) return all[i];
+  // The last shown heading before `at` among a root's headings (in document order): found by
+  // halving, so a long page costs one native query, not a walk through its elements.
+  const headingBefore = (root, at) => {
+    const all = root.querySelectorAll(HEADING);
+    let low = 0;
+    let high = all.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (all[middle].compareDocumentPosition(at) & Node.DOCUMENT_POSITION_FOLLOWING) low = middle + 1;
+      else high = middle;
+    }
+    for (let i = low - 1; i >= Math.max(0, low - 200); i -= 1) if (shown(all[i])) return all[i];
     return null;
   };
+  // Each tree from the element's own out to the page: a shadow root's, then its host's.
   for (let at = el && el.nodeType === 1 ? el : null; at; ) {
-    for (let before = at.previousElementSibling; before; before = before.previousElementSibling) {
-      const found = lastHeading(before);
-      if (found) return heading(found);
+    let mark = null;
+    for (let up = at.parentElement; up && !mark; up = up.parentElement) {
+      if (up.matches(HEADING)) return heading(up);
+      if (landmark(up)) mark = up;
     }
-    at = up(at);
-    if (!at || at.nodeType !== 1) break;
-    if (at.matches(HEADING)) return heading(at);
-    const role = landmark(at);
-    if (role) return say(role, nameOf(at));
+    const root = at.getRootNode();
+    const found = root.querySelectorAll ? headingBefore(root, at) : null;
+    if (found && (!mark || mark.contains(found))) return heading(found);
+    if (mark) return say(landmark(mark), nameOf(mark));
+    at = root.nodeType === 11 ? root.host : null;
   }
   return '';
 }

@@ -138,9 +138,9 @@ async def test_a_renamed_link_is_not_found_and_says_so(app: Driver, pages: PageS
 
 
 async def test_a_link_that_comes_late_is_waited_for(app: Driver, pages: PageServer) -> None:
-    await app.open(pages.url("again/docs.html?late"))
+    await app.open(pages.url("again/docs.html"))
     tab = await app.toolset._session.tab(None)
-    assert await tab.page.locator("#late a").count() == 0  # not there yet
+    assert await tab.page.evaluate("addLate()") == 0  # not there yet: 300 ms from now
     found = await app.toolset.find_again(link("Changelog", 'heading "Account"', pages), within=5.0)
     assert await click_found(app, found) == (
         f"Effect:\n→ navigated to {pages.url('again/done.html?from=late')}"
