@@ -134,7 +134,7 @@ async def test_hover_scroll_and_a_drag_keep_their_target_and_a_navigation_none(
     )
     await app("scroll_to", target={"type": "ref", "ref": controls.ref('"Password"')})
     assert person.meaning("scroll_to") == TargetMeaning(
-        role="textbox", name="Password", near='heading "Account"', url=docs
+        role="textbox", name="Password", near='heading "Account"', url=docs, secret=True
     )
     start, end = await point_of(app, "h1"), await point_of(app, "a[href$=install]")
     result = await app("left_click_drag", target=end, **{"from": start})
