@@ -14,18 +14,19 @@ import difflib
 import json
 from collections.abc import Awaitable, Callable
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from desktop.routines.book import Listed, RoutineBook, RoutineError, Stored
 from desktop.routines.model import Routine, RunReport, Step
 from desktop.routines.record import Draft, draft_of, with_parameters
-from desktop.routines.replay import Replay, RunState
 from tools.data import Data
 
 if TYPE_CHECKING:
     from desktop.chat.agent import Agent
     from desktop.chat.conversations import Conversations
+    from desktop.routines.replay import Replay, RunState
     from desktop.system.store import RoutineRun, Store
 
 RUN_TITLE = "▶ {name}"
@@ -66,13 +67,21 @@ class Routines:
         self.book = book
         self.store = store
         self.conversations = conversations
-        self.replay = Replay(store=store, conversations=conversations, agent=agent)
+        self._agent = agent
         self.ask_keep: KeepAsker | None = None  # the window's keep sheet, once it is up
         self._running: dict[str, int] = {}  # routine name → its run's chat
         self._runs: dict[int, asyncio.Future[RunReport]] = {}
         self._updates: dict[int, UpdateOffer] = {}
         self._reports: dict[int, RunReport] = {}  # ended runs this session, by chat
         self._listeners: list[Listener] = []
+
+    @cached_property
+    def replay(self) -> Replay:
+        """The runner, built on first run: it stands on the call pipeline, which loads after
+        the window's first paint."""
+        from desktop.routines.replay import Replay
+
+        return Replay(store=self.store, conversations=self.conversations, agent=self._agent)
 
     # -- listening ------------------------------------------------------------------------
 
@@ -213,6 +222,8 @@ class Routines:
             raise RoutineError("already_running", ALREADY_RUNNING.format(name=name))
         session_id = self.store.create_session(RUN_TITLE.format(name=name)).id
         report = RunReport(ok=False, status="stopped", name=name, chat_id=session_id)
+        from desktop.routines.replay import RunState
+
         state = RunState(report=report)
         future: asyncio.Future[RunReport] = asyncio.get_running_loop().create_future()
         self._running[name] = session_id
