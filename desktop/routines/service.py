@@ -47,6 +47,7 @@ class UpdateOffer(Data):
     name: str
     chat_id: int
     diff: list[str]  # unified diff lines of the changed steps' words and inputs
+    healed: int = 0  # how many of the routine's steps the run healed
     routine: Routine  # the routine as it would be saved
 
 
@@ -250,6 +251,14 @@ class Routines:
             self.apply_update(session_id)
         return report
 
+    def last_run(self, name: str) -> int | None:
+        """The chat of the routine's running or latest run (the newest chat titled with its
+        run's title), if any is left."""
+        if name in self._running:
+            return self._running[name]
+        title = RUN_TITLE.format(name=name)
+        return next((s.id for s in self.store.sessions(title) if s.title == title), None)
+
     def stop(self, name: str) -> bool:
         session_id = self._running.get(name)
         return session_id is not None and self.conversations.stop(session_id)
@@ -301,7 +310,9 @@ def _offer(routine: Routine, state: RunState, chat_id: int) -> UpdateOffer:
         line.rstrip("\n")
         for line in difflib.unified_diff(before, after, "recorded", "healed", lineterm="", n=1)
     ]
-    return UpdateOffer(name=routine.name, chat_id=chat_id, diff=diff, routine=updated)
+    return UpdateOffer(
+        name=routine.name, chat_id=chat_id, diff=diff, routine=updated, healed=len(state.healed)
+    )
 
 
 def _with_placeholders(new: Step, routine: Routine, old: Step) -> Step:
