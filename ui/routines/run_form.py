@@ -64,7 +64,7 @@ class RunForm(QDialog):
         self.buttons = QDialogButtonBox()
         self.run_button = self.buttons.addButton("Run", QDialogButtonBox.ButtonRole.AcceptRole)
         self.run_button.setDefault(True)  # Enter in any field runs
-        self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.addButton("Cancel", QDialogButtonBox.ButtonRole.RejectRole)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)

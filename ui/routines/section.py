@@ -80,13 +80,18 @@ class RoutineRow(QFrame):
                 self._mark(NOT_KEPT_MARK, "problem", NOT_KEPT_TIP)
         self.mark.setVisible(bool(self.mark.text()))
         self.run_button.setAccessibleName(f"{self.run_button.text()} {listed.name}")
+        # The mark goes under the name, so that a narrow sidebar still shows most of the name.
+        words = QVBoxLayout()
+        words.setContentsMargins(0, 0, 0, 0)
+        words.setSpacing(1)
+        words.addWidget(self.name_label)
+        words.addWidget(self.mark, 0, Qt.AlignmentFlag.AlignLeft)
         row = QHBoxLayout(self)
-        row.setContentsMargins(8, 3, 2, 3)
+        row.setContentsMargins(13, 4, 2, 4)
         row.setSpacing(6)
-        row.addWidget(self.name_label, 1)
-        row.addWidget(self.mark)
-        row.addWidget(self.run_button)
-        row.addWidget(self.menu_button)
+        row.addLayout(words, 1)
+        row.addWidget(self.run_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        row.addWidget(self.menu_button, 0, Qt.AlignmentFlag.AlignVCenter)
 
     def _mark(self, text: str, kind: str, tip: str) -> None:
         self.mark.setText(text)
@@ -95,7 +100,7 @@ class RoutineRow(QFrame):
         self.name_label.setToolTip(f"{self.routine_name}\n{tip}")
 
 
-class RoutinesSection(QWidget):
+class RoutinesSection(QFrame):
     """The routines of the workspace, kept in sync with it (`refresh`)."""
 
     run_requested = Signal(str)  # Run (or Show, while it runs)
@@ -108,6 +113,10 @@ class RoutinesSection(QWidget):
         self.routines = routines
         self.heading = QLabel(HEADING)
         self.heading.setObjectName("routinesHeading")
+        font = self.heading.font()  # as the chat list's date headings
+        font.setPointSizeF(max(font.pointSizeF() * 0.85, 7.5))
+        font.setBold(True)
+        self.heading.setFont(font)
         self.empty = QLabel(EMPTY)
         self.empty.setObjectName("routinesEmpty")
         self.empty.setWordWrap(True)
@@ -128,7 +137,7 @@ class RoutinesSection(QWidget):
         self.menu: QMenu | None = None
         self.confirm_box: QMessageBox | None = None
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 4, 10, 6)
+        layout.setContentsMargins(10, 6, 10, 6)
         layout.setSpacing(4)
         layout.addWidget(self.heading)
         layout.addWidget(self.empty)
@@ -221,14 +230,13 @@ class RoutinesSection(QWidget):
 
 
 STYLE = """
-#routinesHeading {
-    color: palette(placeholder-text); font-weight: bold; padding: 6px 8px 0px 8px;
-}
-#routinesEmpty { color: $text_faint; padding: 0px 8px 4px 8px; }
+#routinesSection { border-top: 1px solid $border_soft; }
+#routinesHeading { color: palette(placeholder-text); padding: 4px 10px 2px 10px; }
+#routinesEmpty { color: $text_faint; padding: 0px 10px 4px 10px; }
 #routineRow { border-radius: 6px; }
 #routineRow:hover { background: $hover; }
 #routineName { color: $text; }
-#routineMark { border-radius: 7px; padding: 0px 6px; }
+#routineMark { border-radius: 6px; padding: 0px 5px; font-size: 11px; }
 #routineMark[kind="running"] { color: $on_accent; background: $accent; }
 #routineMark[kind="problem"] { color: $warning_text; background: $warning_bg; }
 QPushButton#routineRun { padding: 2px 8px; min-height: 14px; border-radius: 5px; }

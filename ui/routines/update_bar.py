@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (
 from desktop.routines.service import UpdateOffer
 from ui import theme
 
+MAX_DIFF_LINES = 10
+
 
 def healed_text(offer: UpdateOffer) -> str:
     count = max(offer.healed, 1)
@@ -61,7 +63,6 @@ class UpdateBar(QFrame):
         self.diff.setObjectName("routineUpdateDiff")
         self.diff.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.diff.setLineWrapMode(QTextBrowser.LineWrapMode.NoWrap)
-        self.diff.setMaximumHeight(160)
         self.diff.hide()
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
@@ -111,6 +112,10 @@ class UpdateBar(QFrame):
                 colour = colours["danger"]
             lines.append(f'<span style="color:{colour}">{escape(line)}</span>')
         self.diff.setHtml(f'<pre style="margin:0">{"<br>".join(lines)}</pre>')
+        # As tall as its lines, up to a few: the chat under it stays in view.
+        shown = min(len(lines), MAX_DIFF_LINES)
+        frame = 2 * self.diff.frameWidth() + int(2 * self.diff.document().documentMargin())
+        self.diff.setFixedHeight(shown * self.diff.fontMetrics().lineSpacing() + frame + 4)
 
     def _restyled(self, _palette: object) -> None:
         self._fill_diff()  # the diff's colours are the scheme's

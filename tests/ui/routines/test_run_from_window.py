@@ -23,7 +23,8 @@ RUN_TITLE = f"▶ {NAME}"
 
 
 def effects_read(server: ScriptedModelServer, request: int) -> list[str]:
-    """The `Effect:` lines of every tool result the model read in request `request`."""
+    """The `Effect:` lines of every tool result the model read in request `request`, in order
+    ("Effect: none" as "none")."""
     lines: list[str] = []
     for message in server.message_requests[request]["messages"]:
         if not isinstance(message["content"], list):
@@ -32,7 +33,7 @@ def effects_read(server: ScriptedModelServer, request: int) -> list[str]:
             if block.get("type") == "tool_result":
                 text = "\n".join(part["text"] for part in block["content"])
                 if "Effect:" in text:
-                    lines.extend(text.split("Effect:\n", 1)[1].splitlines())
+                    lines.extend(text.split("Effect:", 1)[1].strip().splitlines())
     return lines
 
 
@@ -241,9 +242,22 @@ def test_a_run_that_healed_offers_update_routine_and_update_writes_the_file(
     bar = runs.update_bar
     row = runs.section.row(NAME)
     assert row is not None
+    requests = len(model_server.message_requests)
     qtbot.mouseClick(row.run_button, Qt.MouseButton.LeftButton)
     run_ended(aloop, window)
     assert recorded.notebook.lines == ["name: Ada", "met Ada"]
+    # Step 1 alone went to the model, with what it did now and what it did when recorded;
+    # then the model's step (a call and a line), and the answer: three requests in all.
+    assert len(model_server.message_requests) == requests + 3
+    assert effects_read(model_server, requests) == ["none: nothing on the page changed."]
+    heal = model_server.message_requests[requests]["messages"][-1]["content"][-1]["text"]
+    assert heal.splitlines()[1:5] == [
+        "Step 1 of 2 could not be done as recorded: it changed nothing, where it had its effect "
+        "before.",
+        "The step's intent: Field: type into Name",
+        "Its recorded input: {'text': 'Ada'}",
+        'Its recorded effect: ~ textbox "Name": "" → "Ada"',
+    ]
     run_chat = window.current_session_id
     assert bar.isVisible()
     assert bar.label.text() == (
