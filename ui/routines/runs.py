@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import shiboken6
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop.routines.book import RoutineError
 from desktop.routines.model import Routine
@@ -53,6 +53,15 @@ class RoutineRuns(QObject):
         self._dismissed_chats: set[int] = set()
         self._tasks: set[asyncio.Future[int | None]] = set()
         self._unsubscribe = self.routines.subscribe(self._changed)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.applicationStateChanged.connect(self._app_state)
+
+    def _app_state(self, state: Qt.ApplicationState) -> None:
+        # Files changed outside Deskhand were changed while it was in the background: the
+        # section reads them again when the person comes back.
+        if state == Qt.ApplicationState.ApplicationActive and shiboken6.isValid(self.section):
+            self.section.refresh()
 
     def close(self) -> None:
         self._unsubscribe()

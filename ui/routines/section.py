@@ -133,6 +133,7 @@ class RoutinesSection(QFrame):
         self.area.setFrameShape(QFrame.Shape.NoFrame)
         self.area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.area.viewport().setAutoFillBackground(False)
+        self.area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab stops at the rows' buttons
         self.rows: list[RoutineRow] = []
         self.menu: QMenu | None = None
         self.confirm_box: QMessageBox | None = None

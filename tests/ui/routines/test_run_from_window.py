@@ -182,8 +182,12 @@ def test_run_asks_for_the_parameter_and_opens_its_chat_with_the_cards(
     assert shown.startswith(TASK.replace("Ada", "Grace"))
     assert "The field holds Grace." in shown
     assert rows(window) == [(NAME, "", "▶ Run", True)]
+    run_chat = window.current_session_id
+    window.open_session(recorded.chat_id)
     menu = window.routine_runs.section.menu_of(NAME)
     assert [action.text() for action in menu.actions()] == ["Show Last Run", "Remove…"]
+    menu.actions()[0].trigger()
+    assert window.current_session_id == run_chat
 
 
 def test_the_windows_stop_stops_a_run_and_a_second_run_is_refused(
