@@ -51,6 +51,7 @@ class RoutineRow(QFrame):
         self.running = running
         self.problem = listed.problem
         self.kept = listed.kept
+        self.state = self.state_of(listed, running)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.name_label = ElidedLabel(listed.name)
         self.name_label.setObjectName("routineName")
@@ -92,6 +93,11 @@ class RoutineRow(QFrame):
         row.addLayout(words, 1)
         row.addWidget(self.run_button, 0, Qt.AlignmentFlag.AlignVCenter)
         row.addWidget(self.menu_button, 0, Qt.AlignmentFlag.AlignVCenter)
+
+    @staticmethod
+    def state_of(listed: Listed, running: bool) -> tuple[object, ...]:
+        """What the row shows: a row is made again only when this changes."""
+        return (listed.name, listed.kept, listed.problem, running)
 
     def _mark(self, text: str, kind: str, tip: str) -> None:
         self.mark.setText(text)
@@ -150,26 +156,32 @@ class RoutinesSection(QFrame):
     # -- contents -------------------------------------------------------------------
 
     def refresh(self) -> None:
-        """Read the routines and their runs again."""
+        """Read the routines and their runs again. Rows whose routine and state did not change
+        are kept: making a row costs a few ms (the window's style sheet), reading one ~1 ms."""
         if not shiboken6.isValid(self):
             return
         running = self.routines.running()
-        for row in self.rows:
+        kept = {row.state: row for row in self.rows}
+        rows: list[RoutineRow] = []
+        for listed in self.routines.entries():
+            row = kept.pop(RoutineRow.state_of(listed, listed.name in running), None)
+            rows.append(row if row is not None else self._row(listed, listed.name in running))
+        for row in kept.values():
             self.rows_layout.removeWidget(row)
             row.deleteLater()
-        self.rows = []
-        for listed in self.routines.entries():
-            row = RoutineRow(listed, listed.name in running)
-            row.run_button.clicked.connect(
-                lambda _=False, n=listed.name: self.run_requested.emit(n)
-            )
-            row.menu_button.clicked.connect(lambda _=False, r=row: self._menu_for(r, None))
-            row.customContextMenuRequested.connect(lambda at, r=row: self._menu_for(r, at))
-            self.rows_layout.addWidget(row)
-            self.rows.append(row)
+        for index, row in enumerate(rows):
+            self.rows_layout.insertWidget(index, row)  # moves a kept row to its place
+        self.rows = rows
         self.empty.setVisible(not self.rows)
         self.area.setVisible(bool(self.rows))
         self._fit()
+
+    def _row(self, listed: Listed, running: bool) -> RoutineRow:
+        row = RoutineRow(listed, running)
+        row.run_button.clicked.connect(lambda _=False, n=listed.name: self.run_requested.emit(n))
+        row.menu_button.clicked.connect(lambda _=False, r=row: self._menu_for(r, None))
+        row.customContextMenuRequested.connect(lambda at, r=row: self._menu_for(r, at))
+        return row
 
     def _fit(self) -> None:
         shown = self.rows[:MAX_ROWS_SHOWN]
