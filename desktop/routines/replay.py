@@ -97,8 +97,9 @@ class Replay:
         agent = await self._agent()
         first_request = agent.requests[session_id]
         try:
-            if not routine.plan.empty:
+            if routine.plan.domains:  # a plan names sites; apps alone are judged by the mode
                 plan = routine.plan.model_dump(exclude_none=True)
+                plan["approach"] = plan["approach"] or [f"Run the routine {routine.name}"]
                 card, _text = await self._call(agent, session_id, PLAN_TOOL, None, plan, emit)
                 if card.outcome != "ok":
                     raise StepFailed(PLAN_DECLINED)

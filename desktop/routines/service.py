@@ -15,7 +15,7 @@ import json
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from desktop.routines.book import Listed, RoutineBook, RoutineError, Stored
 from desktop.routines.model import Routine, RunReport, Step
@@ -26,7 +26,7 @@ from tools.data import Data
 if TYPE_CHECKING:
     from desktop.chat.agent import Agent
     from desktop.chat.conversations import Conversations
-    from desktop.system.store import Store
+    from desktop.system.store import RoutineRun, Store
 
 RUN_TITLE = "▶ {name}"
 NOT_KEPT = (
@@ -36,6 +36,8 @@ NOT_KEPT = (
 ALREADY_RUNNING = "The routine “{name}” is already running (in the chat “▶ {name}”)."
 NO_CHAT = "There is no chat to save: finish a task first, then save it as a routine."
 
+# Who started a run: the window, `deskhand routine run`, `deskhand mcp`, or a schedule.
+Trigger = Literal["person", "command", "mcp", "schedule"]
 # Asks the person (a sheet) whether to keep a routine Deskhand did not write; True: keep it.
 KeepAsker = Callable[[Routine], Awaitable[bool]]
 Listener = Callable[[], None]
@@ -70,6 +72,7 @@ class Routines:
         self._running: dict[str, int] = {}  # routine name → its run's chat
         self._runs: dict[int, asyncio.Future[RunReport]] = {}
         self._updates: dict[int, UpdateOffer] = {}
+        self._reports: dict[int, RunReport] = {}  # ended runs this session, by chat
         self._listeners: list[Listener] = []
 
     # -- listening ------------------------------------------------------------------------
@@ -192,7 +195,9 @@ class Routines:
             )
         return values
 
-    async def start(self, name: str, given: dict[str, str] | None = None) -> int:
+    async def start(
+        self, name: str, given: dict[str, str] | None = None, *, trigger: Trigger = "person"
+    ) -> int:
         """Start a run of `name` in a new chat and return the chat's id at once; `finished`
         awaits its report. Raises RoutineError for an unknown, unkept or running routine, or
         a bad parameter."""
@@ -213,12 +218,17 @@ class Routines:
         future: asyncio.Future[RunReport] = asyncio.get_running_loop().create_future()
         self._running[name] = session_id
         self._runs[session_id] = future
+        run_id = self.store.add_routine_run(name, trigger, "running", session_id)
 
         async def work(emit: Callable[..., None]) -> None:
             try:
                 self.conversations.show_prompt(session_id, _task_text(routine, values))
                 await self.replay.run(routine, values, session_id, emit, state)
             finally:
+                report = state.report
+                self.store.end_routine_run(
+                    run_id, report.status, report.seconds, report.model_requests, report.healed
+                )
                 self._finished(name, session_id, routine, state)
 
         self.conversations.run_work(session_id, work)
@@ -229,6 +239,7 @@ class Routines:
         self._running.pop(name, None)
         if state.healed and state.report.status == "done":
             self._updates[session_id] = _offer(routine, state, session_id)
+        self._reports[session_id] = state.report
         future = self._runs.pop(session_id, None)
         if future is not None and not future.done():
             future.set_result(state.report)
@@ -237,27 +248,41 @@ class Routines:
     async def finished(self, session_id: int) -> RunReport:
         """The report of the run in chat `session_id`, once it ends."""
         future = self._runs.get(session_id)
+        if future is None and session_id in self._reports:
+            return self._reports[session_id]
         if future is None:
             raise RoutineError("not_found", f"No routine is running in chat {session_id}.")
         return await asyncio.shield(future)
 
     async def run(
-        self, name: str, given: dict[str, str] | None = None, *, update: bool = False
+        self,
+        name: str,
+        given: dict[str, str] | None = None,
+        *,
+        update: bool = False,
+        trigger: Trigger = "person",
     ) -> RunReport:
         """Run `name` to its end; with `update`, a run that healed updates the routine."""
-        session_id = await self.start(name, given)
+        session_id = await self.start(name, given, trigger=trigger)
         report = await self.finished(session_id)
         if update and report.update_offered:
             self.apply_update(session_id)
         return report
 
+    def runs(self, name: str) -> list[RoutineRun]:
+        """The routine's runs, oldest first (its page, `deskhand routine runs`)."""
+        return self.store.routine_runs(name)
+
+    def report_of(self, chat_id: int) -> RunReport | None:
+        """How the run in chat `chat_id` ended, if one ended there since the app started."""
+        return self._reports.get(chat_id)
+
     def last_run(self, name: str) -> int | None:
-        """The chat of the routine's running or latest run (the newest chat titled with its
-        run's title), if any is left."""
-        if name in self._running:
-            return self._running[name]
-        title = RUN_TITLE.format(name=name)
-        return next((s.id for s in self.store.sessions(title) if s.title == title), None)
+        """The chat of the routine's running or latest run, if that chat is still there."""
+        for run in reversed(self.runs(name)):
+            if run.chat_id is not None and self.store.session(run.chat_id) is not None:
+                return run.chat_id
+        return None
 
     def stop(self, name: str) -> bool:
         session_id = self._running.get(name)
