@@ -46,6 +46,8 @@ log = logging.getLogger(__name__)
 
 WIDTH = 640
 TOP_SHARE = 0.22  # how far down the screen it opens: where the eyes already are
+SEND_HINT = "Enter to send  ·  Esc to close"
+RUN_HINT = "Enter to run the routine  ·  Esc to close"
 
 
 class QuickEntry(QFrame):
@@ -65,12 +67,13 @@ class QuickEntry(QFrame):
         self.setFixedWidth(WIDTH)
         self.mode_label = QLabel()
         self.mode_label.setObjectName("quickEntryMode")
-        self.hint = QLabel("Enter to send  ·  Esc to close")
+        self.hint = QLabel(SEND_HINT)
         self.hint.setObjectName("quickEntryHint")
         self.composer = Composer(attacher=workspace.conversations)
         self.composer.editor.stop.connect(self.hide)  # Esc in the text box
         self.offer_label = QLabel()
         self.offer = RoutineOffer(self.composer.editor, self.offer_label, workspace.routines)
+        self.composer.editor.textChanged.connect(self._hint_for_text)
         header = QHBoxLayout()
         header.setContentsMargins(4, 0, 4, 0)
         header.addWidget(self.mode_label)
@@ -84,6 +87,10 @@ class QuickEntry(QFrame):
         layout.addWidget(self.offer_label)
         styles = [theme.BASE_STYLE, composer.STYLE, attachment_views.STYLE, quick_offer.STYLE]
         theme.theme().attach(self, "\n".join([*styles, STYLE]))
+
+    def _hint_for_text(self) -> None:
+        named = self.offer.exact(self.composer.text()) is not None
+        self.hint.setText(RUN_HINT if named else SEND_HINT)
 
     def show_mode(self) -> None:
         self.mode_label.setText(f"Mode: {MODE_TITLES[self.workspace.live.mode]}")

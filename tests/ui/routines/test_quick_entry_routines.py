@@ -47,8 +47,10 @@ def test_tab_completes_a_routines_name_and_enter_runs_it(
     qtbot.keyClick(editor, Qt.Key.Key_Tab)
     assert editor.toPlainText() == NAME
     assert offer.text() == f"▶ Run the routine “{NAME}”: Enter"
+    assert panel.hint.text() == "Enter to run the routine  ·  Esc to close"
     qtbot.keyClicks(editor, "x")  # no routine is called that
     assert not offer.isVisible()
+    assert panel.hint.text() == "Enter to send  ·  Esc to close"
     qtbot.keyClick(editor, Qt.Key.Key_Backspace)
 
     model_server.enqueue(text_reply("The field holds Ada."))
