@@ -229,16 +229,23 @@ class Routines:
                 self.store.end_routine_run(
                     run_id, report.status, report.seconds, report.model_requests, report.healed
                 )
-                self._finished(name, session_id, routine, state)
+                self._finished(name, session_id, routine, state, values)
 
         self.conversations.run_work(session_id, work)
         self._changed()
         return session_id
 
-    def _finished(self, name: str, session_id: int, routine: Routine, state: RunState) -> None:
+    def _finished(
+        self,
+        name: str,
+        session_id: int,
+        routine: Routine,
+        state: RunState,
+        values: dict[str, str],
+    ) -> None:
         self._running.pop(name, None)
         if state.healed and state.report.status == "done":
-            self._updates[session_id] = _offer(routine, state, session_id)
+            self._updates[session_id] = _offer(routine, state, session_id, values)
         self._reports[session_id] = state.report
         future = self._runs.pop(session_id, None)
         if future is not None and not future.done():
@@ -318,7 +325,7 @@ def _task_text(routine: Routine, values: dict[str, str]) -> str:
     return text
 
 
-def _offer(routine: Routine, state: RunState, chat_id: int) -> UpdateOffer:
+def _offer(routine: Routine, state: RunState, chat_id: int, values: dict[str, str]) -> UpdateOffer:
     """The routine with each healed step replaced by what the model did instead."""
     steps: list[Step] = []
     for index, step in enumerate(routine.steps, start=1):
@@ -327,7 +334,7 @@ def _offer(routine: Routine, state: RunState, chat_id: int) -> UpdateOffer:
             steps.append(step)
             continue
         for new in replacement:
-            steps.append(_with_placeholders(new, routine, step))
+            steps.append(_with_placeholders(new, routine, step, values))
     updated = routine.model_copy(update={"steps": steps})
     before = [_step_line(step) for step in routine.steps]
     after = [_step_line(step) for step in steps]
@@ -340,15 +347,16 @@ def _offer(routine: Routine, state: RunState, chat_id: int) -> UpdateOffer:
     )
 
 
-def _with_placeholders(new: Step, routine: Routine, old: Step) -> Step:
-    """A healed step keeps the parameters the step it replaces used."""
+def _with_placeholders(new: Step, routine: Routine, old: Step, values: dict[str, str]) -> Step:
+    """A healed step keeps the parameters the step it replaces used: the text this run gave
+    each one (not always its default) becomes its placeholder again."""
     used = old.placeholders()
     text = json.dumps(new.input, ensure_ascii=False)
     for parameter in routine.parameters:
-        if parameter.name in used and parameter.default:
+        value = values.get(parameter.name) or parameter.default
+        if parameter.name in used and value:
             text = text.replace(
-                json.dumps(parameter.default, ensure_ascii=False)[1:-1],
-                "{{" + parameter.name + "}}",
+                json.dumps(value, ensure_ascii=False)[1:-1], "{{" + parameter.name + "}}"
             )
     return new.model_copy(update={"input": json.loads(text)})
 

@@ -235,10 +235,10 @@ def test_a_run_that_healed_offers_update_routine_and_update_writes_the_file(
     window: MainWindow,
     model_server: ScriptedModelServer,
 ) -> None:
-    recorded = record(qtbot, aloop, window, model_server, parameter=None)
+    recorded = record(qtbot, aloop, window, model_server)
     recorded.field.read_only = True  # the field no longer takes text: step 1 must heal
     model_server.enqueue(
-        tool_reply(ToolUse(name="notebook", input={"text": "name: Ada"})),
+        tool_reply(ToolUse(name="notebook", input={"text": "name: Grace"})),
         text_reply("The field is read-only, so I noted the name instead."),
         text_reply("Ada is noted."),
     )
@@ -248,8 +248,12 @@ def test_a_run_that_healed_offers_update_routine_and_update_writes_the_file(
     assert row is not None
     requests = len(model_server.message_requests)
     qtbot.mouseClick(row.run_button, Qt.MouseButton.LeftButton)
+    settle(aloop, lambda: runs.form is not None, "the run form")
+    assert runs.form is not None
+    runs.form.fields["who"].setText("Grace")
+    qtbot.mouseClick(runs.form.run_button, Qt.MouseButton.LeftButton)
     run_ended(aloop, window)
-    assert recorded.notebook.lines == ["name: Ada", "met Ada"]
+    assert recorded.notebook.lines == ["name: Grace", "met Ada"]
     # Step 1 alone went to the model, with what it did now and what it did when recorded;
     # then the model's step (a call and a line), and the answer: three requests in all.
     assert len(model_server.message_requests) == requests + 3
@@ -259,7 +263,7 @@ def test_a_run_that_healed_offers_update_routine_and_update_writes_the_file(
         "Step 1 of 2 could not be done as recorded: it changed nothing, where it had its effect "
         "before.",
         "The step's intent: Field: type into Name",
-        "Its recorded input: {'text': 'Ada'}",
+        "Its recorded input: {'text': '{{who}}'}",
         'Its recorded effect: ~ textbox "Name": "" → "Ada"',
     ]
     run_chat = window.current_session_id
@@ -273,8 +277,8 @@ def test_a_run_that_healed_offers_update_routine_and_update_writes_the_file(
     assert bar.diff.isVisible() and bar.changes_button.text() == "Hide Changes"
     assert bar.changes() == [
         "@@ -1,2 +1,2 @@",
-        '-Field: type into Name {"text": "Ada"}',
-        '+Notebook: write \'name: Ada\' {"text": "name: Ada"}',
+        '-Field: type into Name {"text": "{{who}}"}',
+        '+Notebook: write \'name: Grace\' {"text": "name: {{who}}"}',
         ' Notebook: write \'met Ada\' {"text": "met Ada"}',
     ]
 
@@ -291,7 +295,7 @@ def test_a_run_that_healed_offers_update_routine_and_update_writes_the_file(
         (window.workspace.paths.routines / f"{NAME}.json").read_text("utf-8")
     )
     assert [(step["member"], step["input"]) for step in saved["steps"]] == [
-        ("notebook", {"text": "name: Ada"}),
+        ("notebook", {"text": "name: {{who}}"}),  # the run's value is the parameter again
         ("notebook", {"text": "met Ada"}),
     ]
     assert window.workspace.routines.load(NAME).kept  # written by Deskhand: signed
@@ -299,10 +303,12 @@ def test_a_run_that_healed_offers_update_routine_and_update_writes_the_file(
         f"Updated “{NAME}”: its next run replays the healed steps."
     )
 
-    # The next run replays the healed step: the model writes only the answer.
+    # The next run replays the healed step, the parameter's default filled in: the model
+    # writes only the answer.
     model_server.enqueue(text_reply("Ada is noted again."))
     requests = len(model_server.message_requests)
     aloop.run_until_complete(runs.start(NAME, {}))
     run_ended(aloop, window)
     assert len(model_server.message_requests) == requests + 1
+    assert recorded.notebook.lines[-2:] == ["name: Ada", "met Ada"]
     assert not bar.isVisible()
