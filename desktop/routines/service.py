@@ -50,6 +50,7 @@ class UpdateOffer(Data):
     name: str
     chat_id: int
     diff: list[str]  # unified diff lines of the changed steps' words and inputs
+    healed: int = 0  # how many of the routine's steps the run healed
     routine: Routine  # the routine as it would be saved
 
 
@@ -239,16 +240,23 @@ class Routines:
                 self.store.end_routine_run(
                     run_id, report.status, report.seconds, report.model_requests, report.healed
                 )
-                self._finished(name, session_id, routine, state)
+                self._finished(name, session_id, routine, state, values)
 
         self.conversations.run_work(session_id, work)
         self._changed()
         return session_id
 
-    def _finished(self, name: str, session_id: int, routine: Routine, state: RunState) -> None:
+    def _finished(
+        self,
+        name: str,
+        session_id: int,
+        routine: Routine,
+        state: RunState,
+        values: dict[str, str],
+    ) -> None:
         self._running.pop(name, None)
         if state.healed and state.report.status == "done":
-            self._updates[session_id] = _offer(routine, state, session_id)
+            self._updates[session_id] = _offer(routine, state, session_id, values)
         self._reports[session_id] = state.report
         future = self._runs.pop(session_id, None)
         if future is not None and not future.done():
@@ -287,6 +295,13 @@ class Routines:
         """How the run in chat `chat_id` ended, if one ended there since the app started."""
         return self._reports.get(chat_id)
 
+    def last_run(self, name: str) -> int | None:
+        """The chat of the routine's running or latest run, if that chat is still there."""
+        for run in reversed(self.runs(name)):
+            if run.chat_id is not None and self.store.session(run.chat_id) is not None:
+                return run.chat_id
+        return None
+
     def stop(self, name: str) -> bool:
         session_id = self._running.get(name)
         return session_id is not None and self.conversations.stop(session_id)
@@ -321,7 +336,7 @@ def _task_text(routine: Routine, values: dict[str, str]) -> str:
     return text
 
 
-def _offer(routine: Routine, state: RunState, chat_id: int) -> UpdateOffer:
+def _offer(routine: Routine, state: RunState, chat_id: int, values: dict[str, str]) -> UpdateOffer:
     """The routine with each healed step replaced by what the model did instead."""
     steps: list[Step] = []
     for index, step in enumerate(routine.steps, start=1):
@@ -330,7 +345,7 @@ def _offer(routine: Routine, state: RunState, chat_id: int) -> UpdateOffer:
             steps.append(step)
             continue
         for new in replacement:
-            steps.append(_with_placeholders(new, routine, step))
+            steps.append(_with_placeholders(new, routine, step, values))
     updated = routine.model_copy(update={"steps": steps})
     before = [_step_line(step) for step in routine.steps]
     after = [_step_line(step) for step in steps]
@@ -338,18 +353,21 @@ def _offer(routine: Routine, state: RunState, chat_id: int) -> UpdateOffer:
         line.rstrip("\n")
         for line in difflib.unified_diff(before, after, "recorded", "healed", lineterm="", n=1)
     ]
-    return UpdateOffer(name=routine.name, chat_id=chat_id, diff=diff, routine=updated)
+    return UpdateOffer(
+        name=routine.name, chat_id=chat_id, diff=diff, routine=updated, healed=len(state.healed)
+    )
 
 
-def _with_placeholders(new: Step, routine: Routine, old: Step) -> Step:
-    """A healed step keeps the parameters the step it replaces used."""
+def _with_placeholders(new: Step, routine: Routine, old: Step, values: dict[str, str]) -> Step:
+    """A healed step keeps the parameters the step it replaces used: the text this run gave
+    each one (not always its default) becomes its placeholder again."""
     used = old.placeholders()
     text = json.dumps(new.input, ensure_ascii=False)
     for parameter in routine.parameters:
-        if parameter.name in used and parameter.default:
+        value = values.get(parameter.name) or parameter.default
+        if parameter.name in used and value:
             text = text.replace(
-                json.dumps(parameter.default, ensure_ascii=False)[1:-1],
-                "{{" + parameter.name + "}}",
+                json.dumps(value, ensure_ascii=False)[1:-1], "{{" + parameter.name + "}}"
             )
     return new.model_copy(update={"input": json.loads(text)})
 
