@@ -20,10 +20,12 @@ Lines (every one has "event" and "t", the monotonic clock when it happened; rect
     {"event": "added", "name": "Later", "rect": [...]}   a button added on request
     {"event": "removed", "name": "Later"}
     {"event": "renamed", "name": "Save", "to": "Send"}
+    {"event": "moved", "window": [...], "widgets": {...}}   where the form and its widgets are now
 
 Commands on stdin, one a line: `add NAME DELAY_MS` adds a button NAME after DELAY_MS (below the
 check box, one row further down per button); `remove NAME` removes it; `rename NAME NEW` gives
-the button NAME (Save, Delete or an added one) the text NEW, in place.
+the button NAME (Save, Delete or an added one) the text NEW, in place; `move X Y` moves the
+window to X, Y (global pixels).
 """
 
 from __future__ import annotations
@@ -142,13 +144,16 @@ def main(argv: list[str]) -> None:
             form.remove(parts[1])
         elif parts[:1] == ["rename"] and len(parts) == 3:
             form.rename(parts[1], parts[2])
+        elif parts[:1] == ["move"] and len(parts) == 3:
+            form.move(int(parts[1]), int(parts[2]))
+            QTimer.singleShot(100, lambda: announce("moved"))
 
     notifier = QSocketNotifier(sys.stdin.fileno(), QSocketNotifier.Type.Read)
     notifier.activated.connect(command)
 
-    def announce() -> None:
+    def announce(event: str = "ready") -> None:
         report(
-            "ready",
+            event,
             window=global_rect(form),
             widgets={name: global_rect(widget) for name, widget in form.widgets.items()},
         )

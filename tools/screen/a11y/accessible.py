@@ -150,11 +150,12 @@ class Node:
         """Worth a line in a snapshot: a control, or a named or valued structural element."""
         return self.kind not in ("G", "X") or bool(self.name) or bool(self.value)
 
-    def element(self, app: str = "") -> Element:
+    def element(self, app: str = "", window: str = "") -> Element:
         return Element(
             role=self.role,
             name=self.name,
             app=app,
+            window=window,
             secure=self.secure,
             bounds=self.bounds,
             enabled=self.enabled,

@@ -620,8 +620,8 @@ class AtspiInspector:
             return None
         if found is None:
             return None
-        _, (app, node) = found
-        return node.element(app.name)
+        window, (app, node) = found
+        return node.element(app.name, window.title)
 
     async def _all_windows(self) -> list[Window]:
         return list(await self._worker.windows() or ())
@@ -634,8 +634,8 @@ class AtspiInspector:
             return None
         if found is None:
             return None
-        _, (app, node) = found
-        return node.element(app.name)
+        window, (app, node) = found
+        return node.element(app.name, window.title)
 
     # What the gate asks about and what a watch looks at are found the same way; never in a
     # window of Deskhand's own.
