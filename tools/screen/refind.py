@@ -2,8 +2,8 @@
 
 A routine replays a recorded `left_click` at `coordinate: [640, 380]` days later, when that point
 means nothing: the window moved, or opened elsewhere. So each call that acts on an element keeps
-what the element *is* (`meaning_of`: app, window title, role and name, as the gate's inspector
-already resolved them), and `FindsAgain.find_again` (a part of `ScreenComputer`) looks for it in
+what the element *is* (`meaning_of`: app, window title, role, name and the named element holding
+it, as the gate's inspector already resolved them), and `FindsAgain.find_again` (a part of `ScreenComputer`) looks for it in
 the accessibility tree as it is now (`a11y/find.py`), waiting up to `within` seconds for it to
 appear, and answers the coordinate of its centre in the model's own terms: screenshot pixels of
 the display shown (`scaling.py`), so the ordinary member lands on it.
@@ -50,7 +50,11 @@ def meaning_of(
     if not acts or element is None:
         return None
     meaning = TargetMeaning(
-        app=element.app, window=element.window, role=element.role, name=element.name
+        app=element.app,
+        window=element.window,
+        role=element.role,
+        name=element.name,
+        near=element.near,
     )
     return meaning if meaning.known else None
 

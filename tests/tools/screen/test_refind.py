@@ -243,3 +243,29 @@ async def test_nothing_to_look_with_or_for_says_so(
     finally:
         await bare.toolset.close()
     assert await screen.toolset.find_again(TargetMeaning(app=APP), within=1) == Found(why=UNKNOWN)
+
+
+async def test_two_buttons_alike_are_told_apart_by_the_group_holding_them(
+    form: Form, screen: Screen
+) -> None:
+    form.app.send("group Shipping Save")
+    # One command at a time: the form reads a line each time its input becomes readable.
+    await form.app.next(lambda e: e.get("group") == "Shipping", what="the first group")
+    form.app.send("group Billing Save")
+    await form.app.next(lambda e: e.get("group") == "Billing", what="the second group")
+    billing = Rect(*form.app.of("grouped")[-1]["rect"])
+    await screen.ok("screenshot")
+    recorded = (await judged(screen, "left_click", coordinate=shown(centre(billing)))).meaning
+    assert recorded == SAVE.model_copy(update={"near": "Billing"})
+
+    # Three buttons "Save" now (the form's own one too): the group tells which one.
+    found = await screen.toolset.find_again(recorded, within=2)
+    assert found.input == {"coordinate": shown(centre(billing))}
+    await screen.ok("left_click", **found.input)
+    await form.app.next(lambda e: e.get("group") == "Billing" and e["event"] == "clicked")
+    assert [e.get("group") for e in form.app.of("clicked")] == ["Billing"]
+    # Recorded in a group that is not there: nothing tells the three apart.
+    elsewhere = recorded.model_copy(update={"near": "Returns"})
+    assert await screen.toolset.find_again(elsewhere, within=0.1) == Found(
+        count=3, why="3 matches for the button “Save” in Notes, and nothing tells them apart."
+    )

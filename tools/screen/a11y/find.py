@@ -8,7 +8,9 @@ for the element a `TargetMeaning` names:
 - its window: the one with the recorded title; failing that, the app's only window (a title
   that changed, "Untitled" saved as "Report"), else none;
 - the element: every showing element of that window with the recorded role and name (a field
-  recorded without a name matches by role alone: a label beside it names it only in the tree).
+  recorded without a name matches by role alone: a label beside it names it only in the tree);
+  when several match, the one held by the recorded `near` (the nearest named element holding
+  it, a group or a list: `accessible.near_of`), if that tells them apart.
 
 Where the backend lists the screen's windows front to back (X11), a match whose centre another
 window covers is counted apart: a click there would land on that other window. The caller
@@ -23,14 +25,15 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from tools.meaning import TargetMeaning
-from tools.screen.a11y.accessible import AccessibilityBackend, App, Node
+from tools.screen.a11y.accessible import AccessibilityBackend, App, ElementRef, Node
 from tools.screen.a11y.effect import LIMITS, _word
 from tools.screen.geometry import Point, Rect
 from tools.screen.risk import quote
 from tools.screen.windows import Window, window_at
 
-__all__ = ["Finder", "Sighting", "centre", "look_for", "subject"]
+__all__ = ["Finder", "Sighting", "centre", "look_for", "near_above", "subject"]
 
+NEAR_DEPTH = 6  # parents asked for a named one holding an element
 NO_ACCESSIBILITY = "Other apps' elements cannot be read here, so the target cannot be looked for."
 
 
@@ -98,21 +101,56 @@ async def look_for(
     roots = await _windows_of(accessibility, apps, meaning, windows)
     if isinstance(roots, str):
         return Sighting(_place(meaning), why=roots)
-    places: list[Rect] = []
-    covered = 0
+    matches: list[tuple[int | None, Node, str]] = []  # process, element, what holds it
     for pid, frame in roots:
         nodes, _ = await accessibility.tree([frame.ref], LIMITS)
-        for node in nodes:
-            if node.ref == frame.ref or not _matches(node, meaning):
-                continue
-            assert node.bounds is not None
-            front = window_at(windows, centre(node.bounds)) if windows is not None else None
-            if windows is not None and (front is None or front.pid != pid):
-                covered += 1
-            else:
-                places.append(node.bounds)
+        by_ref = {node.ref: node for node in nodes if node.ref != frame.ref}
+        matches += [
+            (pid, node, _near(node, by_ref)) for node in by_ref.values() if _matches(node, meaning)
+        ]
+    if len(matches) > 1 and meaning.near:
+        # Several: the one held by what held it when it was recorded, if that tells them apart.
+        matches = [match for match in matches if match[2] == meaning.near] or matches
+    places: list[Rect] = []
+    covered = 0
+    for pid, node, _ in matches:
+        assert node.bounds is not None
+        front = window_at(windows, centre(node.bounds)) if windows is not None else None
+        if windows is not None and (front is None or front.pid != pid):
+            covered += 1  # a click there would land on the window over it
+        else:
+            places.append(node.bounds)
     where = quote(meaning.window, 60) if meaning.window else _place(meaning)
     return Sighting(where, places=tuple(places), covered=covered)
+
+
+async def near_above(
+    accessibility: AccessibilityBackend, ref: ElementRef, frame: ElementRef
+) -> str:
+    """The name of the nearest named element holding `ref` below its window `frame`, asked up
+    its parents (what `_near` reads from a tree): a hit test may skip the levels between, as
+    Qt's skips a group box, so the path it took does not tell."""
+    for _ in range(NEAR_DEPTH):
+        parent = await accessibility.parent(ref)
+        if parent is None or parent == frame:
+            return ""
+        (node,) = await accessibility.read([parent])
+        if node is None:
+            return ""
+        if node.name:
+            return node.name
+        ref = parent
+    return ""
+
+
+def _near(node: Node, by_ref: dict[ElementRef, Node]) -> str:
+    """The name of the nearest named element holding `node` below its window (`near_of`)."""
+    up = by_ref.get(node.parent)
+    while up is not None:
+        if up.name:
+            return up.name
+        up = by_ref.get(up.parent)
+    return ""
 
 
 async def _windows_of(
