@@ -81,3 +81,41 @@ def test_a_clicks_description_keeps_its_target_and_the_source_finds_it_again(
     assert found == Found(input={"coordinate": shot_point(on_desk.widgets["Save"])}, count=1)
     assert missing == Found(why="No button “Send” in See target.")
     assert not on_desk.form.of("clicked")  # described and found, never clicked
+
+
+def test_a_click_through_the_source_says_what_it_changed(on_desk: Desk, tmp_path: Path) -> None:
+    """The source's inspector watches the window a click acts on, as the driver's own does: the
+    result the model reads ends with the `Effect:` lines a routine compares its replay with."""
+
+    async def allow(_call: Any) -> Decision:
+        return Decision(verdict="allow", by="person")
+
+    box = on_desk.widgets["Remember me"]
+
+    async def go() -> list[Any]:
+        control = ScreenControl(enabled=lambda: True)
+        await control.start()
+        source = control.source()
+        try:
+            ctx = CallContext(session_id=1, attachments_dir=tmp_path, approve=allow)
+            shot = ToolUse(id="toolu_look", name="screenshot", input={}, toolset_name="computer")
+            await source.run(shot, await source.describe(shot, 1), ctx)
+            click = ToolUse(
+                id="toolu_box",
+                name="left_click",
+                input={"coordinate": shot_point(box)},
+                toolset_name="computer",
+            )
+            result = await source.run(click, await source.describe(click, 1), ctx)
+            return list(result.content)
+        finally:
+            await control.close()
+
+    content = asyncio.run(go())
+    point = SCREEN.to_global(Point(*shot_point(box)))
+    assert content == [
+        {"type": "text", "text": "Clicked."},
+        {"type": "text", "text": f"Display 0, local ({point.x}, {point.y}), global ({point.x}, {point.y})."},
+        {"type": "text", "text": 'Effect:\n~ checkbox "Remember me": checked'},
+    ]  # fmt: skip
+    assert on_desk.form.of("checked")[-1]["checked"] is True
