@@ -92,6 +92,11 @@ class FindsAgain(ScreenLink):
                     count=sighting.covered,
                     why=f"The {what} in {where} is covered by another window.",
                 )
+            if sighting.outside:
+                return Found(
+                    count=sighting.outside,
+                    why=f"The {what} in {where} is past the edge of its window.",
+                )
             return Found(why=f"No {what} in {where}.")
         if len(sighting.places) > 1:
             count = len(sighting.places)

@@ -269,3 +269,16 @@ async def test_two_buttons_alike_are_told_apart_by_the_group_holding_them(
     assert await screen.toolset.find_again(elsewhere, within=0.1) == Found(
         count=3, why="3 matches for the button “Save” in Notes, and nothing tells them apart."
     )
+
+
+async def test_a_button_past_its_windows_edge_is_not_clicked_where_it_is_not(
+    form: Form, screen: Screen
+) -> None:
+    # The seventh added button sits below the form's bottom edge: Qt still says it shows.
+    for number in range(7):
+        form.app.send(f"add Extra{number} 0")
+        await form.app.next(lambda e, n=number: e.get("name") == f"Extra{n}", what="added")
+    extra = TargetMeaning(app=APP, window=TITLE, role="push button", name="Extra6")
+    assert await screen.toolset.find_again(extra, within=0.2) == Found(
+        count=1, why="The button “Extra6” in Notes is past the edge of its window."
+    )

@@ -13,7 +13,8 @@ for the element a `TargetMeaning` names:
   it, a group or a list: `accessible.near_of`), if that tells them apart.
 
 Where the backend lists the screen's windows front to back (X11), a match whose centre another
-window covers is counted apart: a click there would land on that other window. The caller
+window covers, or that lies past its own window's edge, is counted apart: a click there would
+land on something else. The caller
 waits by looking again (`driver.py`'s `find_again`); each look is one bounded read of one
 window's tree (`effect.LIMITS`). Everything read is screen content: quoted when it is shown.
 """
@@ -40,12 +41,13 @@ NO_ACCESSIBILITY = "Other apps' elements cannot be read here, so the target cann
 @dataclass(frozen=True, slots=True)
 class Sighting:
     """One look for an element: where its matches are now (global bounds), how many more are
-    under another window, and in what words the place looked in is named; `why` when there
-    was no window to look in."""
+    under another window or past their window's edge, and in what words the place looked in is
+    named; `why` when there was no window to look in."""
 
     where: str
     places: tuple[Rect, ...] = ()
     covered: int = 0
+    outside: int = 0
     why: str = ""
 
 
@@ -112,16 +114,19 @@ async def look_for(
         # Several: the one held by what held it when it was recorded, if that tells them apart.
         matches = [match for match in matches if match[2] == meaning.near] or matches
     places: list[Rect] = []
-    covered = 0
+    covered = outside = 0
     for pid, node, _ in matches:
         assert node.bounds is not None
-        front = window_at(windows, centre(node.bounds)) if windows is not None else None
-        if windows is not None and (front is None or front.pid != pid):
+        middle = centre(node.bounds)
+        front = window_at(windows, middle) if windows is not None else None
+        if windows is None or (front is not None and front.pid == pid):
+            places.append(node.bounds)
+        elif any(w.pid == pid and w.rect.contains(middle) for w in windows):
             covered += 1  # a click there would land on the window over it
         else:
-            places.append(node.bounds)
+            outside += 1  # past its window's edge: a click there would miss it
     where = quote(meaning.window, 60) if meaning.window else _place(meaning)
-    return Sighting(where, places=tuple(places), covered=covered)
+    return Sighting(where, places=tuple(places), covered=covered, outside=outside)
 
 
 async def near_above(
