@@ -10,6 +10,7 @@ the exact text the model reads.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -282,3 +283,32 @@ async def test_a_button_past_its_windows_edge_is_not_clicked_where_it_is_not(
     assert await screen.toolset.find_again(extra, within=0.2) == Found(
         count=1, why="The button “Extra6” in Notes is past the edge of its window."
     )
+
+
+async def test_with_two_windows_neither_titled_as_recorded_none_is_guessed(
+    form: Form, screen: Screen, session: tuple[str, SessionBus]
+) -> None:
+    display, bus = session
+    drafts = TargetApp(
+        display,
+        (900, 100, 620, 440),
+        module="tests.support.see_target",
+        args=("Drafts",),
+        env=bus.app_env(),
+    )
+    drafts.start()
+    try:
+        await drafts.ready()
+        await asyncio.to_thread(wait_accessible, bus, {drafts.pid or 0})
+        # By its own title each is found; the save in "Drafts" is not the one in "Notes".
+        in_drafts = await screen.toolset.find_again(
+            SAVE.model_copy(update={"window": "Drafts"}), within=2
+        )
+        ready = Rect(*drafts.of("ready")[0]["widgets"]["Save"])
+        assert in_drafts.input == {"coordinate": shown(centre(ready))}
+        retitled = SAVE.model_copy(update={"window": "Report"})
+        assert await screen.toolset.find_again(retitled, within=0.1) == Found(
+            why="see_target.py has no window “Report”, and 2 others."
+        )
+    finally:
+        drafts.close()

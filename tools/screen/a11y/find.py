@@ -149,7 +149,8 @@ async def near_above(
 
 
 def _near(node: Node, by_ref: dict[ElementRef, Node]) -> str:
-    """The name of the nearest named element holding `node` below its window (`near_of`)."""
+    """The name of the nearest named element holding `node` below its window, from the tree
+    read (`near_above` asks the same of the bus for one element)."""
     up = by_ref.get(node.parent)
     while up is not None:
         if up.name:
@@ -177,6 +178,8 @@ async def _windows_of(
             framed = await accessibility.frame_of(window)
             if framed is not None:
                 roots.append((window.pid, framed[1]))
+        if chosen and not roots:
+            return f"{app_name}'s window shares no elements."
         count = len(theirs)
     else:
         frames = [
@@ -192,4 +195,5 @@ async def _windows_of(
         return roots
     if count == 0:
         return f"{app_name} shows no window."
-    return f"{app_name} has no window “{quote(meaning.window, 60)}” ({count} others are open)."
+    # The app's only window would have been taken: it has several, none titled so.
+    return f"{app_name} has no window “{quote(meaning.window, 60)}”, and {count} others."
