@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from tools.meaning import TargetMeaning
-from tools.screen.a11y.accessible import AccessibilityBackend, App, ElementRef, Node
+from tools.screen.a11y.accessible import AccessibilityBackend, App, ElementRef, Limits, Node
 from tools.screen.a11y.effect import LIMITS, _word
 from tools.screen.geometry import Point, Rect
 from tools.screen.risk import quote
@@ -35,6 +35,7 @@ from tools.screen.windows import Window, window_at
 __all__ = ["Finder", "Sighting", "centre", "look_for", "near_above", "subject"]
 
 NEAR_DEPTH = 6  # parents asked for a named one holding an element
+ONE = Limits(depth=1, elements=1, children=0, nodes=1)  # a tree read of one element alone
 NO_ACCESSIBILITY = "Other apps' elements cannot be read here, so the target cannot be looked for."
 
 
@@ -139,11 +140,12 @@ async def near_above(
         parent = await accessibility.parent(ref)
         if parent is None or parent == frame:
             return ""
-        (node,) = await accessibility.read([parent])
-        if node is None:
+        # Its role, name and states only: one round trip (`read` asks its bounds after).
+        nodes, _ = await accessibility.tree([parent], ONE, details=False)
+        if not nodes:
             return ""
-        if node.name:
-            return node.name
+        if nodes[0].name:
+            return nodes[0].name
         ref = parent
     return ""
 
