@@ -16,7 +16,8 @@ Where the backend lists the screen's windows front to back (X11), a match whose 
 window covers, or that lies past its own window's edge, is counted apart: a click there would
 land on something else. The caller
 waits by looking again (`driver.py`'s `find_again`); each look is one bounded read of one
-window's tree (`effect.LIMITS`). Everything read is screen content: quoted when it is shown.
+window's tree, under the bounds a `see` of it reads (`accessible.LIMITS`): what the model
+could see there can be found. Everything read is screen content: quoted when it is shown.
 """
 
 from __future__ import annotations
@@ -26,8 +27,15 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from tools.meaning import TargetMeaning
-from tools.screen.a11y.accessible import AccessibilityBackend, App, ElementRef, Limits, Node
-from tools.screen.a11y.effect import LIMITS, _word
+from tools.screen.a11y.accessible import (
+    LIMITS,
+    AccessibilityBackend,
+    App,
+    ElementRef,
+    Limits,
+    Node,
+)
+from tools.screen.a11y.effect import _word
 from tools.screen.geometry import Point, Rect
 from tools.screen.risk import quote
 from tools.screen.windows import Window, window_at
@@ -127,7 +135,7 @@ async def look_for(
         else:
             outside += 1  # past its window's edge: a click there would miss it
     where = quote(meaning.window, 60) if meaning.window else _place(meaning)
-    return Sighting(where, places=tuple(places), covered=covered, outside=outside)
+    return Sighting(where, tuple(places), covered=covered, outside=outside)
 
 
 async def near_above(
