@@ -28,6 +28,8 @@ from desktop.calls.sources.screen.hooks import ScreenHooks
 from desktop.chat.conversations import Conversations
 from desktop.chat.transcript import replay
 from desktop.hotkey.owner import QuickEntryShortcut
+from desktop.routines.book import RoutineBook
+from desktop.routines.service import Routines
 from desktop.system import heavy
 from desktop.system.keystore import KeyStore
 from desktop.system.paths import DataPaths
@@ -77,6 +79,13 @@ class Workspace:
             agent=self.agent_ready,
             delete_session=self.delete_session,
             attachments_dir=paths.attachments,
+        )
+        # Finished tasks kept as data, and done again through the same pipeline.
+        self.routines = Routines(
+            book=RoutineBook(paths.routines, settings_file.seal),
+            store=self.store,
+            conversations=self.conversations,
+            agent=self.agent_ready,
         )
         self.quick_entry_shortcut = QuickEntryShortcut()  # held once the app owns its socket
         self._background: set[asyncio.Future[None]] = set()

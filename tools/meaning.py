@@ -28,6 +28,8 @@ class TargetMeaning(Data, frozen=True):
     url: str = ""  # the browser's page address when it was acted on
     app: str = ""  # the screen's app and window title
     window: str = ""
+    # It is, or forwards to, a password field: a routine never records a step that typed there.
+    secret: bool = False
 
     @property
     def known(self) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -66,6 +67,8 @@ class Agent:
         self._client: AsyncAnthropic | None = None
         self._client_config: ClientConfig | None = None
         self.streams = shared_worker()
+        # Requests sent per chat since the app started (a routine's run reports its own).
+        self.requests: Counter[int] = Counter()
 
     async def client_config(self) -> ClientConfig:
         """What a client is built from now; MissingKeyError without a key."""
@@ -92,8 +95,9 @@ class Agent:
             await self._client.close()
             self._client = None
 
-    async def continue_turn(self, session_id: int, emit: Emit) -> None:
-        """Answer the stored history as it is (also what Retry does after a failure)."""
+    async def continue_turn(self, session_id: int, emit: Emit, *, act: bool = True) -> None:
+        """Answer the stored history as it is (also what Retry does after a failure); with
+        `act=False` the model only writes (a routine's answer: one request, no tool call)."""
         emit(TurnStarted(session_id=session_id))
         settings = self._settings()
         total = Usage()
@@ -108,14 +112,14 @@ class Agent:
         context = await self._desktop_context() if self.desktop_context else None
         while True:
             request = build_request(
-                settings, self.store.messages(session_id), self.api_tools(), context
+                settings, self.store.messages(session_id), self.api_tools(), context, act=act
             )
             outcome = await self._stream_one(session_id, client, request, settings, emit)
             if outcome is None:
                 return
             stop_reason, usage, tool_uses = outcome
             total = total + usage
-            if stop_reason == "tool_use" and tool_uses:
+            if stop_reason == "tool_use" and tool_uses and act:
                 await self.calls.run_all(session_id, tool_uses, emit)
                 continue
             if stop_reason == "pause_turn" and pauses < MAX_PAUSE_CONTINUATIONS:
@@ -142,6 +146,7 @@ class Agent:
     ) -> tuple[str, Usage, list[dict[str, Any]]] | None:
         """One model call. Returns (stop reason, usage, tool_use blocks), or None after a failure."""
         emit(MessageStarted(session_id=session_id))
+        self.requests[session_id] += 1
         received: list[str] = []
         try:
 

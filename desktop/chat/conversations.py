@@ -248,6 +248,25 @@ class Conversations:
         self._start(session_id, self._continue(session_id))
         return True
 
+    def run_work(
+        self, session_id: int, work: Callable[[Callable[[AgentEvent], None]], Awaitable[None]]
+    ) -> bool:
+        """Run other work as the chat's turn (a routine's run): its events reach every
+        listener, Stop cancels it, and quitting stops it like a reply. False while a turn
+        runs there."""
+        if session_id in self._turns:
+            return False
+        self._start(session_id, _awaited(work(self._emit)))
+        return True
+
+    def show_prompt(self, session_id: int, text: str) -> int:
+        """Store a message as the person's and show it (a routine's task, a step's words)."""
+        message_id = self.store.add_message(
+            session_id, "user", user_content.prompt_content(text, [])
+        )
+        self._show_prompt(message_id)
+        return message_id
+
     def stop(self, session_id: int | None) -> bool:
         """Stop the reply running in a chat; what arrived so far stays."""
         task = self._turns.get(session_id) if session_id is not None else None
@@ -302,3 +321,7 @@ class Conversations:
         for task in self._turns.values():
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _awaited(work: Awaitable[None]) -> None:
+    await work

@@ -111,8 +111,11 @@ def build_request(
     history: list[StoredMessage],
     tools: list[dict[str, Any]],
     context: str | None = None,
+    *,
+    act: bool = True,
 ) -> dict[str, Any]:
-    """Keyword arguments for `client.beta.messages.stream(...)`."""
+    """Keyword arguments for `client.beta.messages.stream(...)`; with `act=False` the model
+    may only write (the tools stay listed, since the history holds their calls)."""
     messages = conversation(history)
     images.prune_and_hydrate(
         messages, keep=settings.model.keep_images, chunk=settings.model.keep_images
@@ -140,4 +143,6 @@ def build_request(
     if tools:
         request["tools"] = [dict(tool) for tool in tools]
         request["tools"][-1]["cache_control"] = CACHE
+        if not act:
+            request["tool_choice"] = {"type": "none"}
     return request

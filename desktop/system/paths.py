@@ -56,6 +56,12 @@ class DataPaths(Data):
             keychain_account=account,
         )
 
+    @property
+    def routines(self) -> Path:
+        """One signed file per routine (desktop/routines/book.py), inside the data folder: a
+        tool can no more change a routine than the settings."""
+        return self.root / "routines"
+
     def ensure(self) -> None:
         """Create the folders; raises OSError when the location is not writable."""
         for folder in (self.root, self.settings.parent, self.attachments, self.logs):
