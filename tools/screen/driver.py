@@ -237,7 +237,9 @@ class ScreenComputer(
             context.member, params, element=element, button_held=bool(self._held)
         )
         summary = _summary(context.member, params, element=element, display=display)
-        meaning = meaning_of(context.member, params, element)
+        drag = context.member == "left_click_drag"
+        target = await self.drop_target(params) if drag else element  # what a replay finds
+        meaning = meaning_of(context.member, params, target)
         return Judged(risk=risk, reason=reason, summary=summary, meaning=meaning)
 
     async def displays(self) -> list[Display]:

@@ -32,8 +32,8 @@ from tools.toolset_driver import CLICK_MEMBERS
 __all__ = ["FindsAgain", "meaning_of"]
 
 UNKNOWN = "Nothing is known of what the step acted on, so it cannot be looked for."
-# Members whose meaning is the element they act on: at a point (a drag's is what it picks up),
-# or the focused element for keys.
+# Members whose meaning is the element they act on: at a point (a drag's is where it drops,
+# its `coordinate`), or the focused element for keys.
 AT_A_POINT = CLICK_MEMBERS | {"left_click_drag"}
 FOCUSED = frozenset({"type", "key"})
 
@@ -42,8 +42,9 @@ def meaning_of(
     member: str, params: Mapping[str, Any], element: Element | None
 ) -> TargetMeaning | None:
     """What a call acts on, by meaning, from the element the gate resolved for it (no more
-    reads): for clicks, a drag, a scroll at a point, and `type`/`key`; None for the rest. A
-    password field is kept by its role and label only: its text is never read."""
+    reads; a drag's is the one at its drop point, `drop_target`): for clicks, a drag, a scroll
+    at a point, and `type`/`key`; None for the rest. A password field is kept by its role and
+    label only, marked `secret` (a routine never keeps a step on one): its text is never read."""
     acts = member in AT_A_POINT or member in FOCUSED
     if member == "scroll":
         acts = params.get("coordinate") is not None
@@ -55,12 +56,21 @@ def meaning_of(
         role=element.role,
         name=element.name,
         near=element.near,
+        secret=element.secure,
     )
     return meaning if meaning.known else None
 
 
 class FindsAgain(ScreenLink):
     """`find_again` for the screen: the element a meaning names, where it is now."""
+
+    async def drop_target(self, params: Mapping[str, Any]) -> Element | None:
+        """The element under a drag's drop point (`coordinate`), which the gate does not ask
+        about (it judges a drag by what it picks up): a replay finds the drop point by it."""
+        point, _ = self._known_point(dict(params))
+        if point is None or self._inspector is None:
+            return None
+        return await self._inspect(self._inspector.element_at(point))
 
     async def find_again(self, meaning: TargetMeaning, *, within: float) -> Found:
         """The element `meaning` names, as a `coordinate` for the recorded member: looked for

@@ -120,7 +120,7 @@ async def judged(screen: Screen, member: str, **input: Any) -> Judged:
     return await screen.toolset.judge(screen.toolset.context_of(use))
 
 
-async def test_a_click_keeps_its_target_by_meaning_and_typing_the_focused_field(
+async def test_a_click_keeps_its_target_by_meaning_typing_the_focused_field_a_drag_its_drop(
     form: Form, screen: Screen
 ) -> None:
     await screen.ok("screenshot")
@@ -130,9 +130,17 @@ async def test_a_click_keeps_its_target_by_meaning_and_typing_the_focused_field(
     await screen.ok("left_click", coordinate=shown(centre(form.widgets["Password"])))
     typing = await judged(screen, "type", text="x")
     assert typing.meaning == TargetMeaning(
-        app=APP, window=TITLE, role="password text", name="Password"
+        app=APP, window=TITLE, role="password text", name="Password", secret=True
     )
     assert SECRET not in typing.model_dump_json()
+    # A drag is kept by where it drops (its `coordinate`, what a replay finds again).
+    drag = await judged(
+        screen,
+        "left_click_drag",
+        start_coordinate=shown(centre(form.widgets["Name"])),
+        coordinate=shown(centre(form.widgets["Remember me"])),
+    )
+    assert drag.meaning == BOX
     # Looking acts on no element; a move of the pointer neither.
     assert (await judged(screen, "screenshot")).meaning is None
     assert (await judged(screen, "mouse_move", coordinate=[10, 10])).meaning is None
