@@ -225,7 +225,7 @@ class Routines:
         report = RunReport(ok=False, status="stopped", name=name, chat_id=session_id)
         from desktop.routines.replay import RunState
 
-        state = RunState(report=report)
+        state = RunState(report=report, task=_task_text(routine, values))
         future: asyncio.Future[RunReport] = asyncio.get_running_loop().create_future()
         self._running[name] = session_id
         self._runs[session_id] = future
@@ -233,7 +233,7 @@ class Routines:
 
         async def work(emit: Callable[..., None]) -> None:
             try:
-                self.conversations.show_prompt(session_id, _task_text(routine, values))
+                self.conversations.show_prompt(session_id, state.task)
                 await self.replay.run(routine, values, session_id, emit, state)
             finally:
                 report = state.report
