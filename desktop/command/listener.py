@@ -251,7 +251,7 @@ class UiServer:
             if not routines.load(request.name).kept and routines.ask_keep is not None:
                 keep = Event(event="asking", summary=KEEP.format(name=request.name))
                 await _send(writer, Reply(event=keep))  # the window's keep sheet comes first
-            chat_id = await routines.start(request.name, request.params)
+            chat_id = await routines.start(request.name, request.params, trigger=request.by)
         except RoutineError as error:
             await _send(
                 writer, Reply(result=Result(ok=False, error=error.message, code=error.code))

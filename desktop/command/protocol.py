@@ -39,7 +39,7 @@ has no time limit; the command closing its end (Ctrl+C) stops the run, and the r
 comes back while the command reads:
 
     → {"token": "…", "kind": "routine", "name": "Weekly report", "params": {"week": "12"},
-       "update": false}
+       "update": false, "by": "command"}
     ← {"event": {"event": "started", "summary": "▶ Weekly report", "chat_id": 7}}
     ← {"event": {"event": "asking", "summary": "Approve the plan…"}}   waits for the person
     ← {"report": {"schema": "deskhand.routine.run/1", "ok": true, "status": "done", …}}
@@ -119,6 +119,7 @@ class RoutineRequest(Data):
     name: str = Field(max_length=200)
     params: dict[str, str] = Field(default_factory=dict)
     update: bool = False  # a run that healed writes its healed steps into the routine
+    by: Literal["command", "mcp"] = "command"  # who asked: the routine's history says
 
 
 def parse_request(line: bytes) -> Request | AskRequest | RoutineRequest:

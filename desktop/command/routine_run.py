@@ -12,13 +12,13 @@ import json
 import socket
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from desktop.command.client import BROKEN, NOT_UNDERSTOOD, Failure
 from desktop.command.launch import START_LIMIT, NotStarted, start_app
 from desktop.command.place import ServerInfo, data_root, read_info
 
-__all__ = ["RoutineRun"]
+__all__ = ["AppRun"]
 
 CONNECT_LIMIT = 5.0
 
@@ -27,8 +27,8 @@ CONNECT_LIMIT = 5.0
 Told = Callable[[str, str, int | None], None]
 
 
-class RoutineRun:
-    """One run of a routine in the app, from a command: `wait()` for its report."""
+class AppRun:
+    """One run of a routine in the app, asked for by a command: `wait()` for its report."""
 
     def __init__(
         self,
@@ -38,12 +38,14 @@ class RoutineRun:
         *,
         update: bool = False,
         start_limit: float = START_LIMIT,
+        by: Literal["command", "mcp"] = "command",
     ) -> None:
         self.data_dir = data_dir
         self.name = name
         self.params = params
         self.update = update
         self.start_limit = start_limit
+        self.by = by  # who asks, for the routine's history of runs
         self._connection: socket.socket | None = None
         self._buffer = b""
         self._stopped = False
@@ -74,6 +76,7 @@ class RoutineRun:
             "name": self.name,
             "params": self.params,
             "update": self.update,
+            "by": self.by,
         }
         try:
             connection.sendall(json.dumps(request).encode() + b"\n")

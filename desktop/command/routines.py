@@ -272,7 +272,7 @@ def _quoted(name: str) -> str:
 def _run(args: argparse.Namespace, params: dict[str, str]) -> int:
     from desktop.command.client import Failure
     from desktop.command.launch import START_LIMIT
-    from desktop.command.routine_run import RoutineRun
+    from desktop.command.routine_run import AppRun
 
     def told(what: str, summary: str, _chat_id: int | None) -> None:
         if what == "starting":
@@ -284,7 +284,7 @@ def _run(args: argparse.Namespace, params: dict[str, str]) -> int:
         elif what == "asking":
             print(f"Deskhand asks you in its window: {summary}", file=sys.stderr, flush=True)
 
-    running = RoutineRun(
+    running = AppRun(
         args.data_dir,
         args.name,
         params,

@@ -67,10 +67,10 @@ class RunRoutine(Tool[RunRoutineInput]):
 
     async def run(self, call: RunRoutineInput, ctx: RunContext) -> ToolResult:
         from desktop.command.client import Failure
-        from desktop.command.routine_run import RoutineRun
+        from desktop.command.routine_run import AppRun
 
         loop = asyncio.get_running_loop()
-        running = RoutineRun(self.data_dir, call.name, dict(call.params))
+        running = AppRun(self.data_dir, call.name, dict(call.params), by="mcp")
 
         def told(what: str, summary: str, _chat_id: int | None) -> None:
             lines = {

@@ -12,6 +12,7 @@ own places, makes the draft refuse with why; a card that says the key was replac
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -19,8 +20,8 @@ from pydantic import Field
 
 from desktop.calls.contract import CARD_KEY, CallCard, ToolUse
 from desktop.calls.own_places.guard import KEY_NOTICE, OWN_PLACE
-from desktop.calls.sources.plan.proposal import NAME as PLAN_TOOL
 from desktop.routines.model import PARAM_PATTERN, Parameter, RoutinePlan, Step
+from desktop.system.keystore import known_keys
 from desktop.system.store import StoredMessage
 from tools.data import Data
 
@@ -30,6 +31,7 @@ SECRET = (
     "This chat typed into a password field. Sign in by hand with Take over; routines never hold "
     "passwords."
 )
+PLAN_TOOL = "update_plan"  # the plan's tool (calls/sources/plan/proposal.py), loaded later
 OWN_PLACES = (
     "This chat touched Deskhand's own places or its API key. Routines never hold Deskhand's key "
     "or its files."
@@ -75,8 +77,11 @@ def draft_of(session_id: int, title: str, messages: list[StoredMessage]) -> Draf
     calls = list(_calls(messages))
     plan = RoutinePlan()
     kept: list[Step] = []
+    keys = known_keys()
     for use, card, result_text in calls:
         refusal = _secret_refusal(card, result_text)
+        if not refusal and any(key in json.dumps(use.input) for key in keys):
+            refusal = OWN_PLACES
         if refusal:
             return draft.model_copy(update={"refusal": refusal})
         if use.name == PLAN_TOOL and card.outcome == "ok":

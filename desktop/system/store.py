@@ -82,6 +82,19 @@ CREATE TABLE IF NOT EXISTS turn_ends (
     created_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS turn_ends_by_session ON turn_ends(session_id, id);
+-- Each run of a routine: who started it, how it went, and its chat.
+CREATE TABLE IF NOT EXISTS routine_runs (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    trigger TEXT NOT NULL,
+    status TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    seconds REAL NOT NULL DEFAULT 0,
+    model_requests INTEGER NOT NULL DEFAULT 0,
+    chat_id INTEGER,
+    healed INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS routine_runs_by_name ON routine_runs(name, id);
 """
 # Columns added since a table was first created: (table, column, definition).
 
@@ -111,6 +124,20 @@ class StoredMessage(Data):
     def text(self) -> str:
         """What the person typed (or the model wrote): no attached file's text."""
         return typed_text(self.content)
+
+
+class RoutineRun(Data):
+    """One run of a routine, as its page and `deskhand routine runs` list it."""
+
+    id: int
+    name: str
+    trigger: str  # "person", "command", "mcp", "schedule"
+    status: str  # "running", "done", "failed", "stopped", "waiting", "missed", "skipped"
+    started_at: float
+    seconds: float = 0.0
+    model_requests: int = 0
+    chat_id: int | None = None
+    healed: int = 0
 
 
 class StoredTurnEnd(Data):
@@ -382,6 +409,34 @@ class Store:
                 (session_id, session_id, event_json, time.time()),
             )
             return cursor.lastrowid or 0
+
+    def add_routine_run(
+        self, name: str, trigger: str, status: str, chat_id: int | None = None
+    ) -> int:
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO routine_runs (name, trigger, status, started_at, chat_id)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (name, trigger, status, time.time(), chat_id),
+            )
+            return cursor.lastrowid or 0
+
+    def end_routine_run(
+        self, run_id: int, status: str, seconds: float, model_requests: int, healed: int
+    ) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE routine_runs SET status = ?, seconds = ?, model_requests = ?, healed = ?"
+                " WHERE id = ?",
+                (status, seconds, model_requests, healed, run_id),
+            )
+
+    def routine_runs(self, name: str) -> list[RoutineRun]:
+        """The routine's runs, oldest first."""
+        rows = self._db.execute(
+            "SELECT * FROM routine_runs WHERE name = ? ORDER BY id", (name,)
+        ).fetchall()
+        return [RoutineRun(**dict(row)) for row in rows]
 
     def turn_ends(self, session_id: int) -> list[StoredTurnEnd]:
         """How the chat's turns ended, where the thread said so, oldest first."""

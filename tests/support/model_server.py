@@ -152,6 +152,8 @@ class Reply(_Strict):
     usage: Usage = Field(default_factory=Usage)
     chunk_delay: float = 0.0
     model: str | None = None
+    # Seconds the model "thinks" before its stream starts: a real turn's time (figures only).
+    think: float = 0.0
 
 
 class HttpError(_Strict):
@@ -706,6 +708,7 @@ class _Handler(BaseHTTPRequestHandler):
             )
 
     def _stream_reply(self, reply: Reply, model: str) -> None:
+        self._pause(reply.think)
         sse = self._start_stream(model, reply.usage)
         for index, (block, final) in enumerate(
             zip(reply.blocks, self._final_blocks(reply), strict=True)

@@ -13,7 +13,7 @@ answers a few dynamic paths:
 - anything else not found — 404.
 
 Every request is recorded in `hits` as `(host header, path)`, so a test can prove that a
-refused address was never contacted.
+refused address was never contacted. `edits` changes text in the pages served from then on.
 """
 
 from __future__ import annotations
@@ -36,6 +36,9 @@ class PageServer:
         self.host = host
         self.sentinel = sentinel
         self.hits: list[tuple[str, str]] = []
+        # Text replaced in every page served from now on (a site that changed since a routine
+        # was recorded: a renamed link).
+        self.edits: dict[str, str] = {}
         self._server = ThreadingHTTPServer((host, 0), self._handler())
         self._server.daemon_threads = True
         self.port = self._server.server_address[1]
@@ -133,6 +136,8 @@ class PageServer:
                     text = body.decode("utf-8")
                     text = text.replace("{{PORT}}", str(server.port))
                     text = text.replace("{{SENTINEL}}", server.sentinel)
+                    for old, new in server.edits.items():
+                        text = text.replace(old, new)
                     body = text.encode("utf-8")
                 self._send(200, body, TYPES.get(file.suffix, "application/octet-stream"))
 

@@ -43,6 +43,7 @@ from desktop.system.usage import Usage
 from desktop.workspace import Workspace
 from ui import theme
 from ui.first_paint import first_paint
+from ui.routines.runs import RoutineRuns
 from ui.screen.own_windows import own_window_rects
 from ui.screen.visualizer import ScreenVisualizer
 from ui.sheets.outside_watch import OutsideWatch
@@ -190,6 +191,8 @@ class MainWindow(QMainWindow):
         for notice in workspace.notices:
             self.banners.addWidget(NoticeBanner(notice))
         self.browser_offer = BrowserOffer(workspace, self.banners, self, self.statusBar())
+        self.routine_runs = RoutineRuns(self)  # the sidebar's routines, their runs and updates
+        self._unsubscribe.append(self.routine_runs.close)
         self.sessions.refresh()
         self.new_chat()
 

@@ -271,7 +271,7 @@ class SessionList(QWidget):
 
 
 class Sidebar(QWidget):
-    """The window's left pane: the chat list, and the Settings button under it."""
+    """The window's left pane: the chat list, the sections added under it, and Settings."""
 
     settings_requested = Signal()
 
@@ -287,6 +287,11 @@ class Sidebar(QWidget):
         layout.setContentsMargins(0, 0, 0, 10)
         layout.addWidget(self.sessions, 1)
         layout.addWidget(settings_button, 0, Qt.AlignmentFlag.AlignLeft)
+        self._layout = layout
+
+    def add_section(self, section: QWidget) -> None:
+        """A section under the chats, above Settings (the routines)."""
+        self._layout.insertWidget(self._layout.count() - 1, section)
 
 
 LIST_STYLE = """

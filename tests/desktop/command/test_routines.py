@@ -208,6 +208,8 @@ def test_a_run_replays_in_the_app_with_its_parameter_and_one_model_request(
             ]
             run_chat = workspace.store.session(report["chat_id"])
             assert run_chat is not None and run_chat.title == "▶ Greet"
+            [run] = workspace.routines.runs("Greet")  # its history says who asked
+            assert (run.trigger, run.status, run.chat_id) == ("command", "done", report["chat_id"])
 
             model_server.enqueue(text_reply(ANSWER))
             text = await deskhand(root, "run", "Greet")

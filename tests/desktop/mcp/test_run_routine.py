@@ -123,6 +123,8 @@ def test_an_mcp_client_runs_a_routine_once_the_person_allows_it(
         }
         runs = [s for s in workspace.store.sessions() if s.title == "▶ Greet"]
         assert len(runs) == 1  # only the allowed call ran
+        [run] = workspace.routines.runs("Greet")
+        assert (run.trigger, run.status, run.chat_id) == ("mcp", "done", runs[0].id)
         assert audited(root, "run_routine") == [
             ("run_routine", "run", "allowed", "person"),
             ("run_routine", "run", "denied", "person"),
