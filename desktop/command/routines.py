@@ -3,17 +3,19 @@
     deskhand routine save [CHAT] --name NAME [--param NAME=TEXT]…
     deskhand routine list
     deskhand routine show NAME
+    deskhand routine runs NAME
     deskhand routine run NAME [--param NAME=VALUE]… [--update]
 
-`save`, `list` and `show` open the data folder's store and routine files themselves (`list` and
-`show` only the files), with or without the app running (CHAT: a chat's id or title, the latest chat by default; `--param
+`save`, `list`, `show` and `runs` (the routine's past runs) open the data folder's store and
+routine files themselves (`list` and `show` only the files), with or without the app running (CHAT: a chat's id or title, the latest chat by default; `--param
 NAME=TEXT` makes the typed text TEXT the parameter NAME, TEXT its default). `run` asks the
 running app over its command-line socket (starting it when none runs), and waits for the run's
 end: the run happens in the app's chat "▶ NAME", through its plan sheet and gate; Ctrl+C stops
 it (a second Ctrl+C leaves at once, the run going on in the app).
 
 With `--json`: `save` and `show` print the routine itself (`deskhand.routine/1`, the file's
-content without its signature), `list` prints `deskhand.routine.list/1`, `run` the run's report
+content without its signature), `list` prints `deskhand.routine.list/1`, `runs`
+`deskhand.routine.runs/1`, `run` the run's report
 (`deskhand.routine.run/1`); a failure is `deskhand.error/1` (`answers.py`) with `bad_input` (a
 file that does not parse, an unknown or missing parameter), `not_found`, `already_running` or
 `refused`. Failures print one line on stderr and exit with their code's status; a run that did
@@ -73,6 +75,10 @@ def add_verbs(routine: argparse.ArgumentParser) -> None:
     verbs.add_parser("list", help="the routines, with their parameters", parents=shared)
     show = verbs.add_parser("show", help="a routine's plan, parameters and steps", parents=shared)
     show.add_argument("name", help="the routine's name")
+    history = verbs.add_parser(
+        "runs", help="a routine's past runs: when, who asked, how each ended", parents=shared
+    )
+    history.add_argument("name", help="the routine's name")
     running = verbs.add_parser(
         "run",
         help="run a routine in the app (started if needed) and wait for its end",
@@ -103,9 +109,11 @@ def run(args: argparse.Namespace, open_workspace: Callable[[Path | None], Runnin
         return _run(args, params)
     from desktop.routines.book import RoutineError
 
-    if verb in ("list", "show"):
+    if verb in ("list", "show", "runs"):
         try:
             book = _book(args.data_dir)
+            if verb == "runs":
+                return _runs(args, book)
             return _list(args, book) if verb == "list" else _show(args, book)
         except RoutineError as error:
             return _fail(args, error.message, error.code)
@@ -247,6 +255,54 @@ def _show(args: argparse.Namespace, book: RoutineBook) -> int:
     ending = "Claude's answer (one request)" if routine.answer else "the last read's text"
     print(f"Ends with {ending}.")
     return 0
+
+
+def _runs(args: argparse.Namespace, book: RoutineBook) -> int:
+    """The routine's runs, oldest first, from the store (the routine must exist)."""
+    from desktop.system.paths import DataPaths
+    from desktop.system.store import Store
+
+    name = book.load(args.name).routine.name
+    store = Store.open(DataPaths.for_data_dir(args.data_dir).database)
+    try:
+        runs = store.routine_runs(name)
+    finally:
+        store.close()
+    listed = [
+        {
+            "started_at": _when(run.started_at),
+            "trigger": run.trigger,
+            "status": run.status,
+            "seconds": run.seconds,
+            "model_requests": run.model_requests,
+            "healed": run.healed,
+            "chat_id": run.chat_id,
+        }
+        for run in runs
+    ]
+    if args.json:
+        answers.emit(answers.answer("routine.runs", {"name": name, "runs": listed}))
+        return 0
+    if not runs:
+        print(f"“{name}” has not run yet.")
+    for run in runs:
+        when = _when(run.started_at)[:16].replace("T", " ")
+        healed = f", {run.healed} healed" if run.healed else ""
+        who = WHO.get(run.trigger, run.trigger)
+        print(
+            f"{when}  {run.status:<8} {run.seconds:g} s, "
+            f"{_count(run.model_requests, 'model request')}{healed}  (by {who})"
+        )
+    return 0
+
+
+WHO = {"person": "you, in the window", "command": "the command line", "mcp": "an MCP client"}
+
+
+def _when(epoch: float) -> str:
+    from datetime import datetime
+
+    return datetime.fromtimestamp(epoch).astimezone().isoformat(timespec="seconds")
 
 
 def _parameter_lines(routine: Routine) -> list[str]:

@@ -219,6 +219,22 @@ def test_a_run_replays_in_the_app_with_its_parameter_and_one_model_request(
             ), text.out
             assert tools.field.value == "Ada"  # its default
 
+        history = await deskhand(root, "runs", "Greet", "--json")
+        runs = history.json["runs"]
+        assert [(r["trigger"], r["status"], r["model_requests"]) for r in runs] == [
+            ("command", "done", 1),
+            ("command", "done", 1),
+        ]
+        assert runs[0]["chat_id"] == report["chat_id"]
+        lines = (await deskhand(root, "runs", "Greet")).out.splitlines()
+        assert len(lines) == 2
+        for line in lines:
+            assert re.fullmatch(
+                r"\d{4}-\d\d-\d\d \d\d:\d\d  done     [0-9.]+ s, 1 model request  "
+                r"\(by the command line\)",
+                line,
+            ), line
+
     asyncio.run(go())
 
 
