@@ -1,4 +1,5 @@
-"""`deskhand routine`: save a finished chat as a routine, list and show routines, run one.
+"""`deskhand routine`: save a finished chat as a routine, list and show routines and their runs,
+run one.
 
     deskhand routine save [CHAT] --name NAME [--param NAME=TEXT]…
     deskhand routine list
