@@ -21,6 +21,10 @@ from desktop.command.place import ServerInfo, data_root, read_info
 __all__ = ["AppRun"]
 
 CONNECT_LIMIT = 5.0
+QUIT_MID_RUN = (
+    "Deskhand stopped before the routine's run ended; its chat “▶ {name}” keeps what ran, "
+    "marked stopped."
+)
 
 # Told as the run goes: ("starting", "", None) when the app is being started first, ("started",
 # "▶ NAME", chat id), and ("asking", what, None) each time the run waits for the person.
@@ -49,6 +53,7 @@ class AppRun:
         self._connection: socket.socket | None = None
         self._buffer = b""
         self._stopped = False
+        self._running = False  # the app said the run started
 
     @property
     def connected(self) -> bool:
@@ -117,6 +122,8 @@ class AppRun:
                     code = str(result.get("code") or "failed")
                     raise Failure(str(result.get("error") or NOT_UNDERSTOOD), code)
                 event = reply.get("event")
+                if isinstance(event, dict) and event.get("event") == "started":
+                    self._running = True
                 if isinstance(event, dict) and event.get("event") in ("started", "asking"):
                     chat_id = event.get("chat_id")
                     told(
@@ -128,11 +135,15 @@ class AppRun:
                 chunk = connection.recv(1 << 16)
             except OSError as exc:
                 self.close()
-                raise Failure(BROKEN, "failed") from exc
+                raise Failure(self._broken(), "failed") from exc
             if not chunk:
                 self.close()
-                raise Failure(BROKEN, "failed")
+                raise Failure(self._broken(), "failed")
             self._buffer += chunk
+
+    def _broken(self) -> str:
+        """Why no report came: the app went away (quit, crashed) before or during the run."""
+        return QUIT_MID_RUN.format(name=self.name) if self._running else BROKEN
 
     def stop(self) -> None:
         """Ask the app to stop the run: this end stops writing, and still reads the report."""

@@ -468,3 +468,28 @@ def test_a_routine_changed_outside_runs_once_kept_on_the_windows_sheet(
         assert kept.pop("signature") and kept == edited  # kept as it was shown
 
     asyncio.run(go())
+
+
+def test_an_app_that_quits_mid_run_is_said_in_one_line(
+    workspace: Workspace, model_server: ScriptedModelServer
+) -> None:
+    tools = desk(workspace)
+    saved(workspace, model_server)
+    root = workspace.paths.root
+    tools.notebook.delay = 60.0
+    tools.notebook.started.clear()  # set when the task was recorded
+
+    async def go() -> None:
+        async with serving(workspace) as listening:
+            running = await started(root, "run", "Greet", "--param", "who=Lin", "--json")
+            await asyncio.wait_for(tools.notebook.started.wait(), 60)
+            await listening.close()  # the app quits: its socket goes first
+            gone = await finished(running)
+            workspace.routines.stop("Greet")
+        assert (gone.code, gone.json["error"]["code"]) == (1, "failed")
+        assert gone.json["error"]["message"] == (
+            "Deskhand stopped before the routine's run ended; its chat “▶ Greet” keeps what ran, "
+            "marked stopped."
+        )
+
+    asyncio.run(go())
