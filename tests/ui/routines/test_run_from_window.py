@@ -263,7 +263,7 @@ def test_a_run_that_healed_offers_update_routine_and_update_writes_the_file(
         "Step 1 of 2 could not be done as recorded: it changed nothing, where it had its effect "
         "before.",
         "The step's intent: Field: type into Name",
-        "Its recorded input: {'text': '{{who}}'}",
+        "Its input in this run: {'text': 'Grace'}",
         'Its recorded effect: ~ textbox "Name": "" → "Ada"',
     ]
     run_chat = window.current_session_id
