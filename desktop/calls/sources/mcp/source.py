@@ -546,6 +546,7 @@ class McpSource(contract.ToolSource):
         except (ServerUnavailable, ServerGone, CallRefused) as exc:
             # A connector whose sign-in lapsed meanwhile (revoked, refresh refused) says so.
             if signs_in and not await asyncio.to_thread(self._signed_in, server):
+                await connection.stop(state=ServerState.FAILED)  # until signed in again
                 return contract.CallResult.failure(SIGN_IN_AGAIN.format(server=server))
             if isinstance(exc, ServerUnavailable):
                 return contract.CallResult.failure(SERVER_OFF.format(server=server))
