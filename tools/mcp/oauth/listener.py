@@ -130,4 +130,4 @@ def _minutes(seconds: float) -> str:
     if seconds >= 60:
         minutes = round(seconds / 60)
         return f"{minutes} minute" + ("s" if minutes != 1 else "")
-    return f"{seconds:g} seconds"
+    return f"{seconds:g} second" + ("s" if seconds != 1 else "")

@@ -21,7 +21,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop.system.keystore import SERVICE, keychain_available
+from desktop.system.keystore import SERVICE, keychain_available, remember_token
 from tools.data import Data
 
 if TYPE_CHECKING:
@@ -90,12 +90,15 @@ class SignIns:
         if not text:
             return None
         try:
-            return SignInRecord.model_validate_json(text)
+            record = SignInRecord.model_validate_json(text)
         except ValueError:
             log.warning("a connector's sign-in could not be read; it must sign in again")
             return None
+        _remember(record)
+        return record
 
     def save(self, name: str, record: SignInRecord) -> None:
+        _remember(record)
         text = record.model_dump_json(exclude_none=True)
         if self.keychain:
             import keyring
@@ -166,6 +169,16 @@ class SignIns:
             file.write(json.dumps(data, indent=2))
         os.chmod(tmp, 0o600)
         tmp.replace(self.path)
+
+
+def _remember(record: SignInRecord) -> None:
+    """Its secrets, for the guard that takes them out of any tool result (a server that echoes
+    its bearer token back cannot pass it on)."""
+    for secrets in (record.tokens or {}, record.client or {}):
+        for field in ("access_token", "refresh_token", "client_secret"):
+            value = secrets.get(field)
+            if isinstance(value, str):
+                remember_token(value)
 
 
 class Kept:

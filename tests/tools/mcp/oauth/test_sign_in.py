@@ -66,7 +66,7 @@ def test_signing_in_shows_the_summary_then_the_browser_and_lists_the_tools(
     redirect = urlsplit(query["redirect_uri"][0])
     assert (redirect.scheme, redirect.hostname, redirect.path) == ("http", "127.0.0.1", "/callback")
     assert redirect.port != server.port and query["code_challenge_method"] == ["S256"]
-    assert [t.name for t in signed.tools] == ["echo", "add_note"]
+    assert [t.name for t in signed.tools] == ["echo", "add_note", "whoami"]
     record = signed.record
     assert record is not None and record.tokens is not None
     assert record.tokens["access_token"] in server.issued

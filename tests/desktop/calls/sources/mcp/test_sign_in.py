@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from desktop.calls.own_places.guard import KEY_NOTICE, TOKEN_REMOVED
 from desktop.calls.own_places.resolve import touches
 from desktop.calls.sources.mcp import remote
 from desktop.calls.sources.mcp.sign_ins import FILE_NAME
@@ -86,7 +87,7 @@ def test_a_signed_in_connectors_tool_runs_through_the_gate_and_its_tokens_reach_
     assert (row.status, row.signed_in, row.tools, row.words[:9]) == (
         "signed_in",
         True,
-        2,
+        3,
         "Signed in",
     )
     assert json.loads((data_dir / "mcp.json").read_text()) == {
@@ -111,6 +112,26 @@ def test_a_signed_in_connectors_tool_runs_through_the_gate_and_its_tokens_reach_
     for token in server.issued:
         assert token in kept.read_text()  # kept where they belong...
         assert token not in written and token not in sent and token not in caplog.text
+
+
+def test_a_server_that_echoes_its_token_back_cannot_pass_it_on(
+    workspace: Workspace, model_server: ScriptedModelServer, server: OAuthServer, data_dir: Path
+) -> None:
+    add_notes(workspace, server)
+    workspace.live.set_rule("mcp__notes.whoami^consequential", Rule.ALLOW)
+    model_server.enqueue(
+        tool_reply(ToolUse(name="mcp__notes__whoami", input={})), text_reply("Done.")
+    )
+
+    events = running(workspace, turn(workspace, "Who am I?"))
+
+    [result] = results(model_server, 1)
+    assert result["content"] == [{"type": "text", "text": f"You called with {TOKEN_REMOVED}."}]
+    [finished] = [e for e in events if isinstance(e, ToolFinished)]
+    assert KEY_NOTICE in finished.notices
+    written = everything_written(data_dir, but=data_dir / FILE_NAME)
+    for token in server.issued:
+        assert token not in json.dumps(model_server.message_requests) and token not in written
 
 
 def test_a_token_that_expired_while_closed_is_refreshed_without_a_browser(
@@ -226,3 +247,29 @@ def test_with_a_keychain_the_tokens_go_there_and_no_file_holds_them(
     for token in server.issued:
         assert token in keychain.passwords[(service, account)] and token not in written
     assert os.environ.get("PYTHON_KEYRING_BACKEND") == "keyring.backends.fail.Keyring"
+
+
+def test_a_token_close_to_its_expiry_is_renewed_before_it_runs_out(
+    workspace: Workspace, server: OAuthServer, data_dir: Path
+) -> None:
+    add_notes(workspace, server)
+    kept = data_dir / FILE_NAME
+    records = json.loads(kept.read_text())
+    records["notes"]["expires_at"] = time.time() + 30  # still valid, inside the last minute
+    kept.write_text(json.dumps(records))
+    old_access = records["notes"]["tokens"]["access_token"]
+
+    async def started() -> Any:
+        source = McpSource(data_dir / "mcp.json", logs_dir=data_dir / "logs")
+        await source.start()
+        try:
+            return source.connections["notes"].status
+        finally:
+            await source.close()
+
+    status = asyncio.run(started())
+
+    assert status.state.value == "ready"
+    assert server.refreshes == 1  # renewed, though the server would still have taken it
+    assert old_access in server.authority.access  # (the server does not revoke on refresh)
+    assert json.loads(kept.read_text())["notes"]["tokens"]["access_token"] != old_access
