@@ -29,9 +29,8 @@ from desktop.command.options import shared_options
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from desktop.calls.sources.mcp.remote import ConnectorRow
+    from desktop.calls.sources.mcp.remote import ConnectorRow, SignInSummary
     from desktop.calls.sources.mcp.source import McpSource
-    from tools.mcp.oauth.flow import SignInSummary
 
 SECRET_ENV = "DESKHAND_CLIENT_SECRET"
 # A sign-in's codes (tools/mcp/oauth/errors.py) as the command line's (answers.py).

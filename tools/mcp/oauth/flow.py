@@ -47,20 +47,13 @@ from tools.mcp.oauth.provider import (
     SignInRecord,
     secure,
 )
+from tools.mcp.oauth.summary import Confirm, SignInSummary
 from tools.mcp.spec import HttpSpec, ServerState
 
 SIGN_IN_TIMEOUT = 300.0  # seconds the person has to finish in the browser
 CLIENT_NAME = "Deskhand"
 # Never used: a running connector opens no browser, but the SDK wants a redirect URI to hold.
 UNUSED_REDIRECT = "http://127.0.0.1/callback"
-
-
-class SignInSummary(Data):
-    """What the person reads before the browser opens."""
-
-    server: str  # the MCP server's URL
-    auth_host: str  # the authorization server's host
-    scopes: list[str]
 
 
 class SignedIn(Data):
@@ -70,7 +63,6 @@ class SignedIn(Data):
     tools: list[mcp_types.Tool]
 
 
-Confirm = Callable[[SignInSummary], Awaitable[bool]]
 Opener = Callable[[str], Awaitable[None]]
 
 
@@ -117,7 +109,7 @@ async def sign_in(
     within: float = SIGN_IN_TIMEOUT,
     client_id: str | None = None,
     client_secret: str | None = None,
-    client_info: mcp_types.Implementation | None = None,
+    implementation: mcp_types.Implementation | None = None,
 ) -> SignedIn:
     """Sign in to the server at `url` and list its tools. Raises SignInProblem."""
     parts = urlsplit(url)
@@ -141,7 +133,7 @@ async def sign_in(
         return provider.fail(problem)
 
     async def to_browser(authorization_url: str) -> None:
-        _check_authorization(provider, authorization_url, listener, url)
+        _check_authorization(provider, authorization_url, listener)
         query = parse_qs(urlsplit(authorization_url).query)
         listener.expect((query.get("state") or [""])[0])
         summary = SignInSummary(
@@ -171,7 +163,7 @@ async def sign_in(
         scopes=list(scopes),
     )
     connection = ServerConnection(
-        "sign-in", HttpSpec(url=url), auth=provider, client_info=client_info
+        "sign-in", HttpSpec(url=url), auth=provider, client_info=implementation
     )
     try:
         status = await connection.start()
@@ -187,7 +179,7 @@ async def sign_in(
 
 
 def _check_authorization(
-    provider: DeskhandOAuth, authorization_url: str, listener: LoopbackListener, server: str
+    provider: DeskhandOAuth, authorization_url: str, listener: LoopbackListener
 ) -> None:
     """Before the browser opens: every endpoint of the authorization server is https (or on
     this computer), and the code comes back to this listener only."""
@@ -209,7 +201,6 @@ def _check_authorization(
         raise provider.fail(
             SignInProblem("redirect_off_loopback", host=urlsplit(redirect).netloc or "?")
         )
-    del server
 
 
 def _why(

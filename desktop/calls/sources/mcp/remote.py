@@ -27,11 +27,17 @@ from desktop.calls.sources.mcp.sign_ins import SignInState, SignInStatus
 from desktop.system import heavy
 from tools.data import Data
 
+# Re-exported for Settings → Connectors (ui never imports tools): the sheet's words, and why a
+# sign-in did not happen.
+from tools.mcp.oauth.errors import SignInProblem as SignInProblem
+from tools.mcp.oauth.summary import Confirm as Confirm
+from tools.mcp.oauth.summary import SignInSummary as SignInSummary
+
 if TYPE_CHECKING:
     import mcp_types
 
     from desktop.calls.sources.mcp.source import McpSource
-    from tools.mcp.oauth.flow import Confirm, Opener, SignedIn
+    from tools.mcp.oauth.flow import Opener, SignedIn
 
 
 class ConnectorProblem(Exception):
@@ -131,7 +137,7 @@ async def _sign_in(
         within=flow.SIGN_IN_TIMEOUT if within is None else within,
         client_id=client_id,
         client_secret=client_secret,
-        client_info=mcp_types.Implementation(name="Deskhand", version=desktop.__version__),
+        implementation=mcp_types.Implementation(name="Deskhand", version=desktop.__version__),
     )
 
 
@@ -154,8 +160,6 @@ async def add(
     if problem is not None:
         raise ConnectorProblem("bad_input", problem)
     if not url.startswith(("http://", "https://")):
-        from tools.mcp.oauth.errors import SignInProblem
-
         raise SignInProblem("bad_url", server=url)
     signed = await _sign_in(
         url,
@@ -231,7 +235,7 @@ async def sign_out(source: McpSource, name: str) -> bool:
 
         revoked = await revoke(record, entry.url)
     await asyncio.to_thread(source.sign_ins.forget, name)
-    source._changed()
+    source.changed()
     return revoked
 
 
@@ -251,8 +255,8 @@ async def tools(source: McpSource, name: str) -> list[mcp_types.Tool]:
     """The connector's tools, listed now (a signed-in connector refreshes its token if it must;
     one whose sign-in lapsed raises ConnectorProblem `needs_sign_in`)."""
     entry = _entry(source, name)
-    if entry.oauth and source.sign_ins.state(name).status is not SignInStatus.SIGNED_IN:
-        raise ConnectorProblem("needs_sign_in", _needs(source, name))
+    if entry.oauth and not await _signed_in(source, name):
+        raise ConnectorProblem("needs_sign_in", await asyncio.to_thread(_needs, source, name))
     if not source.approvals.approved(name, entry):
         raise ConnectorProblem(
             "needs_permission", f"“{name}” waits for your approval in Settings → Connectors."
@@ -260,13 +264,15 @@ async def tools(source: McpSource, name: str) -> list[mcp_types.Tool]:
     await heavy.ready(heavy.MCP)
     from tools.mcp.spec import ServerState
 
-    connection = source.connections.get(name) or source._connection(name, entry)
+    connection = source.connections.get(name) or source.connection_for(name, entry)
     started = connection.running
     status = await connection.start()
     try:
         if status.state is not ServerState.READY:
-            if entry.oauth and source.sign_ins.state(name).status is not SignInStatus.SIGNED_IN:
-                raise ConnectorProblem("needs_sign_in", _needs(source, name))
+            if entry.oauth and not await _signed_in(source, name):
+                raise ConnectorProblem(
+                    "needs_sign_in", await asyncio.to_thread(_needs, source, name)
+                )
             raise ConnectorProblem("failed", status.problem or f"“{name}” did not start.")
         found = list(connection.tools)
     finally:
@@ -274,6 +280,11 @@ async def tools(source: McpSource, name: str) -> list[mcp_types.Tool]:
             await connection.stop()
     source.learned(name, found)
     return found
+
+
+async def _signed_in(source: McpSource, name: str) -> bool:
+    state = await asyncio.to_thread(source.sign_ins.state, name)
+    return state.status is SignInStatus.SIGNED_IN
 
 
 def _needs(source: McpSource, name: str) -> str:

@@ -213,6 +213,12 @@ class McpSource(contract.ToolSource):
         for listener in list(self._listeners):
             listener()
 
+    changed = _changed  # for remote.py: a sign-in or sign-out changed a row
+
+    def connection_for(self, server: str, entry: ServerEntry) -> ServerConnection:
+        """A connection to `server` as configured, not kept here (remote.py lists its tools)."""
+        return self._connection(server, entry)
+
     def reload(self) -> ConfigRead:
         """Read the file again (never writing it); servers that changed start or stop."""
         self.read = read_config(self.config_path)

@@ -13,7 +13,8 @@ import pytest
 
 from tests.support.oauth_server import OAuthServer, follows
 from tools.mcp.oauth.errors import SignInProblem
-from tools.mcp.oauth.flow import SignedIn, SignInSummary, sign_in
+from tools.mcp.oauth.flow import SignedIn, sign_in
+from tools.mcp.oauth.summary import SignInSummary
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from tests.support.keychain import MemoryKeychain, installed
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.oauth_server import OAuthServer, follows
 from tools.mcp.oauth.errors import SignInProblem
-from tools.mcp.oauth.flow import SignInSummary
+from tools.mcp.oauth.summary import SignInSummary
 from tools.outcome import Outcome
 
 
