@@ -217,8 +217,10 @@ def _why(
     return SignInProblem("not_mcp_server", server=url)
 
 
-def running_auth(url: str, keeper: Keeper, on_lapsed: Callable[[], None]) -> DeskhandOAuth:
-    """The provider of a signed-in connector's transport: refreshes, never opens a browser."""
+def running_auth(
+    url: str, keeper: Keeper, on_lapsed: Callable[[], None], *, name: str
+) -> DeskhandOAuth:
+    """The provider of connector `name`'s transport: refreshes, never opens a browser."""
     kept = KeptStorage(keeper)
     provider: DeskhandOAuth
 
@@ -229,10 +231,10 @@ def running_auth(url: str, keeper: Keeper, on_lapsed: Callable[[], None]) -> Des
         record.expires_at = None
         await keeper.save(record)
         on_lapsed()
-        raise provider.fail(SignInNeeded(url))
+        raise provider.fail(SignInNeeded(name))
 
     async def never() -> AuthorizationCodeResult:
-        raise provider.fail(SignInNeeded(url))
+        raise provider.fail(SignInNeeded(name))
 
     provider = DeskhandOAuth(
         url,

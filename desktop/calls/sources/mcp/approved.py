@@ -91,6 +91,10 @@ class ConnectorApprovals:
         approved.update({name: fingerprint(entry) for name, entry in entries.items()})
         self._write(approved)
 
+    def reread(self) -> None:
+        """Read the file again when next asked (another Deskhand process may have approved)."""
+        self._approved = None
+
     def forget(self, name: str) -> None:
         """A removed server: a server of that name added later waits for the person again."""
         approved = dict(self._read())

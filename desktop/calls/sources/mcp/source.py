@@ -196,6 +196,9 @@ class McpSource(contract.ToolSource):
         if read.problem is not None or read.text == self.read.text:
             return False
         self.read = read
+        # `deskhand connector add` approves what it adds: the approvals file, which only
+        # Deskhand can sign, is read again with the list.
+        self.approvals.reread()
         self._in_background(self._reconcile())
         self._changed()
         return True
@@ -323,7 +326,7 @@ class McpSource(contract.ToolSource):
         if entry.oauth and entry.url:
             from tools.mcp.oauth.flow import running_auth
 
-            auth = running_auth(entry.url, self.sign_ins.keeper(server), self._changed)
+            auth = running_auth(entry.url, self.sign_ins.keeper(server), self._changed, name=server)
         return ServerConnection(
             server,
             entry.spec(),

@@ -27,6 +27,7 @@ from tests.support.connectors import running, turn
 from tests.support.keychain import MemoryKeychain, installed
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.oauth_server import OAuthServer, follows
+from tests.support.waiting import wait_until
 from tools.mcp.oauth.errors import SignInProblem
 from tools.mcp.oauth.summary import SignInSummary
 from tools.outcome import Outcome
@@ -273,3 +274,58 @@ def test_a_token_close_to_its_expiry_is_renewed_before_it_runs_out(
     assert server.refreshes == 1  # renewed, though the server would still have taken it
     assert old_access in server.authority.access  # (the server does not revoke on refresh)
     assert json.loads(kept.read_text())["notes"]["tokens"]["access_token"] != old_access
+
+
+def test_a_grant_revoked_while_closed_says_sign_in_again_at_the_next_start(
+    workspace: Workspace, server: OAuthServer, data_dir: Path
+) -> None:
+    browser = follows()
+    add_notes(workspace, server, open_browser=browser)
+    kept = data_dir / FILE_NAME
+    records = json.loads(kept.read_text())
+    records["notes"]["expires_at"] = time.time() - 10
+    kept.write_text(json.dumps(records))
+    server.revoke_all()
+
+    async def started() -> Any:
+        source = McpSource(data_dir / "mcp.json", logs_dir=data_dir / "logs")
+        await source.start()
+        try:
+            return source.connections["notes"].status, remote.rows(source)
+        finally:
+            await source.close()
+
+    status, [row] = asyncio.run(started())
+
+    assert (status.state.value, status.problem) == (
+        "failed",
+        "“notes” needs you to sign in again.",
+    )
+    assert (row.status, row.words) == ("sign_in_again", "Sign in again")
+    assert len(browser.opened) == 1 and server.refreshes == 0
+
+
+def test_a_connector_added_from_the_command_line_starts_in_the_running_app(
+    workspace: Workspace, server: OAuthServer, data_dir: Path
+) -> None:
+    async def both() -> Any:
+        app = McpSource(data_dir / "mcp.json", logs_dir=data_dir / "logs")
+        await app.start()  # running, with no connector yet
+        try:
+            command_line = McpSource(data_dir / "mcp.json", logs_dir=data_dir / "logs")
+
+            async def confirm(summary: SignInSummary) -> bool:
+                return True
+
+            await remote.add(
+                command_line, "notes", server.url, confirm=confirm, open_browser=follows()
+            )
+            assert app.notice_file_change()
+            await wait_until(lambda: "notes" in app.connections, what="the connection")
+            connection = app.connections["notes"]
+            await wait_until(lambda: connection.status.state.value == "ready", what="ready")
+            return [t.name for t in connection.tools]
+        finally:
+            await app.close()
+
+    assert asyncio.run(both()) == ["echo", "add_note", "whoami"]
