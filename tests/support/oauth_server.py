@@ -10,7 +10,8 @@ so in-process tests and `deskhand` subprocesses reach it alike. Knobs a test tur
 - `revoke_all()`: the grant revoked on the server's side (every token refused from then on);
 - `register_redirect`: the registration answers with this redirect URI instead of the client's;
 - `insecure_issuer`: the protected-resource metadata names this plain-http authorization server;
-- `dynamic_registration=False`: no registration endpoint; `add_client(id)` pre-registers one.
+- `dynamic_registration=False`: no registration endpoint; `add_client(id)` pre-registers one;
+- `auth=False`: the same server asking for no sign-in at all.
 
 What happened is recorded: `issued` (every access and refresh token), `refreshes`, `revoked`
 (tokens revoked through the revocation endpoint), `notes` (what `add_note` was given).
@@ -178,7 +179,9 @@ class _Insecure:
 class OAuthServer:
     """The server, started in a thread: `url` is its MCP endpoint. A context manager."""
 
-    def __init__(self, *, access_ttl: int = 3600, dynamic_registration: bool = True) -> None:
+    def __init__(
+        self, *, access_ttl: int = 3600, dynamic_registration: bool = True, auth: bool = True
+    ) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.url = f"{self.base}/mcp"
@@ -191,10 +194,10 @@ class OAuthServer:
         self.notes: list[str] = []
         self.authorized_scopes: list[list[str]] = []
         self.authority = MemoryAuthority(self)
-        mcp = MCPServer(
-            "notes",
-            auth_server_provider=self.authority,
-            auth=AuthSettings(
+        settings: dict[str, Any] = {}
+        if auth:
+            settings["auth_server_provider"] = self.authority
+            settings["auth"] = AuthSettings(
                 issuer_url=self.base,  # type: ignore[arg-type]
                 resource_server_url=self.url,  # type: ignore[arg-type]
                 validate_token_resource=False,
@@ -203,8 +206,8 @@ class OAuthServer:
                 ),
                 revocation_options=RevocationOptions(enabled=True),
                 required_scopes=[],
-            ),
-        )
+            )
+        mcp = MCPServer("notes", **settings)
 
         @mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))
         def echo(text: str) -> str:

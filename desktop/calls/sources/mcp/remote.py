@@ -210,7 +210,12 @@ async def sign_in(
 async def _keep(source: McpSource, name: str, entry: ServerEntry, signed: SignedIn) -> None:
     """Tokens first (the keychain), then mcp.json: a connector is never there without them."""
     if signed.record is not None:
-        await asyncio.to_thread(source.sign_ins.save, name, signed.record)
+        try:
+            await asyncio.to_thread(source.sign_ins.save, name, signed.record)
+        except Exception as exc:  # a keychain that refuses (locked, denied): nothing is added
+            raise ConnectorProblem(
+                "failed", "The keychain did not take the sign-in; nothing was added."
+            ) from exc
     try:
         source.put(name, entry)
     except (OSError, ConfigChanged) as exc:

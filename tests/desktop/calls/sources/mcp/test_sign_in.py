@@ -329,3 +329,17 @@ def test_a_connector_added_from_the_command_line_starts_in_the_running_app(
             await app.close()
 
     assert asyncio.run(both()) == ["echo", "add_note", "whoami"]
+
+
+def test_a_server_that_asks_for_no_sign_in_is_added_as_a_plain_url(
+    workspace: Workspace, data_dir: Path
+) -> None:
+    browser = follows()
+    with OAuthServer(auth=False) as open_server:
+        row = add_notes(workspace, open_server, open_browser=browser)
+
+    assert (row.status, row.signed_in, row.tools) == ("approved", None, 3)
+    assert json.loads((data_dir / "mcp.json").read_text()) == {
+        "mcpServers": {"notes": {"url": open_server.url}}
+    }
+    assert browser.opened == [] and not (data_dir / FILE_NAME).exists()
