@@ -170,7 +170,8 @@ async def add(
         client_id=client_id,
         client_secret=client_secret,
     )
-    entry = ServerEntry(url=url, oauth=signed.record is not None, scopes=list(scopes))
+    signs_in = signed.record is not None
+    entry = ServerEntry(url=url, oauth=signs_in, scopes=list(scopes) if signs_in else [])
     await _keep(source, name, entry, signed)
     return await asyncio.to_thread(row, source, name)
 
@@ -202,9 +203,17 @@ async def sign_in(
         client_id=client_id,
         client_secret=client_secret,
     )
-    await source.stop_server(name)  # it starts again with the new tokens
+    await _stop(source, name)  # it starts again with the new tokens
     await _keep(source, name, entry.model_copy(update={"oauth": signed.record is not None}), signed)
     return await asyncio.to_thread(row, source, name)
+
+
+async def _stop(source: McpSource, name: str) -> None:
+    """Stop the connector's server now; it starts again once signed in."""
+    connection = source.connections.pop(name, None)
+    if connection is not None:
+        await connection.stop()
+        source.changed()
 
 
 async def _keep(source: McpSource, name: str, entry: ServerEntry, signed: SignedIn) -> None:
@@ -231,7 +240,7 @@ async def sign_out(source: McpSource, name: str) -> bool:
     """Forget the connector's tokens, revoked first where the server offers it; returns whether
     the server took the revocation. The connector stays, to sign in again."""
     entry = _entry(source, name)
-    await source.stop_server(name)
+    await _stop(source, name)
     record = await asyncio.to_thread(source.sign_ins.load, name)
     revoked = False
     if record is not None and entry.url:

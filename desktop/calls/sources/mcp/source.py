@@ -270,13 +270,6 @@ class McpSource(contract.ToolSource):
             self._in_background(self._reconcile())
         self._changed()
 
-    async def stop_server(self, server: str) -> None:
-        """Stop one server now (a connector signed out); it starts again once signed in."""
-        connection = self.connections.pop(server, None)
-        if connection is not None:
-            await connection.stop()
-            self._changed()
-
     def known_tools(self, server: str) -> list[mcp_types.Tool] | None:
         """The server's tools: running, or as last listed (None: never listed)."""
         connection = self.connections.get(server)
