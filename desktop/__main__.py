@@ -2,6 +2,7 @@
 the setup; `deskhand mcp` serves this machine's tools to MCP clients over stdio; `deskhand ui …`
 sends one screen action to the running app; `deskhand apps …` reads Mac apps' dictionaries;
 `deskhand routine …` saves, lists, shows and runs routines.
+`deskhand connector …` adds remote MCP servers that sign in (OAuth) and lists them.
 
 `--json`, `--data-dir` and `--timeout` go before or after any command (`command/options.py`);
 each command loads only what it uses, when it runs."""
@@ -106,6 +107,7 @@ COMMANDS = {
     "mcp": "serve this machine's tools (browser, Mac apps) to MCP clients over stdio",
     "apps": "scriptable Mac apps: list, read a dictionary, call",
     "routine": "routines: save a finished chat as one, list, show, run (in the app)",
+    "connector": "remote MCP servers that sign in: add, sign-in, list, tools, sign-out, remove",
     "install-desktop-entry": "Linux: add Deskhand to your app launcher (a .desktop entry and "
     "icons in ~/.local/share, for your user only)",
 }
@@ -138,6 +140,10 @@ def full_parser(line: Sequence[str] | None = None) -> Parser:
             from desktop.command import routines
 
             routines.add_verbs(command)
+        elif name == "connector":
+            from desktop.command.connector import add_verbs as connector_verbs
+
+            connector_verbs(command)
     return parser
 
 
@@ -317,6 +323,10 @@ def main(argv: list[str] | None = None) -> int:
         from desktop.command import routines as routines_cli
 
         return routines_cli.run(args, open_workspace)
+    if args.command == "connector":
+        from desktop.command import connector
+
+        return connector.run(args)
     if args.command == "ui":
         from desktop.command.cli import run_ui
 
