@@ -1,16 +1,19 @@
-"""The welcome shown above Settings → Model on a first run: what Deskhand does, and what macOS will ask."""
+"""The welcome shown above Settings → Model on a first run: what Deskhand does (a line per
+thing it does, as Help says too), and what macOS will ask."""
 
 from __future__ import annotations
 
 import sys
+from html import escape
 
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
+from ui.capabilities import CAPABILITIES
+
 WHAT_IT_DOES = (
-    "<b>Welcome to Deskhand.</b> You chat with Claude here, and Claude can act for you: open "
-    "and read web pages in a browser you can watch, and use Calendar, Reminders, Notes, Mail "
-    "and Finder on a Mac. Anything that changes something waits for your OK first; the "
-    "<i>Permissions</i> menu in the toolbar sets how often Deskhand asks."
+    "<b>Welcome to Deskhand.</b> You chat with Claude here, and Claude can act for you. "
+    "Anything that changes something waits for your OK first; the <i>Permissions</i> menu in "
+    "the toolbar sets how often Deskhand asks."
 )
 MAC_PERMISSIONS = (
     "macOS asks once per app (“Deskhand wants to control Calendar”): that is the "
@@ -21,6 +24,12 @@ MAC_PERMISSIONS = (
 NEXT_STEP = "To start, paste your Anthropic API key below and press Save."
 
 
+def what_it_does_today() -> str:
+    """The capabilities as a compact list (rich text: the words are Deskhand's own)."""
+    rows = "".join(f"<li><b>{what}</b>: {escape(how)}</li>" for what, how in CAPABILITIES)
+    return f"<ul style='margin: 0; -qt-list-indent: 1;'>{rows}</ul>"
+
+
 class WelcomePanel(QFrame):
     """A short, friendly explanation; the key field sits right under it."""
 
@@ -29,7 +38,7 @@ class WelcomePanel(QFrame):
         self.setObjectName("welcomePanel")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 10, 14, 10)
-        paragraphs = [WHAT_IT_DOES]
+        paragraphs = [WHAT_IT_DOES, what_it_does_today()]
         if sys.platform == "darwin":
             paragraphs.append(MAC_PERMISSIONS)
         paragraphs.append(NEXT_STEP)
