@@ -4,6 +4,7 @@ the same things, so neither falls behind the other."""
 from __future__ import annotations
 
 import sys
+from html import escape
 
 QUICK_KEYS = "⌃⌥Space" if sys.platform == "darwin" else "Ctrl+Alt+Space"
 
@@ -25,5 +26,7 @@ CAPABILITIES = [
 ]
 
 
-def capability_lines() -> list[str]:
-    return [f"{what}: {how}" for what, how in CAPABILITIES]
+def capability_list() -> str:
+    """The capabilities as a compact rich-text list (the words are Deskhand's own)."""
+    rows = "".join(f"<li><b>{what}</b>: {escape(how)}</li>" for what, how in CAPABILITIES)
+    return f"<ul style='margin: 0; -qt-list-indent: 1;'>{rows}</ul>"

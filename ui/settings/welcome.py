@@ -4,11 +4,10 @@ thing it does, as Help says too), and what macOS will ask."""
 from __future__ import annotations
 
 import sys
-from html import escape
 
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
-from ui.capabilities import CAPABILITIES
+from ui.capabilities import capability_list
 
 WHAT_IT_DOES = (
     "<b>Welcome to Deskhand.</b> You chat with Claude here, and Claude can act for you. "
@@ -24,12 +23,6 @@ MAC_PERMISSIONS = (
 NEXT_STEP = "To start, paste your Anthropic API key below and press Save."
 
 
-def what_it_does_today() -> str:
-    """The capabilities as a compact list (rich text: the words are Deskhand's own)."""
-    rows = "".join(f"<li><b>{what}</b>: {escape(how)}</li>" for what, how in CAPABILITIES)
-    return f"<ul style='margin: 0; -qt-list-indent: 1;'>{rows}</ul>"
-
-
 class WelcomePanel(QFrame):
     """A short, friendly explanation; the key field sits right under it."""
 
@@ -38,7 +31,7 @@ class WelcomePanel(QFrame):
         self.setObjectName("welcomePanel")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 10, 14, 10)
-        paragraphs = [WHAT_IT_DOES, what_it_does_today()]
+        paragraphs = [WHAT_IT_DOES, capability_list()]
         if sys.platform == "darwin":
             paragraphs.append(MAC_PERMISSIONS)
         paragraphs.append(NEXT_STEP)

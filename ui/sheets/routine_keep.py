@@ -13,14 +13,22 @@ from __future__ import annotations
 import json
 import sys
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QFontDatabase, QKeyEvent
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop.routines.model import Routine, Step
 from ui.boxes import STRETCH, boxed
 from ui.sheets.approval import plain_label
-from ui.sheets.routine_save import heading, plan_lines, scrolled, sheet_title, target_words
+from ui.sheets.routine_save import (
+    SHEET_WIDTH,
+    Scrolled,
+    heading,
+    plan_lines,
+    sheet_size,
+    sheet_title,
+    target_words,
+)
 
 KEEP_KEYS = "⌘↩" if sys.platform == "darwin" else "Ctrl+↩"
 NOTE = (
@@ -49,7 +57,7 @@ class KeepRoutineSheet(QDialog):
         self.setObjectName("routineKeepSheet")
         self.setWindowTitle("Keep routine")
         self.setWindowModality(Qt.WindowModality.WindowModal)
-        self.setMinimumWidth(560)
+        self.setMinimumWidth(SHEET_WIDTH)
         self._answered = False
 
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
@@ -88,7 +96,7 @@ class KeepRoutineSheet(QDialog):
             )
             exact.setFont(mono)
             column.addWidget(exact)
-        column.addStretch(1)
+        column.addStretch(1)  # a taller sheet leaves its room under the last line
 
         self.keep = QPushButton(f"Keep  {KEEP_KEYS}")
         self.keep.setObjectName("keepRoutine")
@@ -106,9 +114,12 @@ class KeepRoutineSheet(QDialog):
         layout.setSpacing(8)
         layout.addWidget(sheet_title(f"Keep the routine “{routine.name}”?"))
         layout.addWidget(self.note)
-        layout.addWidget(scrolled(body, 3 * len(routine.steps) + 6), 1)
+        layout.addWidget(Scrolled(body, SHEET_WIDTH - 24), 1)
         layout.addWidget(self.replaces)
         layout.addLayout(boxed(QHBoxLayout(), STRETCH, self.cancel, self.keep))
+
+    def sizeHint(self) -> QSize:
+        return sheet_size(self)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)

@@ -15,7 +15,7 @@ as plain text. Opened with `open()`, never `exec()`, so the asyncio loop keeps r
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -49,7 +49,9 @@ PARAMETERS_NOTE = (
 NO_STEPS = "Tick at least one step: a routine needs something to do."
 TAKEN = "There is a routine named “{name}” already: choose another name."
 TWICE = "“{name}” names two different texts: each parameter stands for one."
-STEPS_SHOWN = 9  # the scrolled part grows up to about this many steps, then scrolls
+SHEET_WIDTH = 560
+SCROLL_MAX = 420
+SCROLL_MIN = 160  # px: the least of the body a shrunk sheet shows  # px: the sheet's scrolled part grows to this, then scrolls
 
 
 def plan_lines(plan: RoutinePlan) -> list[str]:
@@ -75,17 +77,39 @@ def sheet_title(text: str) -> QLabel:
     return title
 
 
-def scrolled(content: QWidget, rows: int) -> QScrollArea:
-    """`content` in a frameless scroll area as tall as about `rows` of its lines."""
-    area = QScrollArea()
-    area.setObjectName("routineScroll")
-    area.setFrameShape(QFrame.Shape.NoFrame)
-    area.setWidgetResizable(True)
-    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-    area.setWidget(content)
-    line = content.fontMetrics().lineSpacing() + 10
-    area.setMinimumHeight(min(content.sizeHint().height(), line * min(rows, STEPS_SHOWN)) + 4)
-    return area
+class Scrolled(QScrollArea):
+    """A sheet's body in a frameless scroll area as tall as the body is at its width, up to
+    `SCROLL_MAX` px, then it scrolls. (A scroll area's own size hint takes its content's,
+    which guesses wrapped lines at another width: the sheet would open too tall.)"""
+
+    def __init__(self, content: QWidget, width: int) -> None:
+        super().__init__()
+        self.setObjectName("routineScroll")
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setWidget(content)
+        self.content = content
+        self.first_width = width  # until it has one of its own
+
+    def tall(self) -> int:
+        content = self.content
+        width = self.viewport().width() if self.isVisible() else self.first_width
+        tall = content.heightForWidth(width)
+        return min(tall if tall > 0 else content.sizeHint().height(), SCROLL_MAX)
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self.tall())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(super().minimumSizeHint().width(), min(self.tall(), SCROLL_MIN))
+
+
+def sheet_size(sheet: QDialog) -> QSize:
+    """A sheet's size at `SHEET_WIDTH`, its wrapped lines counted at that width (a dialog's
+    own hint counts them at the narrowest its words allow, and opens far too tall)."""
+    layout = sheet.layout()
+    return QSize(SHEET_WIDTH, layout.totalHeightForWidth(SHEET_WIDTH) if layout else 0)
 
 
 class TypedRow:
@@ -119,7 +143,7 @@ class SaveRoutineSheet(QDialog):
         self.setObjectName("routineSaveSheet")
         self.setWindowTitle("Save as Routine")
         self.setWindowModality(Qt.WindowModality.WindowModal)
-        self.setMinimumWidth(560)
+        self.setMinimumWidth(SHEET_WIDTH)
         self.step_boxes: list[QCheckBox] = []
         self.dropped: list[QLabel] = []
         self.typed_rows: list[TypedRow] = []
@@ -132,6 +156,9 @@ class SaveRoutineSheet(QDialog):
             self._refused(layout)
         else:
             self._form(layout)
+
+    def sizeHint(self) -> QSize:
+        return sheet_size(self)
 
     # -- a draft that cannot be saved -------------------------------------------------------
 
@@ -176,7 +203,7 @@ class SaveRoutineSheet(QDialog):
             column.addWidget(heading("Typed text"))
             column.addWidget(plain_label(PARAMETERS_NOTE, muted=True))
             column.addLayout(self._typed_grid())
-        column.addStretch(1)
+        column.addStretch(1)  # a taller sheet leaves its room under the last line
 
         self.answer = QCheckBox("End with Claude's answer")
         self.answer.setObjectName("routineAnswer")
@@ -198,7 +225,7 @@ class SaveRoutineSheet(QDialog):
         layout.addWidget(plain_label(INTRO, muted=True))
         name_row = boxed(QHBoxLayout(), plain_label("Name", wrap=False), (self.name, 1))
         layout.addLayout(name_row)
-        layout.addWidget(scrolled(body, len(draft.steps) + len(draft.typed) + 6), 1)
+        layout.addWidget(Scrolled(body, SHEET_WIDTH - 24), 1)
         layout.addWidget(self.answer)
         layout.addWidget(self.error)
         layout.addLayout(boxed(QHBoxLayout(), STRETCH, cancel, save))
@@ -227,8 +254,8 @@ class SaveRoutineSheet(QDialog):
                 grid.addWidget(row.label, len(self.typed_rows) - 1, 0)
                 grid.addWidget(row.field, len(self.typed_rows) - 1, 1)
             row.steps.append(entry.step)
-        grid.setColumnStretch(0, 1)
-        grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(0, 2)
+        grid.setColumnStretch(1, 3)
         return grid
 
     def _steps_changed(self) -> None:
@@ -284,6 +311,13 @@ class SaveRoutineSheet(QDialog):
     def _say(self, message: str) -> None:
         self.error.setText(message)
         self.error.setVisible(bool(message))
+        layout = self.layout()
+        if message and self.isVisible() and layout is not None:
+            # The words take room of their own: the sheet grows rather than squeeze the steps.
+            layout.invalidate()
+            needed = layout.totalHeightForWidth(self.width())
+            if needed > self.height():
+                self.resize(self.width(), needed)
 
 
 def target_words(step: Step) -> str:

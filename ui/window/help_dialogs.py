@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 import desktop  # `desktop.__version__` reads the package's metadata when first asked for
-from ui.capabilities import capability_lines
+from ui.capabilities import capability_list
 from ui.window.menus import shortcut_rows
 
 
@@ -66,10 +66,9 @@ def about_box(parent: QWidget) -> QMessageBox:
     box.setWindowTitle("About Deskhand")
     box.setIconPixmap(QApplication.windowIcon().pixmap(64, 64))
     box.setText(f"<b>Deskhand</b> {desktop.__version__}")
-    lines = "\n".join(f"•  {line}" for line in capability_lines())
     box.setInformativeText(
-        "A desktop assistant that acts on your computer, with Claude. "
-        f"Nothing runs that you would not have approved.\n\nWhat it does today:\n{lines}"
+        "<p>A desktop assistant that acts on your computer, with Claude. Nothing runs that you "
+        f"would not have approved.</p><p>What it does today:</p>{capability_list()}"
     )
     box.setStandardButtons(QMessageBox.StandardButton.Ok)
     box.open()

@@ -85,11 +85,11 @@ class RoutineFiles:
 
     # -- keeping --------------------------------------------------------------------------
 
-    def show_keep(self, routine: Routine) -> KeepRoutineSheet:
-        """The keep sheet for `routine` over the window, opened; its `answered` says."""
+    def show_keep(self, routine: Routine, *, replaces: bool = False) -> KeepRoutineSheet:
+        """The keep sheet for `routine` over the window, opened; its `answered` says.
+        `replaces`: keeping it overwrites another routine of that name (an import)."""
         from ui.sheets.routine_keep import KeepRoutineSheet
 
-        replaces = any(entry.name == routine.name for entry in self.routines.entries())
         sheet = KeepRoutineSheet(routine, self.parent, replaces=replaces)
         sheet.finished.connect(lambda _result: self._closed_keep(sheet))
         self.keep_sheet = sheet
@@ -136,7 +136,8 @@ class RoutineFiles:
         except RoutineError as error:
             self.status.showMessage(error.message, SAY_FOR_MS)
             return None
-        sheet = self.show_keep(routine)
+        replaces = any(entry.name == routine.name for entry in self.routines.entries())
+        sheet = self.show_keep(routine, replaces=replaces)
         sheet.answered.connect(lambda keep: self._imported(routine) if keep else None)
         return sheet
 
