@@ -140,6 +140,15 @@ def test_a_finished_chat_saved_from_its_menu_with_a_parameter(
     again.name.setText("bad/name")
     qtbot.mouseClick(again.save_button, Qt.MouseButton.LeftButton)
     assert again.isVisible() and again.error.text().startswith("“bad/name” cannot be a routine")
+    again.name.setText("Lunch again")
+    again.typed_rows[1].field.setText("2nd")
+    qtbot.mouseClick(again.save_button, Qt.MouseButton.LeftButton)
+    assert again.isVisible()
+    assert again.error.text() == "“2nd” cannot be a parameter's name: use letters, digits and _."
+    again.typed_rows[0].field.setText("meal")  # one name for two texts
+    again.typed_rows[1].field.setText("meal")
+    qtbot.mouseClick(again.save_button, Qt.MouseButton.LeftButton)
+    assert again.error.text() == "“meal” names two different texts: each parameter stands for one."
     again.reject()
     assert [entry.name for entry in workspace.routines.entries()] == ["Name lunch"]
 
@@ -151,7 +160,7 @@ def test_a_chat_still_working_shows_why_and_has_no_save_button(
     model_server.enqueue(text_reply("Ada is", stop_reason="max_tokens"))
     type_and_send(qtbot, window, TASK)
     finish_turn(aloop, window)
-    window.routine_files.save_current()
+    window.menu_actions["routine_files.save_current"].trigger()  # File → Save as Routine…
     sheet = open_sheet(window)
     assert sheet.refusal.text() == NOT_FINISHED
     assert sheet.save_button is None
@@ -215,7 +224,8 @@ def test_import_shows_the_keep_sheet_and_export_writes_the_file(
     workspace.routines.save(workspace.routines.draft(session_id), "Name lunch", {"who": "Ada"})
 
     # File → Export Routine…: which routine, then where.
-    picker = window.routine_files.export_routine()
+    window.menu_actions["routine_files.export_routine"].trigger()
+    picker = window.routine_files.picker
     assert picker is not None and picker.comboBoxItems() == ["Name lunch"]
     picker.setTextValue("Name lunch")
     picker.accept()
@@ -233,7 +243,11 @@ def test_import_shows_the_keep_sheet_and_export_writes_the_file(
     exported.write_text(json.dumps(document), "utf-8")
 
     # File → Import Routine…: the same keep sheet; Cancel keeps nothing, Keep saves it signed.
-    window.routine_files.read(exported)
+    window.menu_actions["routine_files.import_routine"].trigger()
+    chooser = window.routine_files.file_dialog
+    assert chooser is not None and chooser.isVisible() and chooser is not dialog
+    chooser.fileSelected.emit(str(exported))
+    chooser.close()
     sheet = window.routine_files.keep_sheet
     assert sheet is not None and sheet.isVisible()
     assert sheet.windowTitle() == "Keep routine"
