@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import sys
 
-from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QFontDatabase, QKeyEvent
+import shiboken6
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QFontDatabase, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop.routines.model import Routine, Step
@@ -23,10 +24,12 @@ from ui.sheets.approval import plain_label
 from ui.sheets.routine_save import (
     SHEET_WIDTH,
     Scrolled,
+    grow_to_fit,
     heading,
     plan_lines,
     sheet_size,
     sheet_title,
+    short_words,
     target_words,
 )
 
@@ -36,7 +39,14 @@ NOTE = (
     "Keep it only if these steps are what you want done: its plan is still asked once per run, "
     "and consequential steps still ask."
 )
+INPUT_COLUMNS = 64  # characters of the fixed-width input a line holds at the sheet's width
 REPLACES = "Keeping it replaces your routine “{name}”."
+
+
+def hard_wrapped(text: str, columns: int = INPUT_COLUMNS) -> str:
+    """`text` broken every `columns` characters: an address or a long value has no space to
+    wrap at, and would widen the sheet past the screen; every character stays in sight."""
+    return "\n".join(text[start : start + columns] for start in range(0, len(text), columns))
 
 
 def input_words(step: Step) -> str:
@@ -68,7 +78,7 @@ class KeepRoutineSheet(QDialog):
         column.setContentsMargins(0, 0, 8, 0)
         column.setSpacing(6)
         column.addWidget(heading("Task"))
-        self.task = plain_label(routine.task or "(none)", "routineItem")
+        self.task = plain_label(short_words(routine.task) or "(none)", "routineItem")
         column.addWidget(self.task)
         column.addSpacing(4)
         column.addWidget(heading("Plan"))
@@ -80,19 +90,23 @@ class KeepRoutineSheet(QDialog):
             column.addWidget(heading("Parameters"))
             for parameter in routine.parameters:
                 default = f" (default “{parameter.default}”)" if parameter.default else ""
-                column.addWidget(plain_label(f"{parameter.name}{default}", "routineItem"))
+                line = short_words(f"{parameter.name}{default}")
+                column.addWidget(plain_label(line, "routineItem"))
         column.addSpacing(4)
         column.addWidget(heading("Steps"))
         self.steps: list[QLabel] = []
         for number, step in enumerate(routine.steps, 1):
-            words = plain_label(f"{number}. {step.words or step.member}", "routineStep")
+            words = plain_label(
+                short_words(f"{number}. {step.words or step.member}"), "routineStep"
+            )
             self.steps.append(words)
             column.addWidget(words)
             target = target_words(step)
             if target:
-                column.addWidget(plain_label(target, "routineTarget", muted=True))
+                column.addWidget(plain_label(short_words(target), "routineTarget", muted=True))
             exact = plain_label(
-                f"{step.source} · {step.member} {input_words(step)}", "routineInput"
+                hard_wrapped(f"{step.source} · {step.member} {input_words(step)}"),
+                "routineInput",
             )
             exact.setFont(mono)
             column.addWidget(exact)
@@ -120,6 +134,10 @@ class KeepRoutineSheet(QDialog):
 
     def sizeHint(self) -> QSize:
         return sheet_size(self)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        QTimer.singleShot(0, lambda: grow_to_fit(self) if shiboken6.isValid(self) else None)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)

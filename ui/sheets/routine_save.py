@@ -15,7 +15,11 @@ as plain text. Opened with `open()`, never `exec()`, so the asyncio loop keeps r
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from html import escape
+
+import shiboken6
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -50,6 +54,7 @@ NO_STEPS = "Tick at least one step: a routine needs something to do."
 TAKEN = "There is a routine named “{name}” already: choose another name."
 TWICE = "“{name}” names two different texts: each parameter stands for one."
 SHEET_WIDTH = 560
+LONGEST_WORD = 56  # characters: a longer word is shortened in the middle (see short_words)
 SCROLL_MAX = 420
 SCROLL_MIN = 160  # px: the least of the body a shrunk sheet shows  # px: the sheet's scrolled part grows to this, then scrolls
 
@@ -112,14 +117,49 @@ def sheet_size(sheet: QDialog) -> QSize:
     return QSize(SHEET_WIDTH, layout.totalHeightForWidth(SHEET_WIDTH) if layout else 0)
 
 
+def fitted(text: str, widget: QWidget, width: int) -> str:
+    """`text` as it fits `width` px in `widget`'s font: shortened in the middle when longer."""
+    return widget.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, width)
+
+
+def short_words(text: str, longest: int = LONGEST_WORD) -> str:
+    """`text` with each word longer than `longest` characters (an address, a token) shortened
+    in the middle: a label wraps only at spaces, and one long word would widen the sheet."""
+    half = (longest - 1) // 2
+    return " ".join(
+        f"{word[:half]}…{word[-half:]}" if len(word) > longest else word for word in text.split(" ")
+    )
+
+
+def plain_tip(text: str) -> str:
+    """A tooltip showing `text` as written (a tip reads tags as rich text: the words may come
+    from a page or the model)."""
+    return f"<p style='white-space: pre-wrap'>{escape(text)}</p>"
+
+
+def grow_to_fit(sheet: QDialog) -> None:
+    """Make a shown sheet as tall as its lines need at its width now (its first size was
+    reckoned before the style sheet gave its fields their padding)."""
+    layout = sheet.layout()
+    if layout is None:
+        return
+    for area in sheet.findChildren(Scrolled):
+        area.updateGeometry()  # its height hint changes with its width: ask it again
+    layout.invalidate()
+    needed = layout.totalHeightForWidth(sheet.width())
+    if needed > sheet.height():
+        sheet.resize(sheet.width(), needed)
+
+
 class TypedRow:
     """One typed text and the field that may make it a parameter."""
 
     def __init__(self, text: str, steps: list[int]) -> None:
         self.text = text
         self.steps = steps  # the draft's steps that typed it
-        self.label = plain_label(f"“{text}”", "routineTyped")
-        self.label.setToolTip(text)
+        self.label = plain_label("", "routineTyped", wrap=False)
+        self.label.setText(fitted(f"“{text}”", self.label, SHEET_WIDTH // 2 - 40))
+        self.label.setToolTip(plain_tip(text))
         self.field = QLineEdit()
         self.field.setObjectName("routineParameter")
         self.field.setPlaceholderText("parameter name (optional)")
@@ -160,6 +200,10 @@ class SaveRoutineSheet(QDialog):
     def sizeHint(self) -> QSize:
         return sheet_size(self)
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        QTimer.singleShot(0, lambda: grow_to_fit(self) if shiboken6.isValid(self) else None)
+
     # -- a draft that cannot be saved -------------------------------------------------------
 
     def _refused(self, layout: QVBoxLayout) -> None:
@@ -190,7 +234,9 @@ class SaveRoutineSheet(QDialog):
         for number, step in enumerate(draft.steps, 1):
             column.addWidget(self._step_box(number, step))
         for words in draft.dropped:
-            line = plain_label(LEFT_OUT.format(words=words), "routineDropped", muted=True)
+            line = plain_label(
+                short_words(LEFT_OUT.format(words=words)), "routineDropped", muted=True
+            )
             self.dropped.append(line)
             column.addWidget(line)
         column.addSpacing(4)
@@ -232,11 +278,14 @@ class SaveRoutineSheet(QDialog):
         self.name.setFocus()
 
     def _step_box(self, number: int, step: Step) -> QCheckBox:
-        box = QCheckBox(f"{number}. {step.words or step.member}")
+        words = f"{number}. {step.words or step.member}"
+        box = QCheckBox()
         box.setObjectName("routineStep")
+        # A box does not wrap: long words (an address) are shortened in the middle, in full
+        # in the tip with the target, so the sheet keeps its width.
+        box.setText(fitted(words, box, SHEET_WIDTH - 80))
+        box.setToolTip(plain_tip("\n".join(part for part in (words, target_words(step)) if part)))
         box.setChecked(True)
-        if step.target is not None:
-            box.setToolTip(target_words(step))
         box.toggled.connect(self._steps_changed)
         self.step_boxes.append(box)
         return box
@@ -311,13 +360,8 @@ class SaveRoutineSheet(QDialog):
     def _say(self, message: str) -> None:
         self.error.setText(message)
         self.error.setVisible(bool(message))
-        layout = self.layout()
-        if message and self.isVisible() and layout is not None:
-            # The words take room of their own: the sheet grows rather than squeeze the steps.
-            layout.invalidate()
-            needed = layout.totalHeightForWidth(self.width())
-            if needed > self.height():
-                self.resize(self.width(), needed)
+        if message and self.isVisible():
+            grow_to_fit(self)  # the words take room of their own, not the steps'
 
 
 def target_words(step: Step) -> str:
