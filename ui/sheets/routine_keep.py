@@ -13,21 +13,19 @@ from __future__ import annotations
 import json
 import sys
 
-import shiboken6
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QFontDatabase, QKeyEvent, QShowEvent
-from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontDatabase, QKeyEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop.routines.model import Routine, Step
 from ui.boxes import STRETCH, boxed
 from ui.sheets.approval import plain_label
-from ui.sheets.routine_save import (
+from ui.sheets.routine_parts import (
     SHEET_WIDTH,
+    RoutineSheet,
     Scrolled,
-    grow_to_fit,
     heading,
     plan_lines,
-    sheet_size,
     sheet_title,
     short_words,
     target_words,
@@ -54,7 +52,7 @@ def input_words(step: Step) -> str:
     return json.dumps(step.input, ensure_ascii=True, sort_keys=True)
 
 
-class KeepRoutineSheet(QDialog):
+class KeepRoutineSheet(RoutineSheet):
     """Asks whether to keep one routine; `answered(True)` keeps it, anything else does not."""
 
     answered = Signal(bool)
@@ -66,8 +64,6 @@ class KeepRoutineSheet(QDialog):
         self.routine = routine
         self.setObjectName("routineKeepSheet")
         self.setWindowTitle("Keep routine")
-        self.setWindowModality(Qt.WindowModality.WindowModal)
-        self.setMinimumWidth(SHEET_WIDTH)
         self._answered = False
 
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
@@ -131,13 +127,6 @@ class KeepRoutineSheet(QDialog):
         layout.addWidget(Scrolled(body, SHEET_WIDTH - 24), 1)
         layout.addWidget(self.replaces)
         layout.addLayout(boxed(QHBoxLayout(), STRETCH, self.cancel, self.keep))
-
-    def sizeHint(self) -> QSize:
-        return sheet_size(self)
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        QTimer.singleShot(0, lambda: grow_to_fit(self) if shiboken6.isValid(self) else None)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
