@@ -2,7 +2,8 @@
 date (Today, Yesterday, Previous 7 days, Older).
 
 Search matches titles and message text (through `Store.sessions(query)`); a search that
-finds nothing says so. Rename is an inline edit (double-click, F2 or the context menu);
+finds nothing says so. A chat's context menu offers Rename, Save as Routine… and Delete….
+Rename is an inline edit (double-click, F2 or the context menu);
 delete asks first, in a message box opened with `open()` so the event loop keeps
 running. The list only reports what the person asked for; the window carries it out.
 `Sidebar` is the list with the Settings button under it, the left pane of the window.
@@ -70,6 +71,7 @@ class SessionList(QWidget):
     session_activated = Signal(int)
     rename_requested = Signal(int, str)
     delete_requested = Signal(int)
+    save_routine_requested = Signal(int)
 
     def __init__(self, store: Store, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -232,6 +234,7 @@ class SessionList(QWidget):
         session_id = int(item.data(SESSION_ID_ROLE))
         menu = QMenu(self)
         menu.addAction("Rename", lambda: self.start_rename(session_id))
+        menu.addAction("Save as Routine…", lambda: self.save_routine_requested.emit(session_id))
         menu.addAction("Delete…", lambda: self.confirm_delete(session_id))
         self.menu = menu
         menu.popup(self.list.viewport().mapToGlobal(position))

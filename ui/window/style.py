@@ -40,6 +40,7 @@ STYLE = "\n".join(
         composer.STYLE,
         sheets_style.APPROVAL,
         sheets_style.PLAN,
+        sheets_style.ROUTINES,
         image_viewer.STYLE,
         welcome.STYLE,
         # Newer surfaces, drawn from the palette's roles so they follow light and dark.
