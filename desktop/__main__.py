@@ -1,6 +1,8 @@
 """Command line: `deskhand` (or `python -m desktop`) opens the window; `deskhand doctor` checks
 the setup; `deskhand mcp` serves this machine's tools to MCP clients over stdio; `deskhand ui …`
-sends one screen action to the running app; `deskhand apps …` reads Mac apps' dictionaries.
+sends one screen action to the running app; `deskhand apps …` reads Mac apps' dictionaries;
+`deskhand routine …` saves, lists, shows and runs routines.
+`deskhand connector …` adds remote MCP servers that sign in (OAuth) and lists them.
 
 `--json`, `--data-dir` and `--timeout` go before or after any command (`command/options.py`);
 each command loads only what it uses, when it runs."""
@@ -104,6 +106,8 @@ COMMANDS = {
     "ui": "one screen action sent to the running app (see, click, wait…), its result printed",
     "mcp": "serve this machine's tools (browser, Mac apps) to MCP clients over stdio",
     "apps": "scriptable Mac apps: list, read a dictionary, call",
+    "routine": "routines: save a finished chat as one, list, show, run (in the app)",
+    "connector": "remote MCP servers that sign in: add, sign-in, list, tools, sign-out, remove",
     "install-desktop-entry": "Linux: add Deskhand to your app launcher (a .desktop entry and "
     "icons in ~/.local/share, for your user only)",
 }
@@ -132,6 +136,14 @@ def full_parser(line: Sequence[str] | None = None) -> Parser:
             from desktop.command.apps import add_verbs
 
             add_verbs(command)
+        elif name == "routine":
+            from desktop.command import routines
+
+            routines.add_verbs(command)
+        elif name == "connector":
+            from desktop.command.connector import add_verbs as connector_verbs
+
+            connector_verbs(command)
     return parser
 
 
@@ -267,7 +279,7 @@ def serve_mcp(args: argparse.Namespace) -> int:
 
     async def run() -> None:
         await adopt_login_path()
-        await serve(workspace, limit=args.timeout)
+        await serve(workspace, limit=args.timeout, data_dir=args.data_dir)
 
     asyncio.run(run())
     return 0
@@ -307,6 +319,14 @@ def main(argv: list[str] | None = None) -> int:
         from desktop.command import apps as apps_cli
 
         return apps_cli.run(args, open_workspace)
+    if args.command == "routine":
+        from desktop.command import routines as routines_cli
+
+        return routines_cli.run(args, open_workspace)
+    if args.command == "connector":
+        from desktop.command import connector
+
+        return connector.run(args)
     if args.command == "ui":
         from desktop.command.cli import run_ui
 

@@ -1,5 +1,5 @@
 """What a running Deskhand offers the ways in that are not the window: `deskhand ui`'s socket,
-`deskhand apps call` and `deskhand mcp`.
+`deskhand apps call`, `deskhand routine` and `deskhand mcp`.
 
 They never import the workspace (it is the composition root, above them): the entry points hand
 it in, and this is what they may use of it.
@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from desktop.calls.approvals import ApprovalQueue
     from desktop.calls.gate import Gate
     from desktop.calls.toolbox import Toolbox
+    from desktop.routines.service import Routines
     from desktop.system.keystore import KeyStore
     from desktop.system.paths import DataPaths
     from desktop.system.settings.live import LiveSettings
@@ -22,13 +23,15 @@ if TYPE_CHECKING:
 
 
 class Running(Protocol):
-    """One data dir's running Deskhand: its places, settings, key, store and call pipeline."""
+    """One data dir's running Deskhand: its places, settings, key, store, call pipeline and
+    routines."""
 
     paths: DataPaths
     live: LiveSettings
     keys: KeyStore
     store: Store
     approvals: ApprovalQueue
+    routines: Routines
 
     @property
     def settings(self) -> Settings: ...

@@ -30,7 +30,6 @@ from desktop.calls.approvals import ApprovalQueue
 from desktop.calls.permissions import Risk, ToolCall
 from desktop.calls.sources.plan.book import PLAN_TOOL
 from desktop.routines.book import RoutineError
-from desktop.routines.replay import plan_input
 from desktop.routines.schedules.book import Approval, Missed, ScheduleBook, Scheduled, digest
 from desktop.routines.schedules.times import Schedule, local_zone, next_after, short
 from desktop.routines.schedules.unattended import Order, Unattended
@@ -128,6 +127,8 @@ class Scheduler:
             return self._saved(entry)
         if not self.approvals.has_viewer:
             raise RoutineError("refused", NO_WINDOW)
+        from desktop.routines.replay import plan_input  # the runner loads after the first paint
+
         plan = plan_input(routine)
         call = ToolCall(
             session_id=0,
