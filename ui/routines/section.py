@@ -4,14 +4,15 @@ A routine that cannot run as it is carries a mark: "not kept" (changed or added 
 Deskhand: it runs once the person keeps it) or "can't read" (its file does not parse), the
 problem in its tooltip; a running one is marked "running", and its Run shows its chat. The
 section follows `Routines.subscribe`; like the chat list, it only reports what the person asked
-for (`run_requested`, `show_requested`, `remove_requested` once agreed) and the window carries
-it out.
+for (`run_requested`, `show_requested`, `remove_requested` once agreed, `page_requested`: a
+click on the routine or ⋯ → Schedule…) and the window carries it out.
 """
 
 from __future__ import annotations
 
 import shiboken6
 from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -42,7 +43,10 @@ RUNNING_MARK = "running"
 
 
 class RoutineRow(QFrame):
-    """One routine: its name, its mark, Run and the menu button."""
+    """One routine: its name, its mark, Run and the menu button; a click elsewhere on it is
+    `clicked` (its page)."""
+
+    clicked = Signal()
 
     def __init__(self, listed: Listed, running: bool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -94,6 +98,13 @@ class RoutineRow(QFrame):
         row.addWidget(self.run_button, 0, Qt.AlignmentFlag.AlignVCenter)
         row.addWidget(self.menu_button, 0, Qt.AlignmentFlag.AlignVCenter)
 
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(
+            event.position().toPoint()
+        ):
+            self.clicked.emit()
+        super().mouseReleaseEvent(event)
+
     @staticmethod
     def state_of(listed: Listed, running: bool) -> tuple[object, ...]:
         """What the row shows: a row is made again only when this changes."""
@@ -112,6 +123,7 @@ class RoutinesSection(QFrame):
     run_requested = Signal(str)  # Run (or Show, while it runs)
     show_requested = Signal(str)  # Show Last Run
     remove_requested = Signal(str)  # Remove…, once the person agreed
+    page_requested = Signal(str)  # the routine's page: a click on it, or Schedule…
 
     def __init__(self, routines: Routines, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -180,6 +192,9 @@ class RoutinesSection(QFrame):
         row = RoutineRow(listed, running)
         row.run_button.clicked.connect(lambda _=False, n=listed.name: self.run_requested.emit(n))
         row.menu_button.clicked.connect(lambda _=False, r=row: self._menu_for(r, None))
+        row.clicked.connect(lambda n=listed.name: self.page_requested.emit(n))
+        row.setCursor(Qt.CursorShape.PointingHandCursor)
+        row.setToolTip(f"Open “{listed.name}”: its schedule and runs")
         row.customContextMenuRequested.connect(lambda at, r=row: self._menu_for(r, at))
         return row
 
@@ -198,11 +213,13 @@ class RoutinesSection(QFrame):
     # -- the menu -------------------------------------------------------------------
 
     def menu_of(self, name: str) -> QMenu:
-        """The routine's menu (not shown): Show Last Run when there is one, Remove…."""
+        """The routine's menu (not shown): Show Last Run when there is one, Schedule…,
+        Remove…."""
         menu = QMenu(self)
         last = self.routines.last_run(name)
         if last is not None:
             menu.addAction("Show Last Run", lambda: self.show_requested.emit(name))
+        menu.addAction("Schedule…", lambda: self.page_requested.emit(name))
         remove = menu.addAction("Remove…", lambda: self.confirm_remove(name))
         row = self.row(name)
         remove.setEnabled(row is None or not row.running)

@@ -20,6 +20,10 @@ QPushButton#approvePlan { background: $accent; color: $on_accent; border-color: 
 QPushButton#approvePlan:hover { background: $accent_hover; }
 QPushButton#approvePlan:disabled { background: $surface; color: $text_faint; border-color: $border; }
 #planStep { margin-left: 8px; }
+#scheduleItem { margin-left: 8px; }
+#scheduleWhen { font-weight: bold; }
+QPushButton#approveSchedule { background: $accent; color: $on_accent; border-color: $accent; }
+QPushButton#approveSchedule:hover { background: $accent_hover; }
 #planItem { margin-left: 8px; }
 #planChip { border: 1px solid $border; border-radius: 12px; background: $raised; }
 #planChip QToolButton { border: none; padding: 3px 6px; color: $text; background: transparent; }

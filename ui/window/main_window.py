@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QSplitter,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -39,11 +40,14 @@ from desktop.calls.sources.plan.book import PLAN_TOOL
 from desktop.chat.attachments import Attachment
 from desktop.chat.conversations import ConversationEvent, HistoryReplaced, TurnRunning
 from desktop.chat.events import MessageCommitted, TurnFailed, TurnFinished
+from desktop.routines.schedules.scheduler import SCHEDULE_ACTION
 from desktop.system.usage import Usage
 from desktop.workspace import Workspace
 from ui import theme
 from ui.first_paint import first_paint
+from ui.routines.page_host import RoutinePages
 from ui.routines.runs import RoutineRuns
+from ui.routines.waiting import WaitingChats
 from ui.screen.own_windows import own_window_rects
 from ui.screen.visualizer import ScreenVisualizer
 from ui.sheets.outside_watch import OutsideWatch
@@ -56,6 +60,7 @@ from ui.window.menus import build_menus
 from ui.window.plan_chip import PlanChip
 from ui.window.session_list import Sidebar
 from ui.window.settings_opener import SettingsOpener
+from ui.window.staying_up import StayingUp
 from ui.window.style import STYLE
 from ui.window.thread_stack import ThreadStack
 from ui.window.toolbar import WindowToolbar
@@ -65,6 +70,7 @@ if TYPE_CHECKING:
 
     from ui.sheets.approval import ApprovalSheet
     from ui.sheets.plan import PlanSheet
+    from ui.sheets.schedule import ScheduleSheet
     from ui.window.chat_export import ChatExport
     from ui.window.help_dialogs import ShortcutsDialog
     from ui.window.routine_files import RoutineFiles
@@ -144,7 +150,9 @@ class MainWindow(QMainWindow):
         # grabbable; overlapped, the thread could no longer scroll by shifting pixels.
         splitter.setHandleWidth(5)
         splitter.addWidget(self.sidebar)
-        splitter.addWidget(main)
+        self.pages = QStackedWidget()  # the chat, or a routine's page (ui/routines/page_host.py)
+        self.pages.addWidget(main)
+        splitter.addWidget(self.pages)
         splitter.setCollapsible(1, False)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([260, 860])
@@ -173,7 +181,7 @@ class MainWindow(QMainWindow):
         self._key_changes = workspace.keys.changes
         self._model_seen = workspace.settings.model.model
 
-        self.approval_sheet: ApprovalSheet | PlanSheet | None = None
+        self.approval_sheet: ApprovalSheet | PlanSheet | ScheduleSheet | None = None
         self.conversations = workspace.conversations
         workspace.live.listeners.append(self._settings_changed)
         self._unsubscribe = [
@@ -197,7 +205,15 @@ class MainWindow(QMainWindow):
             self.banners.addWidget(NoticeBanner(notice))
         self.browser_offer = BrowserOffer(workspace, self.banners, self, self.statusBar())
         self.routine_runs = RoutineRuns(self)  # the sidebar's routines, their runs and updates
-        self._unsubscribe.append(self.routine_runs.close)
+        self.routine_pages = RoutinePages(self)
+        self.waiting_chats = WaitingChats(self)  # scheduled runs that wait for the person
+        self.staying_up = StayingUp(self)  # the tray while routines are scheduled; Quit asks
+        self._unsubscribe += [
+            self.routine_runs.close,
+            self.routine_pages.close,
+            self.waiting_chats.close,
+            self.staying_up.close,
+        ]
         self.sessions.refresh()
         self.new_chat()
 
@@ -237,9 +253,12 @@ class MainWindow(QMainWindow):
         """The approval queue's viewer: the queue picks which request shows; this shows it."""
         from ui.sheets.approval import ApprovalSheet
         from ui.sheets.plan import PlanSheet
+        from ui.sheets.schedule import ScheduleSheet
 
-        sheet: ApprovalSheet | PlanSheet
-        if request.note == PLAN_TOOL:
+        sheet: ApprovalSheet | PlanSheet | ScheduleSheet
+        if request.call.action == SCHEDULE_ACTION:  # "Run NAME on schedule, within …"
+            sheet = ScheduleSheet(request, self)
+        elif request.note == PLAN_TOOL:
             sheet = PlanSheet(request, self)
         else:
             sheet = ApprovalSheet(request, request.call.label or request.call.rule_key, self)
@@ -247,7 +266,7 @@ class MainWindow(QMainWindow):
         self.approval_sheet = sheet
         sheet.open()
 
-    def _approval_closed(self, sheet: ApprovalSheet | PlanSheet) -> None:
+    def _approval_closed(self, sheet: ApprovalSheet | PlanSheet | ScheduleSheet) -> None:
         if self.approval_sheet is sheet:
             self.approval_sheet = None
 
@@ -351,6 +370,7 @@ class MainWindow(QMainWindow):
         return view
 
     def _show(self, view: ThreadView, session_id: int | None) -> None:
+        self.pages.setCurrentIndex(0)  # the chat, in place of a routine's page
         self.stack.setCurrentWidget(view)
         self.current_session_id = session_id
         self.plan_chip.show_session(session_id)
@@ -598,7 +618,7 @@ class MainWindow(QMainWindow):
         tray = Tray(QApplication.windowIcon(), self)
         tray.new_chat.connect(self._new_chat_from_tray)
         tray.show_window.connect(self.bring_to_front)
-        tray.quit.connect(self.close)
+        tray.quit.connect(lambda: self.staying_up.quit())
         tray.message_clicked.connect(lambda: self.notification_clicked())
         return tray
 
@@ -627,6 +647,7 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        self.staying_up.shown()
         if not self._first_run_checked:
             self._first_run_checked = True
             self._first_run = asyncio.ensure_future(self._check_after_first_paint())
@@ -662,6 +683,9 @@ class MainWindow(QMainWindow):
             self.splitter.setSizes([widest, sum(sizes) - widest])
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.staying_up.keeps_running():  # a routine is scheduled: hidden in the tray
+            event.ignore()
+            return
         # Stopping keeps the partial replies in the store, marked as stopped.
         for session_id in self.conversations.running:
             self.conversations.stop(session_id)

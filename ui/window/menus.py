@@ -48,7 +48,7 @@ COMMANDS = [
         "&File",
         "&Quit",
         QKeySequence.StandardKey.Quit,
-        "close",
+        "staying_up.quit",
         role=QAction.MenuRole.QuitRole,
         separator_before=True,
     ),

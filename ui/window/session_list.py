@@ -11,10 +11,11 @@ running. The list only reports what the person asked for; the window carries it 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
 from PySide6.QtCore import QPoint, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent, QPalette
+from PySide6.QtGui import QColor, QIcon, QKeyEvent, QPainter, QPalette, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
@@ -33,6 +34,8 @@ from ui.boxes import boxed
 
 SEARCH_DELAY_MS = 150
 SESSION_ID_ROLE = Qt.ItemDataRole.UserRole
+MARK_ROLE = Qt.ItemDataRole.UserRole + 1  # why a chat is marked ("waiting for you: …"), or None
+MARK_COLOUR = "#d99a1e"  # amber: reads on the light and the dark sidebar alike
 NO_MATCH = "No chats match"
 
 
@@ -113,6 +116,9 @@ class SessionList(QWidget):
         self.confirm_box: QMessageBox | None = None
         self._populating = False
         self._selected: int | None = None
+        # What marks a chat in the list (a scheduled run waiting for the person): its words,
+        # or "" (the window sets it).
+        self.mark_of: Callable[[int], str] = lambda _session_id: ""
 
         boxed(
             QVBoxLayout(self),
@@ -151,6 +157,8 @@ class SessionList(QWidget):
                 item.setData(SESSION_ID_ROLE, session.id)
                 item.setToolTip(f"{session.title}\nLast activity {format_time(session.updated_at)}")
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+                if mark := self.mark_of(session.id):
+                    self._mark(item, mark)
                 self.list.addItem(item)
                 if session.id == self._selected:
                     self.list.setCurrentItem(item)
@@ -159,6 +167,23 @@ class SessionList(QWidget):
             self.no_match.setVisible(searching and not sessions)
         finally:
             self._populating = False
+
+    def _mark(self, item: QListWidgetItem, mark: str) -> None:
+        item.setData(MARK_ROLE, mark)
+        item.setIcon(mark_icon())
+        font = item.font()
+        font.setBold(True)
+        item.setFont(font)
+        item.setToolTip(f"{item.text()}\n{mark}")
+        item.setData(Qt.ItemDataRole.AccessibleDescriptionRole, mark)
+
+    def marks(self) -> dict[int, str]:
+        """The marked chats and their marks."""
+        return {
+            int(item.data(SESSION_ID_ROLE)): str(item.data(MARK_ROLE))
+            for item in self.session_items()
+            if item.data(MARK_ROLE)
+        }
 
     def _heading(self, text: str) -> QListWidgetItem:
         item = QListWidgetItem(text)
@@ -271,6 +296,19 @@ class SessionList(QWidget):
         self.confirm_box = box
         box.open()
         return box
+
+
+def mark_icon() -> QIcon:
+    """A round amber dot before a marked chat's title."""
+    pixmap = QPixmap(16, 16)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QColor(MARK_COLOUR))
+    painter.drawEllipse(4, 4, 8, 8)
+    painter.end()
+    return QIcon(pixmap)
 
 
 class Sidebar(QWidget):

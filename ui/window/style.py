@@ -4,7 +4,7 @@ template of theme tokens (see ui/theme.py)."""
 from __future__ import annotations
 
 from ui import theme
-from ui.routines import run_form, section, update_bar
+from ui.routines import page, run_form, section, update_bar, waiting
 from ui.settings import welcome
 from ui.sheets import style as sheets_style
 from ui.thread import attachment_views, earlier_versions, image_viewer, tool_card
@@ -53,6 +53,8 @@ STYLE = "\n".join(
         section.STYLE,
         run_form.STYLE,
         update_bar.STYLE,
+        page.STYLE,
+        waiting.STYLE,
     ]
 )
 """The window's style sheet as a template of theme tokens (see ui/theme.py)."""

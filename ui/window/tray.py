@@ -49,6 +49,14 @@ class Tray(QObject):
     def __init__(self, icon: QIcon, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.menu = QMenu(parent)
+        # "2 routines scheduled": a line, not a command, shown while any routine is scheduled.
+        self.scheduled_action = QAction("", self.menu)
+        self.scheduled_action.setEnabled(False)
+        self.scheduled_action.setVisible(False)
+        self.menu.addAction(self.scheduled_action)
+        self.scheduled_separator = self.menu.addSeparator()
+        self.scheduled_separator.setVisible(False)
+        self._told = False
         self.new_chat_action = QAction("New Chat", self.menu)
         self.new_chat_action.triggered.connect(self.new_chat)
         self.show_action = QAction("Show Deskhand", self.menu)
@@ -66,6 +74,19 @@ class Tray(QObject):
         self.icon.messageClicked.connect(self.message_clicked)
         if QSystemTrayIcon.isSystemTrayAvailable():
             self.icon.show()
+
+    def set_scheduled(self, words: str) -> None:
+        """The scheduled routines' line in the menu and the tooltip ("" when none is)."""
+        self.scheduled_action.setText(words)
+        self.scheduled_action.setVisible(bool(words))
+        self.scheduled_separator.setVisible(bool(words))
+        self.icon.setToolTip(f"Deskhand — {words}" if words else "Deskhand")
+
+    def say(self, text: str) -> None:
+        """Tell the person once (the first time the window goes to the tray) where it went."""
+        if not self._told and self.icon.supportsMessages():
+            self._told = True
+            self.icon.showMessage("Deskhand", text, QSystemTrayIcon.MessageIcon.Information)
 
     def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         if reason == QSystemTrayIcon.ActivationReason.Trigger:

@@ -117,7 +117,7 @@ def test_the_section_lists_routines_and_says_what_keeps_one_from_running(
 
     # Remove asks first; the file goes and the section follows.
     menu = section.menu_of("Copied")
-    assert [action.text() for action in menu.actions()] == ["Remove…"]
+    assert [action.text() for action in menu.actions()] == ["Schedule…", "Remove…"]
     removing = section.confirm_remove("Copied")
     assert removing.text() == "Remove the routine “Copied”?"
     [remove] = [b for b in removing.buttons() if b.text() == "Remove"]
@@ -185,7 +185,7 @@ def test_run_asks_for_the_parameter_and_opens_its_chat_with_the_cards(
     run_chat = window.current_session_id
     window.open_session(recorded.chat_id)
     menu = window.routine_runs.section.menu_of(NAME)
-    assert [action.text() for action in menu.actions()] == ["Show Last Run", "Remove…"]
+    assert [action.text() for action in menu.actions()] == ["Show Last Run", "Schedule…", "Remove…"]
     menu.actions()[0].trigger()
     assert window.current_session_id == run_chat
 

@@ -1,0 +1,72 @@
+"""Where the routine's page shows: in the window's main area, in place of the chat, from the
+sidebar's Routines section (a click on a routine, or ⋯ → Schedule…). Opening any chat, or
+Back to Chat, brings the chat back; a run's row opens that run's chat.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import shiboken6
+from PySide6.QtCore import QObject
+
+from ui.routines.page import RoutinePage
+
+if TYPE_CHECKING:
+    from ui.window.main_window import MainWindow
+
+
+class RoutinePages(QObject):
+    """The routine's page in the window, kept up to date while it shows."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        workspace = window.workspace
+        self.page = RoutinePage(workspace.routines, workspace.scheduler, workspace.unattended)
+        self.page.chat_requested.connect(self._open_chat)
+        self.page.close_requested.connect(self.back)
+        window.pages.addWidget(self.page)
+        section = window.routine_runs.section
+        section.page_requested.connect(self.open)
+        self._unsubscribe = [
+            workspace.routines.subscribe(self._changed),
+            workspace.unattended.subscribe(lambda _chat: self._changed()),
+        ]
+
+    def close(self) -> None:
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+
+    def showing(self) -> bool:
+        return self.window.pages.currentWidget() is self.page
+
+    def open(self, name: str) -> RoutinePage:
+        """Show `name`'s page."""
+        self.page.show_routine(name)
+        self.window.pages.setCurrentWidget(self.page)
+        self.window.setWindowTitle(f"{name} — Deskhand")
+        self.page.picker.kind.setFocus()
+        return self.page
+
+    def back(self) -> None:
+        """Back to the chat the window was on."""
+        current = self.window.current_session_id
+        if current is not None:
+            self.window.open_session(current)
+        else:
+            self.window.new_chat()
+
+    def _open_chat(self, chat_id: int) -> None:
+        self.window.sessions.refresh()
+        self.window.open_session(chat_id)
+
+    def _changed(self) -> None:
+        if not shiboken6.isValid(self.page):
+            return
+        if self.showing():
+            names = self.window.workspace.routines.entries()
+            if self.page.name not in {listed.name for listed in names}:
+                self.back()  # removed while its page showed
+                return
+            self.page.refresh()
