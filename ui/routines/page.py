@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -72,9 +73,13 @@ def duration(run: RoutineRun) -> str:
 
 
 def run_words(run: RoutineRun, waiting: bool) -> str:
-    """A run's row: "done · Tue 08:00 · 12 s · scheduled"."""
+    """A run's row: "done · Tue 1 Dec 08:00 · 12 s · scheduled"."""
     when = datetime.fromtimestamp(run.started_at).astimezone()
-    parts = [status_of(run, waiting), f"{short(when)} {when:%d %b}", duration(run)]
+    parts = [
+        status_of(run, waiting),
+        f"{short(when)[:3]} {when.day} {when:%b %H:%M}",
+        duration(run),
+    ]
     parts.append(TRIGGERS.get(run.trigger, run.trigger))
     return "  ·  ".join(part for part in parts if part)
 
@@ -94,6 +99,7 @@ class RoutinePage(QWidget):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("routinePage")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)  # the canvas, as the chat's
         self.routines = routines
         self.scheduler = scheduler
         self.unattended = unattended
@@ -118,6 +124,7 @@ class RoutinePage(QWidget):
         self.missed.setObjectName("routineMissed")
         for value, title in MISSED_CHOICES.items():
             self.missed.addItem(title, value)
+        self.missed.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.save_button = QPushButton("Save Schedule")
         self.save_button.setObjectName("routineSaveSchedule")
         self.save_button.clicked.connect(self.save)
@@ -136,7 +143,7 @@ class RoutinePage(QWidget):
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        form.addRow("Runs:", self.picker)
+        form.addRow("When:", self.picker)
         form.addRow("If a run is missed:", self.missed)
         buttons = QHBoxLayout()
         buttons.addWidget(self.next_run, 1)
@@ -284,4 +291,5 @@ STYLE = """
 #routineNextRun { color: $text; }
 #routinePageNote { color: $warning_text; background: $warning_bg; border-radius: 6px; padding: 6px 8px; }
 #routinePageEmpty { color: $text_faint; }
+#routineRunList::item { padding: 5px 8px; }
 """

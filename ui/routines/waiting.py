@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import shiboken6
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 if TYPE_CHECKING:
@@ -54,7 +54,8 @@ class WaitingChats(QObject):
         self.bar = WaitingBar()
         self.bar.answer_requested.connect(self.answer)
         window.banners.addWidget(self.bar)
-        window.stack.currentChanged.connect(lambda _index: self._show_bar())
+        # Looked at once the chat is in place: opening it may have shown its sheet meanwhile.
+        window.stack.currentChanged.connect(lambda _index: QTimer.singleShot(0, self._show_bar))
         self._unsubscribe = self.unattended.subscribe(self._changed)
         window.sessions.refresh()
 
