@@ -31,7 +31,13 @@ from desktop.calls.permissions import Risk, ToolCall
 from desktop.calls.sources.plan.book import PLAN_TOOL
 from desktop.routines.book import RoutineError
 from desktop.routines.schedules.book import Approval, Missed, ScheduleBook, Scheduled, digest
-from desktop.routines.schedules.times import Schedule, local_zone, next_after, short
+from desktop.routines.schedules.times import (
+    Schedule,
+    latest_until,
+    local_zone,
+    next_after,
+    short,
+)
 from desktop.routines.schedules.unattended import Order, Unattended
 from desktop.system.store import AuditEntry
 
@@ -220,9 +226,13 @@ class Scheduler:
                 await self.fire_due()
             except Exception:  # one bad schedule must not end the scheduler
                 log.exception("scheduled runs could not be started")
-            delay = self._delay()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), delay)
+            # Woken by the delay or by `wake`; not `wait_for`, whose cancellation can be lost
+            # (Python 3.11) when the event is set in the same moment.
+            alarm = asyncio.get_running_loop().call_later(self._delay(), self._wake.set)
+            try:
+                await self._wake.wait()
+            finally:
+                alarm.cancel()
 
     def _delay(self) -> float:
         soonest = TICK
@@ -248,7 +258,8 @@ class Scheduler:
                 self.routines.store.add_routine_run(entry.name, "schedule", "missed")
                 done.append(f"{entry.name}: missed")
                 continue
-            done.append(f"{entry.name}: {await self._trigger(entry, due)}")
+            latest = latest_until(entry.schedule, due - timedelta(seconds=1), now, self.zone)
+            done.append(f"{entry.name}: {await self._trigger(entry, latest or due)}")
         if done:
             self.routines.touched()
         return done

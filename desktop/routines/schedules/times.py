@@ -139,9 +139,7 @@ def next_after(schedule: Schedule, after: datetime, zone: tzinfo) -> datetime | 
     """The first time strictly after `after` (aware) that `schedule` runs, in `zone`; None
     when it runs no more (a once that passed)."""
     if schedule.kind == "every":
-        start = datetime.fromisoformat(schedule.since).astimezone(UTC)
-        rule = rrule.rrule(rrule.MINUTELY, interval=schedule.minutes, dtstart=start)
-        found = rule.after(after.astimezone(UTC), inc=False)
+        found = _interval(schedule, after).after(after.astimezone(UTC), inc=False)
         return found.astimezone(zone) if found is not None else None
     # Wall times from a little before `after`: one the clock skipped may resolve past it.
     begin = after.astimezone(zone).replace(tzinfo=None, fold=0) - LARGEST_SHIFT
@@ -152,6 +150,35 @@ def next_after(schedule: Schedule, after: datetime, zone: tzinfo) -> datetime | 
         if when > after:
             return when
     return None
+
+
+def latest_until(
+    schedule: Schedule, after: datetime, until: datetime, zone: tzinfo
+) -> datetime | None:
+    """The last time in (`after`, `until`] the schedule ran or should have: the one a run
+    that catches up on missed times is for."""
+    if schedule.kind == "every":
+        found = _interval(schedule, after).before(until.astimezone(UTC), inc=True)
+        if found is None or found <= after:
+            return None
+        return found.astimezone(zone)
+    latest = None
+    when = next_after(schedule, after, zone)
+    for _ in range(LOOK_AHEAD):
+        if when is None or when > until:
+            break
+        latest = when
+        when = next_after(schedule, when, zone)
+    return latest
+
+
+def _interval(schedule: Schedule, after: datetime) -> rrule.rrule:
+    """The "every" rule, started at its last whole interval before `after`: rrule walks from
+    its start, and a schedule set long ago would be walked from then on each look."""
+    since = datetime.fromisoformat(schedule.since).astimezone(UTC)
+    step = timedelta(minutes=schedule.minutes)
+    skipped = max(0, (after.astimezone(UTC) - since) // step - 1)
+    return rrule.rrule(rrule.MINUTELY, interval=schedule.minutes, dtstart=since + skipped * step)
 
 
 def _wall_times(schedule: Schedule, begin: datetime) -> Iterator[datetime]:
