@@ -8,7 +8,6 @@ waiting run's chat is marked in the sidebar and its sheet shows only when the ch
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
 
 from PySide6.QtCore import Qt
 
@@ -16,6 +15,7 @@ from desktop.routines.schedules.scheduler import SHEET_TITLE
 from tests.support.model_server import ScriptedModelServer, text_reply
 from tests.support.notification_server import NotificationService
 from tests.support.routines import NAME, record
+from tests.support.schedule_clock import BERLIN, use_clock
 from tests.support.window import settle
 from tools.base import Risk
 from ui.routines.page import RoutinePage
@@ -23,25 +23,11 @@ from ui.sheets.approval import ApprovalSheet
 from ui.sheets.schedule import NOTHING, ScheduleSheet
 from ui.window.main_window import MainWindow
 
-BERLIN = ZoneInfo("Europe/Berlin")
 MONDAY_0900 = datetime(2026, 12, 7, 9, 0, tzinfo=BERLIN)
 BAD_CRON = (
     "“0 8 * * 1-9” is not a cron line: a field is out of range or misspelt (minute 0-59, "
     "hour 0-23, day 1-31, month 1-12, weekday 0-7)."
 )
-
-
-class Clock:
-    """The wall clock the scheduler reads; the test moves it."""
-
-    def __init__(self, window: MainWindow, start: datetime) -> None:
-        self.current = start
-        window.workspace.scheduler.now = lambda: self.current
-        window.workspace.scheduler.zone = BERLIN
-        window.workspace.unattended.now = lambda: self.current.timestamp()
-
-    def set(self, when: datetime) -> None:
-        self.current = when
 
 
 def effects_read(server: ScriptedModelServer, request: int) -> list[str]:
@@ -77,7 +63,7 @@ def test_the_page_sets_a_schedule_once_approved_and_refuses_a_bad_cron_line(
     notifications: NotificationService,
 ) -> None:
     record(qtbot, aloop, window, model_server)
-    clock = Clock(window, MONDAY_0900)
+    clock = use_clock(window.workspace, MONDAY_0900)
     page = open_page(qtbot, window)
     assert page.next_run.text() == "Not scheduled."
     assert page.picker.kind.currentText() == "Off" and page.no_runs.isVisible()
@@ -140,7 +126,7 @@ def test_runs_are_listed_and_a_waiting_runs_sheet_shows_only_when_its_chat_opens
 ) -> None:
     recorded = record(qtbot, aloop, window, model_server)
     workspace = window.workspace
-    clock = Clock(window, MONDAY_0900)
+    clock = use_clock(window.workspace, MONDAY_0900)
     page = open_page(qtbot, window)
     page.picker.set_kind("daily")
     page.picker.clock.setTime(page.picker.clock.time().fromString("08:00", "HH:mm"))
@@ -220,7 +206,7 @@ def test_a_waiting_chat_on_show_gets_a_bar_not_a_sheet(
 ) -> None:
     recorded = record(qtbot, aloop, window, model_server)
     workspace = window.workspace
-    clock = Clock(window, MONDAY_0900)
+    clock = use_clock(window.workspace, MONDAY_0900)
     page = open_page(qtbot, window)
     page.picker.set_kind("every")
     page.picker.count.setValue(15)

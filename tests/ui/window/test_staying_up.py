@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import pytest
 from PySide6.QtWidgets import QApplication, QCheckBox, QDialogButtonBox, QLabel, QMessageBox
@@ -17,12 +16,12 @@ from desktop.routines.schedules.times import daily
 from desktop.system import autostart
 from tests.support.model_server import ScriptedModelServer
 from tests.support.routines import NAME, record
+from tests.support.schedule_clock import BERLIN, use_clock
 from tests.support.window import settle
 from ui.settings.dialog import SettingsDialog
 from ui.settings.general import GeneralPage
 from ui.window.main_window import MainWindow
 
-BERLIN = ZoneInfo("Europe/Berlin")
 MONDAY_0900 = datetime(2026, 12, 7, 9, 0, tzinfo=BERLIN)
 
 
@@ -30,8 +29,7 @@ def schedule(qtbot, aloop, window: MainWindow, model_server: ScriptedModelServer
     """Record the routine and schedule it daily at 08:00, approved on its sheet."""
     record(qtbot, aloop, window, model_server)
     scheduler = window.workspace.scheduler
-    scheduler.now = lambda: MONDAY_0900
-    scheduler.zone = BERLIN
+    use_clock(window.workspace, MONDAY_0900)
     setting = aloop.create_task(scheduler.set(NAME, daily("08:00", MONDAY_0900)))
     settle(aloop, lambda: window.approval_sheet is not None, "the schedule's sheet")
     window.approval_sheet.approve.click()  # type: ignore[union-attr]
