@@ -125,4 +125,9 @@ class StayingUp(QObject):
     def _leave(self) -> None:
         self.leaving = True
         QApplication.setQuitOnLastWindowClosed(True)
+        if self.window.isHidden():
+            # In the tray, and nothing scheduled any more: no window is left to close, and
+            # closing a hidden one quits nothing.
+            QApplication.quit()
+            return
         self.window.close()  # the last window closing quits the app (desktop/app.py)

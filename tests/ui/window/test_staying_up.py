@@ -78,13 +78,24 @@ def test_closing_with_a_schedule_keeps_deskhand_up_and_quit_asks_naming_the_next
 def test_with_nothing_scheduled_closing_and_quit_are_as_before(
     qtbot,  # type: ignore[no-untyped-def]
     window: MainWindow,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     assert window.workspace.scheduler.scheduled_count() == 0
     window.staying_up.quit()
     assert window.staying_up.question is None  # nothing to ask
     assert not window.isVisible()
+    window.staying_up.leaving = False
     window.show()
     assert window.close() and not window.isVisible()
+
+    # Left in the tray while a routine was scheduled, and the schedule gone since (removed
+    # from the command line): the tray's Quit quits the app, having no window to close.
+    quits: list[bool] = []
+    monkeypatch.setattr(QApplication, "quit", lambda: quits.append(True))
+    window.staying_up.leaving = False
+    window.hide()
+    window.tray.quit.emit()
+    assert quits == [True] and window.staying_up.question is None
 
 
 def save(aloop, dialog: SettingsDialog) -> None:  # type: ignore[no-untyped-def]
