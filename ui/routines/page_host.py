@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import shiboken6
 from PySide6.QtCore import QObject
 
+from desktop.routines.schedules.times import short
 from ui.routines.page import RoutinePage
 
 if TYPE_CHECKING:
@@ -29,10 +30,14 @@ class RoutinePages(QObject):
         window.pages.addWidget(self.page)
         section = window.routine_runs.section
         section.page_requested.connect(self.open)
+        section.next_run_of = self._next_run_of
+        section.waiting_of = self._waiting_of
+        self.section = section
         self._unsubscribe = [
             workspace.routines.subscribe(self._changed),
             workspace.unattended.subscribe(lambda _chat: self._changed()),
         ]
+        section.refresh()
 
     def close(self) -> None:
         for unsubscribe in self._unsubscribe:
@@ -61,9 +66,19 @@ class RoutinePages(QObject):
         self.window.sessions.refresh()
         self.window.open_session(chat_id)
 
+    def _next_run_of(self, name: str) -> str:
+        upcoming = self.window.workspace.scheduler.next_for(name)
+        return short(upcoming) if upcoming is not None else ""
+
+    def _waiting_of(self, name: str) -> bool:
+        chat_id = self.window.workspace.routines.running().get(name)
+        return chat_id is not None and bool(self.window.workspace.unattended.waiting(chat_id))
+
     def _changed(self) -> None:
         if not shiboken6.isValid(self.page):
             return
+        if shiboken6.isValid(self.section):
+            self.section.refresh()  # its marks: the next run, a run that waits
         if self.showing():
             names = self.window.workspace.routines.entries()
             if self.page.name not in {listed.name for listed in names}:

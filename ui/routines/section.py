@@ -10,6 +10,8 @@ click on the routine or ⋯ → Schedule…) and the window carries it out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import shiboken6
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QMouseEvent
@@ -40,6 +42,7 @@ NOT_KEPT_TIP = (
 )
 UNREADABLE_MARK = "can't read"
 RUNNING_MARK = "running"
+WAITING_MARK = "waiting"
 
 
 class RoutineRow(QFrame):
@@ -48,14 +51,22 @@ class RoutineRow(QFrame):
 
     clicked = Signal()
 
-    def __init__(self, listed: Listed, running: bool, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        listed: Listed,
+        running: bool,
+        parent: QWidget | None = None,
+        *,
+        waiting: bool = False,
+        next_run: str = "",
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("routineRow")
         self.routine_name = listed.name
         self.running = running
         self.problem = listed.problem
         self.kept = listed.kept
-        self.state = self.state_of(listed, running)
+        self.state = self.state_of(listed, running, waiting, next_run)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.name_label = ElidedLabel(listed.name)
         self.name_label.setObjectName("routineName")
@@ -72,7 +83,12 @@ class RoutineRow(QFrame):
         self.menu_button.setAutoRaise(True)
         self.menu_button.setCursor(Qt.CursorShape.PointingHandCursor)
         if running:
-            self._mark(RUNNING_MARK, "running", "Running now: Show opens its chat, Stop stops it.")
+            if waiting:
+                self._mark(WAITING_MARK, "waiting", "Its run waits for you: Show opens its chat.")
+            else:
+                self._mark(
+                    RUNNING_MARK, "running", "Running now: Show opens its chat, Stop stops it."
+                )
             self.run_button.setText("Show")
             self.run_button.setToolTip("Show the chat this routine is running in")
         else:
@@ -83,6 +99,8 @@ class RoutineRow(QFrame):
                 self.run_button.setEnabled(False)
             elif not listed.kept:
                 self._mark(NOT_KEPT_MARK, "problem", NOT_KEPT_TIP)
+            elif next_run:
+                self._mark(f"next {next_run}", "scheduled", f"Scheduled: next run {next_run}")
         self.mark.setVisible(bool(self.mark.text()))
         self.run_button.setAccessibleName(f"{self.run_button.text()} {listed.name}")
         # The mark goes under the name, so that a narrow sidebar still shows most of the name.
@@ -106,9 +124,11 @@ class RoutineRow(QFrame):
         super().mouseReleaseEvent(event)
 
     @staticmethod
-    def state_of(listed: Listed, running: bool) -> tuple[object, ...]:
+    def state_of(
+        listed: Listed, running: bool, waiting: bool = False, next_run: str = ""
+    ) -> tuple[object, ...]:
         """What the row shows: a row is made again only when this changes."""
-        return (listed.name, listed.kept, listed.problem, running)
+        return (listed.name, listed.kept, listed.problem, running, waiting, next_run)
 
     def _mark(self, text: str, kind: str, tip: str) -> None:
         self.mark.setText(text)
@@ -153,6 +173,10 @@ class RoutinesSection(QFrame):
         self.area.viewport().setAutoFillBackground(False)
         self.area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab stops at the rows' buttons
         self.rows: list[RoutineRow] = []
+        # A scheduled routine's next run ("Tue 08:00") and whether its run waits for the
+        # person: set by the window once schedules are known (ui/routines/page_host.py).
+        self.next_run_of: Callable[[str], str] = lambda _name: ""
+        self.waiting_of: Callable[[str], bool] = lambda _name: False
         self.menu: QMenu | None = None
         self.confirm_box: QMessageBox | None = None
         layout = QVBoxLayout(self)
@@ -176,8 +200,10 @@ class RoutinesSection(QFrame):
         kept = {row.state: row for row in self.rows}
         rows: list[RoutineRow] = []
         for listed in self.routines.entries():
-            row = kept.pop(RoutineRow.state_of(listed, listed.name in running), None)
-            rows.append(row if row is not None else self._row(listed, listed.name in running))
+            name = listed.name
+            state = (name in running, self.waiting_of(name), self.next_run_of(name))
+            row = kept.pop(RoutineRow.state_of(listed, *state), None)
+            rows.append(row if row is not None else self._row(listed, *state))
         for row in kept.values():
             self.rows_layout.removeWidget(row)
             row.deleteLater()
@@ -188,8 +214,8 @@ class RoutinesSection(QFrame):
         self.area.setVisible(bool(self.rows))
         self._fit()
 
-    def _row(self, listed: Listed, running: bool) -> RoutineRow:
-        row = RoutineRow(listed, running)
+    def _row(self, listed: Listed, running: bool, waiting: bool, next_run: str) -> RoutineRow:
+        row = RoutineRow(listed, running, waiting=waiting, next_run=next_run)
         row.run_button.clicked.connect(lambda _=False, n=listed.name: self.run_requested.emit(n))
         row.menu_button.clicked.connect(lambda _=False, r=row: self._menu_for(r, None))
         row.clicked.connect(lambda n=listed.name: self.page_requested.emit(n))
@@ -269,6 +295,8 @@ STYLE = """
 #routineMark { border-radius: 6px; padding: 0px 5px; font-size: 11px; }
 #routineMark[kind="running"] { color: $on_accent; background: $accent; }
 #routineMark[kind="problem"] { color: $warning_text; background: $warning_bg; }
+#routineMark[kind="waiting"] { color: $warning_text; background: $warning_bg; }
+#routineMark[kind="scheduled"] { color: $text_muted; background: $raised; }
 QPushButton#routineRun { padding: 2px 8px; min-height: 14px; border-radius: 5px; }
 QPushButton#routineRun:focus { padding: 1px 7px; }
 #routineMenuButton {

@@ -51,6 +51,13 @@ def open_page(qtbot, window: MainWindow) -> RoutinePage:  # type: ignore[no-unty
     return page
 
 
+def mark(window: MainWindow) -> str:
+    """The routine's mark in the sidebar's Routines section."""
+    row = window.routine_runs.section.row(NAME)
+    assert row is not None
+    return row.mark.text() if not row.mark.isHidden() else ""
+
+
 def fields(row: str) -> list[str]:
     return row.split("  ·  ")
 
@@ -135,6 +142,7 @@ def test_runs_are_listed_and_a_waiting_runs_sheet_shows_only_when_its_chat_opens
     assert isinstance(window.approval_sheet, ScheduleSheet)
     qtbot.mouseClick(window.approval_sheet.approve, Qt.MouseButton.LeftButton)
     settle(aloop, lambda: page.next_run.text().startswith("Next run: Tue 08:00"), "next run")
+    assert mark(window) == "next Tue 08:00"  # the sidebar's Routines section says so too
 
     # Tuesday 08:00: the run goes on unattended, and is done.
     requests = len(model_server.message_requests)
@@ -163,6 +171,9 @@ def test_runs_are_listed_and_a_waiting_runs_sheet_shows_only_when_its_chat_opens
     assert window.sessions.marks() == {chat: "Waiting for you: Allow Notebook: write?"}
     assert window.approval_sheet is None  # nothing over the person's work
     assert recorded.field.value == "Ada" and recorded.notebook.lines == []
+    settle(aloop, lambda: mark(window) == "waiting", "the routine's mark")
+    row = window.routine_runs.section.row(NAME)
+    assert row is not None and row.run_button.text() == "Show"  # its chat
     settle(aloop, lambda: fields(page.run_rows()[0])[0] == "waiting", "waiting on the page")
     settle(aloop, lambda: len(notifications.posted) == 2, "the notification")
     assert [(posted.title, posted.body) for posted in notifications.posted] == [
