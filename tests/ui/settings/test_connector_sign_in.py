@@ -1,0 +1,279 @@
+"""Settings → Connectors with connectors that sign in, on the real Settings dialog against a
+local OAuth-protected MCP server (tests/support/oauth_server.py), the stand-in browser as
+`$BROWSER` (tests/support/standin_browser.py): the sheet's words before the browser opens,
+the row's state (signed in with its expiry, "Sign in again" after a revoked grant, "Not signed
+in" after signing out), and a bad URL that adds nothing."""
+
+from __future__ import annotations
+
+import json
+import time
+import webbrowser
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QDialogButtonBox,
+    QMessageBox,
+    QPushButton,
+    QWidget,
+)
+
+from desktop.calls.sources.mcp.sign_ins import FILE_NAME
+from desktop.workspace import Workspace
+from tests.support import mcp_servers
+from tests.support.oauth_server import OAuthServer
+from tests.support.standin_browser import browser_command
+from tests.support.waiting import wait_until
+from ui.settings import SettingsDialog
+from ui.settings.connectors import NAME, SIGN_IN, STATUS, ConnectorsPage
+from ui.settings.sign_in_rows import expiry
+from ui.sheets.sign_in import FORM, SUMMARY, WAITING, SignInSheet
+
+LEFT = Qt.MouseButton.LeftButton
+AGAIN = (
+    "Sign in again: the server no longer takes Deskhand's sign-in "
+    "(it was revoked, or could not be renewed)"
+)
+
+
+@pytest.fixture
+def server() -> Iterator[OAuthServer]:
+    with OAuthServer() as running:
+        yield running
+
+
+@pytest.fixture
+def browsed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """The stand-in browser is the person's default browser; returns the log of what it opened."""
+    log = tmp_path / "opened.log"
+    monkeypatch.setenv("BROWSER", browser_command(tmp_path))
+    monkeypatch.setenv("STANDIN_BROWSER_LOG", str(log))
+    monkeypatch.setattr(webbrowser, "_tryorder", None)  # read $BROWSER again, as a new app does
+    return log
+
+
+@pytest.fixture
+def page(qtbot, workspace: Workspace, aloop, browsed: Path) -> Iterator[ConnectorsPage]:  # type: ignore[no-untyped-def]
+    mcp_servers.write_approved(workspace.toolbox.mcp, {"mcpServers": {}})
+    aloop.run_until_complete(workspace.toolbox.start())
+    dialog = SettingsDialog(workspace, page="connectors")
+    qtbot.addWidget(dialog)
+
+    async def opening() -> None:
+        dialog.open()
+
+    aloop.run_until_complete(opening())
+    yield cast(ConnectorsPage, dialog.page("connectors"))
+    aloop.run_until_complete(workspace.toolbox.close())
+
+
+def click(qtbot, aloop, widget: QWidget) -> None:  # type: ignore[no-untyped-def]
+    """A click inside the running loop, as every click in the app is: what it starts may
+    await threads and connections at once."""
+
+    async def clicking() -> None:
+        qtbot.mouseClick(widget, LEFT)
+
+    aloop.run_until_complete(clicking())
+
+
+def settle(aloop, predicate, what: str) -> None:  # type: ignore[no-untyped-def]
+    aloop.run_until_complete(wait_until(predicate, 20, what))
+
+
+def status(page: ConnectorsPage, row: int = 0) -> str:
+    item = page.table.item(row, STATUS)
+    return item.text() if item is not None else ""
+
+
+def row_button(page: ConnectorsPage, row: int = 0) -> QPushButton:
+    return cast(QPushButton, page.table.cellWidget(row, SIGN_IN))
+
+
+def sheet(page: ConnectorsPage) -> SignInSheet:
+    assert page.sheet is not None
+    return page.sheet
+
+
+def saved(workspace: Workspace) -> dict[str, Any]:
+    return dict(json.loads(workspace.paths.mcp_config.read_text()))
+
+
+def opened(log: Path) -> list[str]:
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def kept_expiry(workspace: Workspace) -> float:
+    kept = workspace.paths.mcp_config.with_name(FILE_NAME)
+    return float(json.loads(kept.read_text())["notes"]["expires_at"])
+
+
+def signed_in_words(workspace: Workspace) -> str:
+    return f"Signed in · expires {expiry(kept_expiry(workspace))}"
+
+
+def add_notes(qtbot, aloop, page: ConnectorsPage, url: str, scopes: str = "") -> SignInSheet:  # type: ignore[no-untyped-def]
+    """Add by URL as the person does, up to the sheet that says where they sign in."""
+    click(qtbot, aloop, page.add_url)
+    adding = sheet(page)
+    assert adding.isVisible() and adding.page == FORM
+    adding.name.setText("notes")
+    adding.url.setText(url)
+    adding.scopes.setText(scopes)
+    click(qtbot, aloop, adding.go_button)
+    settle(aloop, lambda: adding.page == SUMMARY or adding.problem.isVisible(), "the summary")
+    return adding
+
+
+def continue_and_wait(qtbot, aloop, page: ConnectorsPage, signing: SignInSheet) -> None:  # type: ignore[no-untyped-def]
+    click(qtbot, aloop, signing.continue_button)
+    assert signing.page == WAITING
+    assert signing.waiting.text() == "Waiting for you to sign in in your browser…"
+    settle(aloop, lambda: not signing.isVisible(), "the sign-in")
+    settle(aloop, lambda: status(page).startswith("Signed in"), "the row's state")
+
+
+def test_adding_shows_where_you_sign_in_before_the_browser_opens_then_the_row_is_signed_in(  # type: ignore[no-untyped-def]
+    qtbot, aloop, workspace: Workspace, server: OAuthServer, page: ConnectorsPage, browsed: Path
+) -> None:
+    adding = add_notes(qtbot, aloop, page, server.url, scopes="notes.read, notes.write")
+
+    assert [
+        adding.summary_title.text(),
+        adding.summary_server.text(),
+        adding.summary_host.text(),
+        adding.summary_scopes.text(),
+    ] == [
+        "Sign in to “notes”?",
+        f"Server: {server.url}",
+        f"You sign in at: 127.0.0.1:{server.port}",
+        "Access asked for: notes.read, notes.write",
+    ]
+    assert opened(browsed) == [] and page.table.rowCount() == 0  # nothing yet, until Continue
+    assert adding.continue_button.isVisible() and not adding.go_button.isVisible()
+
+    continue_and_wait(qtbot, aloop, page, adding)
+
+    [url] = opened(browsed)
+    assert url.startswith(f"{server.base}/authorize?")
+    assert page.table.item(0, NAME).text() == "notes"
+    assert status(page) == signed_in_words(workspace)
+    assert kept_expiry(workspace) > time.time() + 3000
+    assert row_button(page).isVisible() and row_button(page).text() == "Sign out"
+    assert page.message.text() == "Added “notes”."
+    entry = {"url": server.url, "oauth": True, "scopes": ["notes.read", "notes.write"]}
+    assert saved(workspace) == {"mcpServers": {"notes": entry}}
+    source = workspace.toolbox.mcp
+    settle(aloop, lambda: source.status("notes").state.value == "ready", "the connector")
+    assert status(page) == signed_in_words(workspace)  # the server's status did not hide it
+    dialog = cast(SettingsDialog, page.window())
+    click(qtbot, aloop, dialog.button(QDialogButtonBox.StandardButton.Save))
+    assert saved(workspace) == {"mcpServers": {"notes": entry}}  # Save keeps what the sheet added
+
+
+def test_a_revoked_grant_says_sign_in_again_and_signing_in_again_works(  # type: ignore[no-untyped-def]
+    qtbot, aloop, workspace: Workspace, server: OAuthServer, page: ConnectorsPage, browsed: Path
+) -> None:
+    continue_and_wait(qtbot, aloop, page, add_notes(qtbot, aloop, page, server.url))
+    source = workspace.toolbox.mcp
+    settle(aloop, lambda: source.status("notes").state.value == "ready", "the connector")
+
+    server.revoke_all()  # on the server's side: the next start cannot renew the token
+    click(qtbot, aloop, page.restart)
+    settle(aloop, lambda: status(page) == AGAIN, "Sign in again")
+
+    assert row_button(page).text() == "Sign in again"
+    assert len(opened(browsed)) == 1  # no browser opened on its own
+    click(qtbot, aloop, row_button(page))
+    again = sheet(page)
+    settle(aloop, lambda: again.page == SUMMARY, "the summary")
+    assert again.windowTitle() == "Sign in to “notes”"
+    assert again.summary_title.text() == "Sign in to “notes”?"
+    assert again.summary_server.text() == f"Server: {server.url}"
+    continue_and_wait(qtbot, aloop, page, again)
+
+    assert status(page) == signed_in_words(workspace)
+    assert row_button(page).text() == "Sign out"
+    assert page.message.text() == "Signed in to “notes”."
+    assert len(opened(browsed)) == 2
+    settle(aloop, lambda: source.status("notes").state.value == "ready", "started again")
+
+
+def test_signing_out_asks_first_then_revokes_and_forgets(  # type: ignore[no-untyped-def]
+    qtbot, aloop, workspace: Workspace, server: OAuthServer, page: ConnectorsPage
+) -> None:
+    continue_and_wait(qtbot, aloop, page, add_notes(qtbot, aloop, page, server.url))
+    record = workspace.toolbox.mcp.sign_ins.load("notes")
+    assert record is not None and record.tokens is not None
+
+    def asked() -> QMessageBox:
+        click(qtbot, aloop, row_button(page))
+        [box] = [b for b in page.findChildren(QMessageBox, "signOutBox") if b.isVisible()]
+        return box
+
+    def press(box: QMessageBox, text: str) -> None:
+        [button] = [b for b in box.buttons() if b.text() == text]
+        click(qtbot, aloop, cast(QAbstractButton, button))
+
+    box = asked()
+    assert (box.text(), box.informativeText()) == (
+        "Sign out of “notes”?",
+        "Deskhand forgets this connector's sign-in, and asks the server to revoke it where the "
+        "server offers that. Claude can't use its tools until you sign in again.",
+    )
+    press(box, "Cancel")
+    assert status(page) == signed_in_words(workspace) and server.revoked == []
+
+    press(asked(), "Sign out")
+    settle(aloop, lambda: status(page) == "Not signed in", "signed out")
+
+    assert row_button(page).text() == "Sign in"
+    assert page.message.text() == "Signed out of “notes”. The server revoked the sign-in."
+    assert record.tokens["refresh_token"] in server.revoked
+    assert workspace.toolbox.mcp.sign_ins.load("notes") is None
+    assert list(saved(workspace)["mcpServers"]) == ["notes"]  # still there, to sign in again
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        (
+            "ftp://example.com/mcp",
+            "“ftp://example.com/mcp” is not a web address: give the server's http:// or "
+            "https:// URL.",
+        ),
+        (
+            "{base}/nothing-here",
+            "No MCP server answered at {base}/nothing-here. Check the URL (a Streamable HTTP "
+            "endpoint, often ending in /mcp).",
+        ),
+    ],
+)
+def test_a_bad_url_shows_its_message_and_adds_nothing(  # type: ignore[no-untyped-def]
+    qtbot,
+    aloop,
+    workspace: Workspace,
+    server: OAuthServer,
+    page: ConnectorsPage,
+    browsed: Path,
+    url: str,
+    message: str,
+) -> None:
+    adding = add_notes(qtbot, aloop, page, url.format(base=server.base))
+
+    assert adding.isVisible() and adding.page == FORM
+    assert adding.problem.text() == message.format(base=server.base)
+    assert page.table.rowCount() == 0 and saved(workspace) == {"mcpServers": {}}
+    assert opened(browsed) == []
+    assert not workspace.paths.mcp_config.with_name(FILE_NAME).exists()
+
+
+def test_expiry_says_the_time_today_and_the_day_otherwise() -> None:
+    noon = time.mktime((2026, 12, 2, 12, 0, 0, 0, 0, -1))
+    assert expiry(noon + 2 * 3600 + 5 * 60, now=noon) == "14:05"
+    assert expiry(noon + 13 * 3600, now=noon) == "3 Dec 01:00"
