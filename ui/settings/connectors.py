@@ -55,6 +55,8 @@ from ui.settings.form import (
 )
 from ui.settings.server_editor import ServerDraft, ServerEditor
 from ui.settings.sign_in_rows import (
+    AGAIN,
+    AGAIN_TIP,
     BUTTON,
     REVOKED,
     SIGNED_IN,
@@ -283,12 +285,13 @@ class ConnectorsPage(SettingsPage):
             else:
                 signing = None
             item.setText(text)
-            item.setToolTip(status.problem)
+            item.setToolTip(AGAIN_TIP if text == AGAIN else status.problem)
             button = self.table.cellWidget(row, SIGN_IN)
             if button is not None:
                 button.setVisible(signing is not None)
                 if isinstance(button, QPushButton) and signing is not None:
                     button.setText(BUTTON[signing])
+        self.table.resizeColumnToContents(SIGN_IN)  # a button's words changed its width
         editing = self._editing
         stderr = ""
         can_restart = False

@@ -22,9 +22,11 @@ from desktop.calls.sources.mcp.source import McpSource
 SIGNED_IN, SIGN_IN, SIGN_IN_AGAIN = "signed_in", "sign_in", "sign_in_again"
 BUTTON = {SIGNED_IN: "Sign out", SIGN_IN: "Sign in", SIGN_IN_AGAIN: "Sign in again"}
 NOT_SIGNED_IN = "Not signed in"
-AGAIN = (
-    "Sign in again: the server no longer takes Deskhand's sign-in "
-    "(it was revoked, or could not be renewed)"
+AGAIN = "Sign in again: the sign-in was revoked or could not be renewed"
+AGAIN_TIP = (
+    "The server no longer takes Deskhand's sign-in: it was revoked (on the server, or by "
+    "signing out elsewhere), or it expired and could not be renewed. Claude's calls to its "
+    "tools are refused until you sign in again."
 )
 SIGN_OUT_QUESTION = "Sign out of “{name}”?"
 SIGN_OUT_DETAIL = (

@@ -25,9 +25,11 @@ from PySide6.QtWidgets import (
     QDialog,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
+    QLayout,
     QLineEdit,
+    QProgressBar,
     QPushButton,
-    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -63,6 +65,24 @@ CLIENT_NOTE = "Only needed when the server does not register apps itself."
 UNEXPECTED = "The sign-in did not work (something unexpected went wrong); nothing was added."
 
 
+def sheet_title(text: str, name: str) -> QLabel:
+    title = plain_label(text, name)
+    font = title.font()
+    font.setPointSizeF(font.pointSizeF() * 1.2)
+    font.setBold(True)
+    title.setFont(font)
+    return title
+
+
+def busy() -> QProgressBar:
+    """A bar that says something is under way, for as long as it takes."""
+    bar = QProgressBar()
+    bar.setRange(0, 0)
+    bar.setTextVisible(False)
+    bar.setMaximumHeight(8)
+    return bar
+
+
 def scopes_of(text: str) -> list[str]:
     """Scopes as typed: separated by spaces or commas."""
     return [scope for scope in re.split(r"[\s,]+", text) if scope]
@@ -90,19 +110,20 @@ class SignInSheet(QDialog):
         self._decision: asyncio.Future[bool] | None = None
         self.setObjectName("signInSheet")
         self.setWindowModality(Qt.WindowModality.WindowModal)
-        self.setFixedWidth(SHEET_WIDTH)
         entry = source.entry(name) if name is not None else None
         self.setWindowTitle(SIGN_IN_TITLE.format(name=name) if name else ADD_TITLE)
 
-        self.pages = QStackedWidget()
-        self.pages.addWidget(self._form_page(name, entry.url if entry else None))
-        self.reaching = plain_label("", "signInReaching")
-        self.pages.addWidget(self._page(self.reaching))
-        self.summary_title = plain_label("", "signInTitle")
+        # One page shown at a time, in a box (a stacked widget would keep the tallest's height).
+        self.pages: list[QWidget] = []
+        self._current = FORM
+        self.pages.append(self._form_page(name, entry.url if entry else None))
+        self.reaching = sheet_title("", "signInReaching")
+        self.pages.append(self._page(self.reaching, busy()))
+        self.summary_title = sheet_title("", "signInTitle")
         self.summary_server = plain_label("", "signInServer")
         self.summary_host = plain_label("", "signInHost")
         self.summary_scopes = plain_label("", "signInScopes")
-        self.pages.addWidget(
+        self.pages.append(
             self._page(
                 self.summary_title,
                 self.summary_server,
@@ -111,8 +132,8 @@ class SignInSheet(QDialog):
                 plain_label(SUMMARY_NOTE, "signInNote", muted=True),
             )
         )
-        self.waiting = plain_label(WAITING_WORDS, "signInWaiting")
-        self.pages.addWidget(self._page(self.waiting, plain_label(WAITING_NOTE, muted=True)))
+        self.waiting = sheet_title(WAITING_WORDS, "signInWaiting")
+        self.pages.append(self._page(self.waiting, busy(), plain_label(WAITING_NOTE, muted=True)))
 
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.reject)
@@ -126,7 +147,12 @@ class SignInSheet(QDialog):
         buttons = boxed(
             QHBoxLayout(), STRETCH, self.cancel_button, self.go_button, self.continue_button
         )
-        boxed(QVBoxLayout(self), self.pages, buttons)
+        body = QWidget()
+        body.setFixedWidth(SHEET_WIDTH)
+        boxed(QVBoxLayout(body), *self.pages, margins=(0, 0, 0, 0))
+        layout = boxed(QVBoxLayout(self), body, buttons)
+        # As tall as the page shown: a waiting sheet shrinks to its few lines.
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetFixedSize)
         self.finished.connect(self._closed)
         self._show(FORM)
 
@@ -168,11 +194,13 @@ class SignInSheet(QDialog):
         form.addRow("Client secret", self.client_secret)
         self._form = form
         self.show_client_fields(False)
+        title = SIGN_IN_TITLE.format(name=name) if name else ADD_TITLE
         intro = ADD_INTRO if name is None else f"{url or ''}"
         page = QWidget()
         boxed(
             QVBoxLayout(page),
-            plain_label(intro, "signInIntro", muted=name is not None),
+            sheet_title(title, "signInFormTitle"),
+            plain_label(intro, "signInIntro", muted=True),
             form,
             self.problem,
             STRETCH,
@@ -188,10 +216,12 @@ class SignInSheet(QDialog):
 
     @property
     def page(self) -> int:
-        return self.pages.currentIndex()
+        return self._current
 
     def _show(self, page: int) -> None:
-        self.pages.setCurrentIndex(page)
+        self._current = page
+        for index, widget in enumerate(self.pages):
+            widget.setVisible(index == page)
         self.go_button.setVisible(page == FORM)
         self.continue_button.setVisible(page == SUMMARY)
         self.continue_button.setDefault(page == SUMMARY)

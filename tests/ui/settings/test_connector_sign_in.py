@@ -35,10 +35,7 @@ from ui.settings.sign_in_rows import expiry
 from ui.sheets.sign_in import FORM, SUMMARY, WAITING, SignInSheet
 
 LEFT = Qt.MouseButton.LeftButton
-AGAIN = (
-    "Sign in again: the server no longer takes Deskhand's sign-in "
-    "(it was revoked, or could not be renewed)"
-)
+AGAIN = "Sign in again: the sign-in was revoked or could not be renewed"
 
 
 @pytest.fixture
