@@ -58,10 +58,12 @@ from ui.settings.sign_in_rows import (
     AGAIN,
     AGAIN_TIP,
     BUTTON,
+    REMOVED,
     REVOKED,
     SIGNED_IN,
     SIGNED_OUT,
     SignInRows,
+    ask_remove,
     ask_sign_out,
     sign_in_status,
     sign_in_words,
@@ -322,10 +324,32 @@ class ConnectorsPage(SettingsPage):
 
     def remove_server(self) -> None:
         row = self._row()
-        if 0 <= row < len(self.drafts):
-            del self.drafts[row]
-            self._editing = None
-            self._fill()
+        if not 0 <= row < len(self.drafts):
+            return
+        saved = self.drafts[row].saved
+        entry = self.source.entry(saved) if self.source is not None and saved else None
+        if saved is not None and entry is not None and entry.oauth:
+            # Its sign-in is revoked and forgotten with it: never left behind in the keychain.
+            ask_remove(self, saved, lambda: self._in_background(self._remove_signed(saved)))
+            return
+        del self.drafts[row]
+        self._editing = None
+        self._fill()
+
+    async def _remove_signed(self, name: str) -> None:
+        assert self.source is not None
+        try:
+            revoked = await remote.remove(self.source, name)
+        except remote.ConnectorProblem as problem:
+            self.message.setText(problem.message)
+            return
+        self._keep_editor()
+        self._loaded = self._loaded.model_copy(deep=True)
+        self._loaded.servers.pop(name, None)
+        self.drafts = [d for d in self.drafts if d.saved != name]
+        self._editing = None
+        self._fill()
+        self.message.setText(REMOVED.format(name=name) + (REVOKED if revoked else ""))
 
     def restart_server(self) -> None:
         if self.source is None or self._editing is None or not self._editing.saved:

@@ -33,7 +33,13 @@ SIGN_OUT_DETAIL = (
     "Deskhand forgets this connector's sign-in, and asks the server to revoke it where the "
     "server offers that. Claude can't use its tools until you sign in again."
 )
+REMOVE_QUESTION = "Remove “{name}”?"
+REMOVE_DETAIL = (
+    "It signs in, so it is removed now, not on Save: Deskhand signs out (asking the server to "
+    "revoke the sign-in where it offers that) and takes it out of mcp.json."
+)
 SIGNED_OUT = "Signed out of “{name}”."
+REMOVED = "Removed “{name}”."
 REVOKED = " The server revoked the sign-in."
 
 
@@ -100,22 +106,35 @@ class SignInRows:
 
 def ask_sign_out(parent: QWidget, name: str, signed_out: Callable[[], None]) -> QMessageBox:
     """Ask before signing out; `signed_out()` runs only if the person agrees."""
+    return _ask(
+        parent, "Sign out", SIGN_OUT_QUESTION.format(name=name), SIGN_OUT_DETAIL, signed_out
+    )
+
+
+def ask_remove(parent: QWidget, name: str, removed: Callable[[], None]) -> QMessageBox:
+    """Ask before removing a connector that signs in; `removed()` runs only if agreed."""
+    return _ask(parent, "Remove", REMOVE_QUESTION.format(name=name), REMOVE_DETAIL, removed)
+
+
+def _ask(
+    parent: QWidget, verb: str, question: str, detail: str, then: Callable[[], None]
+) -> QMessageBox:
     box = QMessageBox(parent)
-    box.setObjectName("signOutBox")
+    box.setObjectName("signInQuestion")
     box.setIcon(QMessageBox.Icon.Question)
-    box.setWindowTitle("Sign out")
+    box.setWindowTitle(verb)
     box.setTextFormat(Qt.TextFormat.PlainText)
-    box.setText(SIGN_OUT_QUESTION.format(name=name))
-    box.setInformativeText(SIGN_OUT_DETAIL)
-    sign_out = box.addButton("Sign out", QMessageBox.ButtonRole.DestructiveRole)
-    sign_out.setProperty("destructive", True)  # drawn in the theme's danger colour
+    box.setText(question)
+    box.setInformativeText(detail)
+    agreed = box.addButton(verb, QMessageBox.ButtonRole.DestructiveRole)
+    agreed.setProperty("destructive", True)  # drawn in the theme's danger colour
     box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(QMessageBox.StandardButton.Cancel)
     box.setWindowModality(Qt.WindowModality.WindowModal)
 
     def decided(_result: int) -> None:
-        if box.clickedButton() is sign_out:
-            signed_out()
+        if box.clickedButton() is agreed:
+            then()
         box.deleteLater()
 
     box.finished.connect(decided)

@@ -7,11 +7,13 @@ in" after signing out), and a bad URL that adds nothing."""
 from __future__ import annotations
 
 import json
+import socket
 import time
 import webbrowser
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from PySide6.QtCore import Qt
@@ -210,7 +212,7 @@ def test_signing_out_asks_first_then_revokes_and_forgets(  # type: ignore[no-unt
 
     def asked() -> QMessageBox:
         click(qtbot, aloop, row_button(page))
-        [box] = [b for b in page.findChildren(QMessageBox, "signOutBox") if b.isVisible()]
+        [box] = [b for b in page.findChildren(QMessageBox, "signInQuestion") if b.isVisible()]
         return box
 
     def press(box: QMessageBox, text: str) -> None:
@@ -274,3 +276,90 @@ def test_expiry_says_the_time_today_and_the_day_otherwise() -> None:
     noon = time.mktime((2026, 12, 2, 12, 0, 0, 0, 0, -1))
     assert expiry(noon + 2 * 3600 + 5 * 60, now=noon) == "14:05"
     assert expiry(noon + 13 * 3600, now=noon) == "3 Dec 01:00"
+
+
+@pytest.fixture
+def no_registration() -> Iterator[OAuthServer]:
+    with OAuthServer(dynamic_registration=False) as running:
+        running.add_client("deskhand-by-hand")
+        yield running
+
+
+def test_a_server_that_registers_no_apps_asks_for_a_client_id(  # type: ignore[no-untyped-def]
+    qtbot, aloop, workspace: Workspace, no_registration: OAuthServer, page: ConnectorsPage
+) -> None:
+    adding = add_notes(qtbot, aloop, page, no_registration.url)
+
+    assert adding.page == FORM and adding.problem.text() == (
+        f"The authorization server of {no_registration.url} does not register apps itself. "
+        "Give the client id (and secret, if any) you registered for Deskhand there."
+    )
+    assert adding.client_id.isVisible() and adding.client_secret.isVisible()
+    assert page.table.rowCount() == 0
+    adding.client_id.setText("deskhand-by-hand")
+    click(qtbot, aloop, adding.go_button)
+    settle(aloop, lambda: adding.page == SUMMARY, "the summary")
+    continue_and_wait(qtbot, aloop, page, adding)
+
+    assert status(page) == signed_in_words(workspace)
+    record = workspace.toolbox.mcp.sign_ins.load("notes")
+    assert record is not None and record.client is not None
+    assert record.client["client_id"] == "deskhand-by-hand"
+
+
+def test_cancel_while_waiting_for_the_browser_adds_nothing_and_closes_the_listener(  # type: ignore[no-untyped-def]
+    qtbot,
+    aloop,
+    workspace: Workspace,
+    server: OAuthServer,
+    page: ConnectorsPage,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "left-open.log"
+    idle = tmp_path / "idle-browser"  # opens the page; the person never finishes
+    idle.write_text(f'#!/bin/sh\necho "$1" >> "{log}"\n')
+    idle.chmod(0o755)
+    monkeypatch.setenv("BROWSER", str(idle))
+    monkeypatch.setattr(webbrowser, "_tryorder", None)
+    adding = add_notes(qtbot, aloop, page, server.url)
+    click(qtbot, aloop, adding.continue_button)
+    settle(aloop, lambda: log.exists(), "the browser")
+    [url] = log.read_text().splitlines()
+    redirect = parse_qs(urlsplit(url).query)["redirect_uri"][0]
+    assert adding.page == WAITING and adding.isVisible()
+
+    click(qtbot, aloop, adding.cancel_button)
+    settle(aloop, lambda: adding._task is not None and adding._task.done(), "the sign-in stops")
+
+    assert not adding.isVisible()
+    assert page.table.rowCount() == 0 and saved(workspace) == {"mcpServers": {}}
+    assert not workspace.paths.mcp_config.with_name(FILE_NAME).exists()
+    port = urlsplit(redirect).port
+    assert port is not None
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+
+
+def test_removing_a_connector_that_signs_in_asks_then_revokes_and_forgets_at_once(  # type: ignore[no-untyped-def]
+    qtbot, aloop, workspace: Workspace, server: OAuthServer, page: ConnectorsPage
+) -> None:
+    continue_and_wait(qtbot, aloop, page, add_notes(qtbot, aloop, page, server.url))
+    record = workspace.toolbox.mcp.sign_ins.load("notes")
+    assert record is not None and record.tokens is not None
+    page.table.selectRow(0)
+
+    click(qtbot, aloop, page.remove)
+    [box] = [b for b in page.findChildren(QMessageBox, "signInQuestion") if b.isVisible()]
+    assert box.text() == "Remove “notes”?"
+    [remove] = [b for b in box.buttons() if b.text() == "Remove"]
+    click(qtbot, aloop, cast(QAbstractButton, remove))
+    settle(aloop, lambda: page.table.rowCount() == 0, "removed")
+
+    assert page.message.text() == "Removed “notes”. The server revoked the sign-in."
+    assert saved(workspace) == {"mcpServers": {}}
+    assert record.tokens["refresh_token"] in server.revoked
+    assert workspace.toolbox.mcp.sign_ins.load("notes") is None
+    dialog = cast(SettingsDialog, page.window())
+    click(qtbot, aloop, dialog.button(QDialogButtonBox.StandardButton.Save))
+    assert saved(workspace) == {"mcpServers": {}}
