@@ -55,11 +55,11 @@ from ui.settings.form import (
 )
 from ui.settings.server_editor import ServerDraft, ServerEditor
 from ui.settings.sign_in_rows import (
-    AGAIN,
     AGAIN_TIP,
     BUTTON,
     REMOVED,
     REVOKED,
+    SIGN_IN_AGAIN,
     SIGNED_IN,
     SIGNED_OUT,
     SignInRows,
@@ -280,14 +280,17 @@ class ConnectorsPage(SettingsPage):
             text = status_text(status, disabled=bool(draft.entry.get("disabled")), saved=saved)
             if saved and draft.saved in source.waiting():
                 text = WAITING
+            tip = status.problem
             signing = sign_in_status(self.sign_ins.get(draft.saved)) if saved else None
             if signing is not None and text != WAITING and not draft.entry.get("disabled"):
                 if signing != SIGNED_IN or status.state is not ServerState.FAILED:
+                    # The sign-in says more than the server's state, which moves to the tip.
+                    tip = AGAIN_TIP if signing == SIGN_IN_AGAIN else text
                     text = sign_in_words(self.sign_ins.rows[str(draft.saved)])
             else:
                 signing = None
             item.setText(text)
-            item.setToolTip(AGAIN_TIP if text == AGAIN else status.problem)
+            item.setToolTip(tip)
             button = self.table.cellWidget(row, SIGN_IN)
             if button is not None:
                 button.setVisible(signing is not None)

@@ -125,7 +125,11 @@ def add_notes(qtbot, aloop, page: ConnectorsPage, url: str, scopes: str = "") ->
     adding.url.setText(url)
     adding.scopes.setText(scopes)
     click(qtbot, aloop, adding.go_button)
-    settle(aloop, lambda: adding.page == SUMMARY or adding.problem.isVisible(), "the summary")
+    settle(
+        aloop,
+        lambda: adding.page == SUMMARY or adding.problem.isVisible() or not adding.isVisible(),
+        "the summary (or the sheet's answer)",
+    )
     return adding
 
 
@@ -363,3 +367,25 @@ def test_removing_a_connector_that_signs_in_asks_then_revokes_and_forgets_at_onc
     dialog = cast(SettingsDialog, page.window())
     click(qtbot, aloop, dialog.button(QDialogButtonBox.StandardButton.Save))
     assert saved(workspace) == {"mcpServers": {}}
+
+
+def test_a_server_that_asks_for_no_sign_in_is_added_without_a_browser(  # type: ignore[no-untyped-def]
+    qtbot, aloop, workspace: Workspace, page: ConnectorsPage, browsed: Path
+) -> None:
+    with OAuthServer(auth=False) as open_server:
+        adding = add_notes(qtbot, aloop, page, open_server.url)
+        settle(aloop, lambda: status(page) == "Ready · 3 tools", "the connector")
+
+        assert saved(workspace) == {"mcpServers": {"notes": {"url": open_server.url}}}
+        assert not adding.isVisible() and not row_button(page).isVisible()
+        assert opened(browsed) == [] and page.message.text() == "Added “notes”."
+        aloop.run_until_complete(workspace.toolbox.close())
+
+
+def test_a_signed_in_rows_tip_says_the_servers_state(  # type: ignore[no-untyped-def]
+    qtbot, aloop, workspace: Workspace, server: OAuthServer, page: ConnectorsPage
+) -> None:
+    continue_and_wait(qtbot, aloop, page, add_notes(qtbot, aloop, page, server.url))
+    item = page.table.item(0, STATUS)
+    settle(aloop, lambda: item.toolTip() == "Ready · 3 tools", "the server's state in the tip")
+    assert status(page) == signed_in_words(workspace)
