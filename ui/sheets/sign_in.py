@@ -122,7 +122,7 @@ class SignInSheet(QDialog):
         self.summary_title = sheet_title("", "signInTitle")
         self.summary_server = plain_label("", "signInServer")
         self.summary_host = plain_label("", "signInHost")
-        self.summary_scopes = plain_label("", "signInScopes")
+        self.summary_scopes = plain_label("", "signInAsked")
         self.pages.append(
             self._page(
                 self.summary_title,
@@ -252,12 +252,12 @@ class SignInSheet(QDialog):
     def _url(self) -> str:
         if self.existing is not None:
             entry = self.source.entry(self.existing)
-            return entry.url or "" if entry is not None else ""
+            return (entry.url or "") if entry is not None else ""
         return self.url.text().strip()
 
     async def _run(self) -> None:
         client_id = self.client_id.text().strip() or None
-        secret = self.client_secret.text() or None if client_id else None
+        secret = (self.client_secret.text() or None) if client_id else None
         try:
             if self.existing is not None:
                 self.row = await remote.sign_in(
