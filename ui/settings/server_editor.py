@@ -11,6 +11,10 @@ from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QWidget
 from ui.settings.form import SettingsForm, TextField
 
 COMMAND, URL = "command", "url"
+SIGNS_IN_TIP = (
+    "This connector signs in: its sign-in belongs to this name and this address. To use "
+    "another, remove it and add it again by URL."
+)
 
 
 @dataclass
@@ -64,15 +68,17 @@ class ServerEditor(SettingsForm):
         self.add_row("URL", self.url)
         self.add_row("Headers", self.headers, hint="Name: value, one per line.")
         self.kind.currentIndexChanged.connect(self._show_kind)
+        self.signs_in = False
 
     def _show_kind(self) -> None:
         stdio = self.kind.currentData() == COMMAND
+        fixed_headers = not stdio and not self.signs_in  # a sign-in brings its own header
         for widget, shown in (
             (self.command, stdio),
             (self.args, stdio),
             (self.env, stdio),
             (self.url, not stdio),
-            (self.headers, not stdio),
+            (self.headers, fixed_headers),
         ):
             column = widget.parentWidget()
             if column is not None:
@@ -81,8 +87,10 @@ class ServerEditor(SettingsForm):
             buddy = label.buddy()
             if buddy in (self.command, self.args, self.env):
                 label.setVisible(stdio)
-            elif buddy in (self.url, self.headers):
+            elif buddy is self.url:
                 label.setVisible(not stdio)
+            elif buddy is self.headers:
+                label.setVisible(fixed_headers)
 
     def show_draft(self, draft: ServerDraft) -> None:
         entry = draft.entry
@@ -94,6 +102,13 @@ class ServerEditor(SettingsForm):
         self.url.setText(entry.get("url") or "")
         headers = entry.get("headers") or {}
         self.headers.setPlainText("\n".join(f"{k}: {v}" for k, v in headers.items()))
+        # Its tokens are kept under its name and were issued for its URL: neither is edited
+        # here, so a token never follows a connector to another server.
+        self.signs_in = bool(entry.get("oauth"))
+        for line in (self.name, self.url):
+            line.setReadOnly(self.signs_in)
+            line.setToolTip(SIGNS_IN_TIP if self.signs_in else "")
+        self.kind.setEnabled(not self.signs_in)
         self._show_kind()
 
     def write_into(self, draft: ServerDraft) -> str | None:

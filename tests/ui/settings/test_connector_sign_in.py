@@ -389,3 +389,20 @@ def test_a_signed_in_rows_tip_says_the_servers_state(  # type: ignore[no-untyped
     item = page.table.item(0, STATUS)
     settle(aloop, lambda: item.toolTip() == "Ready · 3 tools", "the server's state in the tip")
     assert status(page) == signed_in_words(workspace)
+
+
+def test_a_connector_that_signs_in_keeps_its_name_and_url(  # type: ignore[no-untyped-def]
+    qtbot, aloop, workspace: Workspace, server: OAuthServer, page: ConnectorsPage
+) -> None:
+    continue_and_wait(qtbot, aloop, page, add_notes(qtbot, aloop, page, server.url))
+    page.table.selectRow(0)
+
+    editor = page.editor
+    assert editor.name.isReadOnly() and editor.url.isReadOnly()
+    assert not editor.kind.isEnabled() and not editor.headers.isVisible()
+    assert editor.url.toolTip() == (
+        "This connector signs in: its sign-in belongs to this name and this address. To use "
+        "another, remove it and add it again by URL."
+    )
+    click(qtbot, aloop, page.add)  # a command server's fields are all there again
+    assert not editor.name.isReadOnly() and editor.kind.isEnabled()
