@@ -1,2 +1,3 @@
 """The questions the window asks the person: may Claude do this, approve this plan, download a
-browser, save this chat as a routine, keep a routine Deskhand did not write."""
+browser, save this chat as a routine, keep a routine Deskhand did not write, sign in to a
+connector."""
