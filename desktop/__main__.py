@@ -106,6 +106,7 @@ COMMANDS = {
     "apps": "scriptable Mac apps: list, read a dictionary, call",
     "install-desktop-entry": "Linux: add Deskhand to your app launcher (a .desktop entry and "
     "icons in ~/.local/share, for your user only)",
+    "routine": "routines: schedule one (approved in the window), list its runs",
 }
 
 
@@ -132,6 +133,10 @@ def full_parser(line: Sequence[str] | None = None) -> Parser:
             from desktop.command.apps import add_verbs
 
             add_verbs(command)
+        elif name == "routine":
+            from desktop.command import routine_schedule
+
+            routine_schedule.add_verbs(command)
     return parser
 
 
@@ -303,6 +308,10 @@ def main(argv: list[str] | None = None) -> int:
         return serve_mcp(args)
     if args.command == "install-desktop-entry":
         return install_desktop_entry()
+    if args.command == "routine":
+        from desktop.command import routine_schedule
+
+        return routine_schedule.run(args)
     if args.command == "apps":
         from desktop.command import apps as apps_cli
 

@@ -30,6 +30,15 @@ is saved by the window (the one writer of the settings file), which the asker re
 
 If either end goes away before the person answers, the question is dropped: the window closes
 its sheet, and the asker treats the call as refused.
+
+`deskhand routine schedule` sets a routine's schedule through the running app, whose window
+shows the plan sheet the schedule needs (request kind `schedule`; `schedule: null` takes it
+off). The answer is a result whose `data` is the schedule as set:
+
+    → {"token": "…", "kind": "schedule", "name": "Docs search",
+       "schedule": {"kind": "daily", "at": "08:00", …}, "missed": "run"}
+    ← {"event": {"event": "asking", "summary": "Run “Docs search” daily at 08:00"}}
+    ← {"result": {"ok": true, "data": {"name": "Docs search", "next_run": "…", …}}}
 """
 
 from __future__ import annotations
@@ -58,6 +67,7 @@ __all__ = [
     "Reply",
     "Request",
     "Result",
+    "ScheduleRequest",
     "ServerInfo",
     "folder",
     "info_path",
@@ -97,12 +107,25 @@ class AskRequest(Data):
         return f"An MCP client ({name})" if name else "An MCP client"
 
 
-def parse_request(line: bytes) -> Request | AskRequest:
-    """A request line of either kind; raises ValueError when it is neither."""
+class ScheduleRequest(Data):
+    """Set (or, with `schedule` None, take off) a routine's schedule (`deskhand routine
+    schedule`): the window asks the person on the plan sheet."""
+
+    token: str
+    kind: Literal["schedule"]
+    name: str = Field(max_length=200)
+    schedule: dict[str, Any] | None = None  # desktop/routines/schedules/times.py's Schedule
+    missed: Literal["run", "skip"] = "run"
+
+
+def parse_request(line: bytes) -> Request | AskRequest | ScheduleRequest:
+    """A request line of any kind; raises ValueError when it is none."""
     try:
         raw = json.loads(line)
         if isinstance(raw, dict) and raw.get("kind") == "ask":
             return AskRequest.model_validate(raw)
+        if isinstance(raw, dict) and raw.get("kind") == "schedule":
+            return ScheduleRequest.model_validate(raw)
         return Request.model_validate(raw)
     except ValidationError as exc:
         raise ValueError("not a request") from exc

@@ -117,6 +117,18 @@ class Scheduler:
             return False
         return entry.approval.covers(routine, entry.schedule)
 
+    def will_ask(self, name: str, schedule: Schedule) -> bool:
+        """Whether setting this schedule needs the person's approval (not yet given for this
+        routine and schedule as they are)."""
+        earlier = self.book.load(name)
+        if earlier is None or earlier.approval is None:
+            return True
+        try:
+            routine = self.routines.load(name).routine
+        except RoutineError:
+            return True
+        return not earlier.approval.covers(routine, schedule)
+
     async def set(self, name: str, schedule: Schedule, missed: Missed = "run") -> Scheduled:
         """Schedule `name`, once the person approved it on the plan sheet. Raises
         RoutineError: `not_found`, `refused` (not kept, no window, or not approved)."""
