@@ -1,6 +1,8 @@
 """Command line: `deskhand` (or `python -m desktop`) opens the window; `deskhand doctor` checks
 the setup; `deskhand mcp` serves this machine's tools to MCP clients over stdio; `deskhand ui …`
-sends one screen action to the running app; `deskhand apps …` reads Mac apps' dictionaries.
+sends one screen action to the running app; `deskhand apps …` reads Mac apps' dictionaries;
+`deskhand routine …` saves, lists, shows, runs and schedules routines.
+`deskhand connector …` adds remote MCP servers that sign in (OAuth) and lists them.
 
 `--json`, `--data-dir` and `--timeout` go before or after any command (`command/options.py`);
 each command loads only what it uses, when it runs."""
@@ -104,9 +106,10 @@ COMMANDS = {
     "ui": "one screen action sent to the running app (see, click, wait…), its result printed",
     "mcp": "serve this machine's tools (browser, Mac apps) to MCP clients over stdio",
     "apps": "scriptable Mac apps: list, read a dictionary, call",
+    "routine": "routines: save a finished chat as one, list, show, run (in the app), schedule",
+    "connector": "remote MCP servers that sign in: add, sign-in, list, tools, sign-out, remove",
     "install-desktop-entry": "Linux: add Deskhand to your app launcher (a .desktop entry and "
     "icons in ~/.local/share, for your user only)",
-    "routine": "routines: schedule one (approved in the window), list its runs",
 }
 
 
@@ -134,9 +137,13 @@ def full_parser(line: Sequence[str] | None = None) -> Parser:
 
             add_verbs(command)
         elif name == "routine":
-            from desktop.command import routine_schedule
+            from desktop.command import routines
 
-            routine_schedule.add_verbs(command)
+            routines.add_verbs(command)
+        elif name == "connector":
+            from desktop.command.connector import add_verbs as connector_verbs
+
+            connector_verbs(command)
     return parser
 
 
@@ -272,7 +279,7 @@ def serve_mcp(args: argparse.Namespace) -> int:
 
     async def run() -> None:
         await adopt_login_path()
-        await serve(workspace, limit=args.timeout)
+        await serve(workspace, limit=args.timeout, data_dir=args.data_dir)
 
     asyncio.run(run())
     return 0
@@ -308,14 +315,18 @@ def main(argv: list[str] | None = None) -> int:
         return serve_mcp(args)
     if args.command == "install-desktop-entry":
         return install_desktop_entry()
-    if args.command == "routine":
-        from desktop.command import routine_schedule
-
-        return routine_schedule.run(args)
     if args.command == "apps":
         from desktop.command import apps as apps_cli
 
         return apps_cli.run(args, open_workspace)
+    if args.command == "routine":
+        from desktop.command import routines as routines_cli
+
+        return routines_cli.run(args, open_workspace)
+    if args.command == "connector":
+        from desktop.command import connector
+
+        return connector.run(args)
     if args.command == "ui":
         from desktop.command.cli import run_ui
 

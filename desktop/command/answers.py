@@ -39,12 +39,20 @@ EXITS: dict[str, int] = {
     "app_not_running": EXIT_FAILED,  # no open window belongs to the app named
     "stale": EXIT_FAILED,  # the element changed since the snapshot: see again
     "refused": EXIT_FAILED,  # a rule, the person, a password field, Deskhand's own window
+    "already_running": EXIT_FAILED,  # that routine is running now (its chat says how far)
     "failed": EXIT_FAILED,  # it was tried and did not work
     "bad_input": EXIT_BAD_INPUT,
     "needs_permission": EXIT_NEEDS_PERMISSION,  # an approval or a system permission is missing
     "timeout": EXIT_TIMED_OUT,
     "no_display": EXIT_UNAVAILABLE,  # no screen to use here
     "unavailable": EXIT_UNAVAILABLE,  # other apps' elements cannot be read here now
+    # `deskhand connector`: a remote connector's sign-in
+    "not_mcp_server": EXIT_FAILED,  # no MCP server answered at the URL
+    "insecure_auth_server": EXIT_FAILED,  # it names a plain-http authorization server elsewhere
+    "redirect_off_loopback": EXIT_FAILED,  # the code would go elsewhere than Deskhand's listener
+    "state_mismatch": EXIT_FAILED,  # the answer did not belong to this sign-in
+    "needs_client_id": EXIT_BAD_INPUT,  # no dynamic registration: give --client-id
+    "needs_sign_in": EXIT_NEEDS_PERMISSION,  # the connector must sign in (again) first
 }
 CODES = tuple(EXITS)
 VERSION = 1  # an answer's version, unless `VERSIONS` names a newer one

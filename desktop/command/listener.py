@@ -12,6 +12,10 @@ snapshots are kept apart from every chat's, and they need no "first look" questi
 
 `deskhand mcp` asks here too (an `ask` request): the window shows its approval sheet for a call
 an MCP client makes, says which client asks, and sends back the person's answer.
+
+A `routine` request runs a routine in the app (`Routines`), in its own chat, through the same
+pipeline, plan sheet and gate as every chat's calls; the command waits for the report with no
+time limit, and closing its end stops the run.
 """
 
 from __future__ import annotations
@@ -25,7 +29,6 @@ import socket
 import struct
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from desktop.calls.permissions import NO_APPROVER, Answer, RuleScope
 from desktop.command.actions import UI_SESSION, run_action, why_unavailable
@@ -37,6 +40,7 @@ from desktop.command.protocol import (
     Reply,
     Request,
     Result,
+    RoutineRequest,
     ScheduleRequest,
     ServerInfo,
     folder,
@@ -48,10 +52,8 @@ from desktop.command.protocol import (
     write_private,
 )
 from desktop.command.running import Running
+from desktop.routines.book import RoutineError
 from desktop.system.settings.permissions import Rule
-
-if TYPE_CHECKING:
-    pass
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +61,8 @@ __all__ = ["UI_SESSION", "UiServer", "peer_uid"]
 
 
 REQUEST_LIMIT = 10.0  # seconds a client has to send its request line
+ASKING_POLL = 0.2  # seconds between looks at whether a routine's run waits for the person
+KEEP = "Keep the routine “{name}”, changed or added outside Deskhand?"
 NOT_SIGNED_ALIKE = (
     "Refused: this program is not signed like Deskhand. Use the deskhand command of the same "
     "Deskhand app."
@@ -176,6 +180,9 @@ class UiServer:
         if isinstance(request, ScheduleRequest):
             await _send(writer, Reply(result=await self._schedule(request, writer)))
             return
+        if isinstance(request, RoutineRequest):
+            await self._routine(request, reader, writer)
+            return
         result = await self._run(request, reader, writer)
         if result is not None:
             await _send(writer, Reply(result=result))
@@ -249,6 +256,61 @@ class UiServer:
             self.workspace.scheduler, request.name, request.schedule, request.missed, asking
         )
         return Result(ok=ok, data=data, code=code, error=message)
+
+    async def _routine(
+        self, request: RoutineRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        """Run a routine to its end and answer with its report. The command closing its end
+        (Ctrl+C, `deskhand mcp`'s client cancelling) stops the run; the report, status
+        `stopped`, still goes back to a command that only stopped writing."""
+        routines = self.workspace.routines
+        try:
+            if not routines.load(request.name).kept and routines.ask_keep is not None:
+                keep = Event(event="asking", summary=KEEP.format(name=request.name))
+                await _send(writer, Reply(event=keep))  # the window's keep sheet comes first
+            chat_id = await routines.start(request.name, request.params, trigger=request.by)
+        except RoutineError as error:
+            await _send(
+                writer, Reply(result=Result(ok=False, error=error.message, code=error.code))
+            )
+            return
+        # Written without awaiting: nothing may run between the start and awaiting its end, or
+        # a quick run could end before its report is asked for.
+        started = Event(event="started", summary=f"▶ {request.name}", chat_id=chat_id)
+        writer.write(Reply(event=started).model_dump_json(exclude_none=True).encode() + b"\n")
+
+        def hung_up(reading: asyncio.Future[bytes]) -> None:
+            if reading.cancelled():
+                return
+            reading.exception()  # a reset connection is a hang-up too
+            if routines.running().get(request.name) == chat_id:
+                routines.stop(request.name)
+
+        reading = asyncio.ensure_future(reader.read(1))
+        reading.add_done_callback(hung_up)
+        telling = asyncio.ensure_future(self._tell_asking(chat_id, writer))
+        try:
+            report = await routines.finished(chat_id)
+        finally:
+            reading.cancel()
+            telling.cancel()
+        if request.update and report.update_offered:
+            with contextlib.suppress(RoutineError):  # taken since by the window's Update routine
+                routines.apply_update(chat_id)
+        await _send(writer, Reply(report=report.document()))
+
+    async def _tell_asking(self, chat_id: int, writer: asyncio.StreamWriter) -> None:
+        """Tell the command each time the run waits for the person in the window (its plan,
+        a consequential step), so a terminal does not seem to hang. The queue is looked at
+        a few times a second: a viewer of its own would count as someone who can answer."""
+        told: list[object] = []
+        while True:
+            for request in self.workspace.approvals.pending:
+                if request.call.session_id == chat_id and request not in told:
+                    told.append(request)
+                    asking = Event(event="asking", summary=request.call.summary)
+                    await _send(writer, Reply(event=asking))
+            await asyncio.sleep(ASKING_POLL)
 
 
 async def _send(writer: asyncio.StreamWriter, reply: Reply) -> None:

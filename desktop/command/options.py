@@ -21,7 +21,8 @@ DATA_DIR_HELP = (
 )
 TIMEOUT_HELP = (
     "seconds the command may take (ui: the action, 10 by default; doctor: each check; "
-    "mcp: each tool call; apps: the command)"
+    "mcp: each tool call; apps: the command; routine run: starting Deskhand, 60 by default, "
+    "never the run itself; connector add and sign-in: the wait for the browser, 300 by default)"
 )
 
 

@@ -31,6 +31,19 @@ is saved by the window (the one writer of the settings file), which the asker re
 If either end goes away before the person answers, the question is dropped: the window closes
 its sheet, and the asker treats the call as refused.
 
+`deskhand routine run` and `deskhand mcp`'s `run_routine` ask the app to run a routine with a
+request of kind `routine`. The app starts the run in its own chat ("▶ NAME"), says so, and
+answers when the run ends with its report (`deskhand.routine.run/1`), or with a result line
+when the run could not start (an unknown routine, a bad parameter, one already running). A run
+has no time limit; the command closing its end (Ctrl+C) stops the run, and the report still
+comes back while the command reads:
+
+    → {"token": "…", "kind": "routine", "name": "Weekly report", "params": {"week": "12"},
+       "update": false, "by": "command"}
+    ← {"event": {"event": "started", "summary": "▶ Weekly report", "chat_id": 7}}
+    ← {"event": {"event": "asking", "summary": "Approve the plan…"}}   waits for the person
+    ← {"report": {"schema": "deskhand.routine.run/1", "ok": true, "status": "done", …}}
+
 `deskhand routine schedule` sets a routine's schedule through the running app, whose window
 shows the plan sheet the schedule needs (request kind `schedule`; `schedule: null` takes it
 off). The answer is a result whose `data` is the schedule as set:
@@ -67,6 +80,7 @@ __all__ = [
     "Reply",
     "Request",
     "Result",
+    "RoutineRequest",
     "ScheduleRequest",
     "ServerInfo",
     "folder",
@@ -118,14 +132,28 @@ class ScheduleRequest(Data):
     missed: Literal["run", "skip"] = "run"
 
 
-def parse_request(line: bytes) -> Request | AskRequest | ScheduleRequest:
+class RoutineRequest(Data):
+    """Run a routine to its end (`deskhand routine run`, `deskhand mcp`'s `run_routine`)."""
+
+    token: str
+    kind: Literal["routine"]
+    name: str = Field(max_length=200)
+    params: dict[str, str] = Field(default_factory=dict)
+    update: bool = False  # a run that healed writes its healed steps into the routine
+    by: Literal["command", "mcp"] = "command"  # who asked: the routine's history says
+
+
+def parse_request(line: bytes) -> Request | AskRequest | RoutineRequest | ScheduleRequest:
     """A request line of any kind; raises ValueError when it is none."""
     try:
         raw = json.loads(line)
-        if isinstance(raw, dict) and raw.get("kind") == "ask":
+        kind = raw.get("kind") if isinstance(raw, dict) else None
+        if kind == "ask":
             return AskRequest.model_validate(raw)
-        if isinstance(raw, dict) and raw.get("kind") == "schedule":
+        if kind == "schedule":
             return ScheduleRequest.model_validate(raw)
+        if kind == "routine":
+            return RoutineRequest.model_validate(raw)
         return Request.model_validate(raw)
     except ValidationError as exc:
         raise ValueError("not a request") from exc
@@ -150,13 +178,15 @@ class Result(Data):
 
 
 class Event(Data):
-    event: Literal["asking", "answered"]
+    event: Literal["asking", "answered", "started"]
     summary: str = ""
+    chat_id: int | None = None  # `started`: the chat a routine runs in
 
 
 class Reply(Data):
-    """One line from the app: an event, or the result or answer (the last line)."""
+    """One line from the app: an event, or the result, answer or report (the last line)."""
 
     event: Event | None = None
     result: Result | None = None
     answer: Answer | None = None
+    report: dict[str, Any] | None = None  # a routine run's `RunReport.document()`

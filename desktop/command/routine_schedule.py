@@ -1,5 +1,4 @@
-"""`deskhand routine schedule` and `deskhand routine runs`: a routine's schedule set from the
-command line, and its runs listed.
+"""`deskhand routine schedule`: a routine's schedule set from the command line.
 
 `schedule NAME (--at "YYYY-MM-DD HH:MM" | --daily HH:MM | --weekdays HH:MM | --every 30m |
 --cron "0 8 * * 1-5" | --off) [--missed run|skip]` reads the time here (a time or cron line that
@@ -7,22 +6,16 @@ cannot be is refused `bad_input`, saying what was wrong) and sends the schedule 
 app (`protocol.ScheduleRequest`): a schedule runs unattended only inside the person's approval,
 given on the window's plan sheet, so setting one needs the window. `--off` needs no approval,
 and works with no app running. `--json` prints `deskhand.routine.schedule/1`.
-
-`runs NAME` lists the routine's runs, newest last (`deskhand.routine.runs/1`): who started each
-(`schedule`, `person`, `command`, `mcp`), how it went (done, failed, stopped, waiting, missed,
-skipped, running), when, how long, how many model requests, and its chat.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from desktop.command.options import shared_options
 
 if TYPE_CHECKING:
     from desktop.routines.schedules.scheduler import Scheduler
@@ -35,14 +28,12 @@ NEEDS_WINDOW = (
 ANSWER_WAIT = 30.0  # seconds for the app to answer; the person's answer extends it (client.py)
 
 
-def add_verbs(routine: argparse.ArgumentParser) -> None:
-    """`schedule` and `runs`, on `deskhand routine`'s parser."""
-    shared = [shared_options()]
-    verbs = routine.add_subparsers(dest="routine_command", required=True)
+def add_schedule(verbs: Any, shared: Sequence[argparse.ArgumentParser]) -> None:
+    """`schedule`, among `deskhand routine`'s verbs (`routines.py`)."""
     schedule = verbs.add_parser(
         "schedule",
         help="run a routine on a schedule (approved once, on the window's plan sheet)",
-        parents=shared,
+        parents=list(shared),
     )
     schedule.add_argument("name", help="the routine's name")
     when = schedule.add_mutually_exclusive_group(required=True)
@@ -59,14 +50,6 @@ def add_verbs(routine: argparse.ArgumentParser) -> None:
         help="a run missed while Deskhand was closed: run once at the next start (default), "
         "or skip it",
     )
-    runs = verbs.add_parser("runs", help="a routine's runs, newest last", parents=shared)
-    runs.add_argument("name", help="the routine's name")
-
-
-def run(args: argparse.Namespace) -> int:
-    if args.routine_command == "runs":
-        return _runs(args)
-    return _schedule(args)
 
 
 # -- schedule ---------------------------------------------------------------------------------
@@ -89,7 +72,7 @@ def parse_when(args: argparse.Namespace, now: datetime) -> Schedule | None:
     return times.cron(args.cron, now)
 
 
-def _schedule(args: argparse.Namespace) -> int:
+def schedule(args: argparse.Namespace) -> int:
     from desktop.command.client import Failure, send_request
     from desktop.routines.book import RoutineError
     from desktop.routines.schedules.times import ScheduleError, local_zone
@@ -204,55 +187,3 @@ async def set_in_app(
     except RoutineError as error:
         return False, None, error.code, error.message
     return True, described(scheduler, name), "", ""
-
-
-# -- runs ---------------------------------------------------------------------------------------
-
-
-def _runs(args: argparse.Namespace) -> int:
-    from desktop.command import answers
-    from desktop.routines.book import RoutineError
-    from desktop.system.paths import DataPaths
-    from desktop.system.store import Store
-
-    paths = DataPaths.for_data_dir(args.data_dir)
-    store = Store.open(paths.database)
-    try:
-        runs = store.routine_runs(args.name)
-    finally:
-        store.close()
-    if not runs:
-        try:
-            _known(args.data_dir, args.name)
-        except RoutineError as error:
-            if args.json:
-                answers.emit(answers.error("routine runs", error.code, error.message))
-            print(error.message, file=sys.stderr)
-            return answers.exit_code(error.code)
-    listed: list[dict[str, Any]] = [
-        {
-            "id": run.id,
-            "trigger": run.trigger,
-            "status": run.status,
-            "started_at": datetime.fromtimestamp(run.started_at)
-            .astimezone()
-            .isoformat(timespec="seconds"),
-            "seconds": run.seconds,
-            "model_requests": run.model_requests,
-            "chat_id": run.chat_id,
-        }
-        for run in runs
-    ]
-    if args.json:
-        answers.emit(answers.answer("routine.runs", {"runs": listed}))
-        return 0
-    if not listed:
-        print(f"“{args.name}” has not run yet.")
-    for entry in listed:
-        chat = f"chat {entry['chat_id']}" if entry["chat_id"] is not None else "no chat"
-        print(
-            f"{entry['started_at'][:16].replace('T', ' ')}  {entry['trigger']:<8} "
-            f"{entry['status']:<8} {entry['seconds']:>7.1f} s  "
-            f"{entry['model_requests']} model requests  {chat}"
-        )
-    return 0

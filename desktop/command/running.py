@@ -1,5 +1,5 @@
 """What a running Deskhand offers the ways in that are not the window: `deskhand ui`'s socket,
-`deskhand apps call` and `deskhand mcp`.
+`deskhand apps call`, `deskhand routine` and `deskhand mcp`.
 
 They never import the workspace (it is the composition root, above them): the entry points hand
 it in, and this is what they may use of it.
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from desktop.calls.gate import Gate
     from desktop.calls.toolbox import Toolbox
     from desktop.routines.schedules.scheduler import Scheduler
+    from desktop.routines.service import Routines
     from desktop.system.keystore import KeyStore
     from desktop.system.paths import DataPaths
     from desktop.system.settings.live import LiveSettings
@@ -23,7 +24,8 @@ if TYPE_CHECKING:
 
 
 class Running(Protocol):
-    """One data dir's running Deskhand: its places, settings, key, store and call pipeline."""
+    """One data dir's running Deskhand: its places, settings, key, store, call pipeline and
+    routines."""
 
     paths: DataPaths
     live: LiveSettings
@@ -31,6 +33,7 @@ class Running(Protocol):
     store: Store
     approvals: ApprovalQueue
     scheduler: Scheduler  # scheduled routines (`deskhand routine schedule`)
+    routines: Routines
 
     @property
     def settings(self) -> Settings: ...

@@ -12,6 +12,9 @@ the window's. A call the gate would ask about is asked:
   (a call that turns out riskier when it runs, e.g. a click on a Buy button, is not run);
 - otherwise it is refused with what to change in Deskhand to allow it. Never silently allowed.
 
+Besides this machine's tools, `run_routine` runs one of the person's routines in the app
+(`routine_tool.py`), asked about like any consequential call.
+
 Only tools that can run here are listed (`offer.py`); the instructions say, a sentence each,
 what is left out and why. Every refusal says what happened and what the person can change: a
 Never rule, their "no", a question no one could answer, a tool not offered here or no longer
@@ -44,7 +47,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from desktop import __version__
 from desktop.calls.approvals import ApprovalQueue, ApprovalRequest
-from desktop.calls.contract import CallResult
+from desktop.calls.contract import CallResult, ToolSource
 from desktop.calls.gate import Gate, denial_text
 from desktop.calls.gated import refused_as_own_place, run_gated
 from desktop.calls.permissions import (
@@ -55,15 +58,17 @@ from desktop.calls.permissions import (
     ToolCall,
     input_for_approver,
 )
+from desktop.calls.sources.function_tools import FunctionTools
 from desktop.chat import images
 from desktop.command.protocol import read_info
 from desktop.command.running import Running
 from desktop.mcp.offer import Missing, Offered, missing, offered_tools, why_missing
+from desktop.mcp.routine_tool import RunRoutine
 from desktop.mcp.window_ask import WINDOW_GONE, WindowAsk, could_not_ask
-from tools.base import BAD_INPUT, UNKNOWN_TOOL, InvalidInput, ToolImage
+from tools.base import BAD_INPUT, UNKNOWN_TOOL, InvalidInput, ToolImage, ToolRegistry
 
 if TYPE_CHECKING:
-    pass
+    from pathlib import Path
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +76,9 @@ log = logging.getLogger(__name__)
 SESSION = 0  # the chat id of calls that came over MCP (audit rows, the browser's tabs)
 INSTRUCTIONS = (
     "Deskhand's tools on this computer: a browser (browser_*), the screen (computer_*, and "
-    "screen for other apps' elements by id) and, on a Mac, its apps. Every call passes the "
-    "person's permission rules in Deskhand; some ask the person first."
+    "screen for other apps' elements by id), on a Mac its apps, and run_routine for the "
+    "person's saved routines. Every call passes the person's permission rules in Deskhand; "
+    "some ask the person first."
 )
 LEFT_OUT = "Not offered here:"
 NOT_HERE = (
@@ -447,15 +453,21 @@ def build_server(calls: RunningCalls) -> Server[Any]:
     )
 
 
-async def serve(workspace: Running, limit: float | None = None) -> None:
+async def serve(
+    workspace: Running, limit: float | None = None, data_dir: Path | None = None
+) -> None:
     """Serve over this process's stdin/stdout until the client closes them; each call has at
-    most `limit` seconds (none by default)."""
+    most `limit` seconds (none by default). `data_dir`: as given on the command line, for the
+    app a routine's run starts."""
     from tools.mac.macos import macos_status
 
     toolbox = workspace.toolbox
-    sources = [source for source in toolbox.sources() if source is not toolbox.mcp]
+    sources: list[ToolSource] = [
+        source for source in toolbox.sources() if source is not toolbox.mcp
+    ]
     for source in sources:
         await source.start()
+    sources.append(FunctionTools(ToolRegistry([RunRoutine(data_dir)])))
 
     def left_out() -> list[Missing]:
         return missing(workspace.settings, toolbox.screen, macos_status())

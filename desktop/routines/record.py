@@ -20,7 +20,6 @@ from pydantic import Field
 
 from desktop.calls.contract import CARD_KEY, CallCard, ToolUse
 from desktop.calls.own_places.guard import KEY_NOTICE, OWN_PLACE
-from desktop.calls.sources.plan.proposal import NAME as PLAN_TOOL
 from desktop.routines.model import PARAM_PATTERN, Parameter, RoutinePlan, Step
 from desktop.system.keystore import known_keys
 from desktop.system.store import StoredMessage
@@ -32,6 +31,7 @@ SECRET = (
     "This chat typed into a password field. Sign in by hand with Take over; routines never hold "
     "passwords."
 )
+PLAN_TOOL = "update_plan"  # the plan's tool (calls/sources/plan/proposal.py), loaded later
 OWN_PLACES = (
     "This chat touched Deskhand's own places or its API key. Routines never hold Deskhand's key "
     "or its files."

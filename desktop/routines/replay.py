@@ -34,7 +34,7 @@ from desktop.calls.sources.toolsets import ToolsetSource
 from desktop.chat.commit import commit
 from desktop.chat.events import AgentEvent, MessageStarted, TurnFailed
 from desktop.routines.compare import differs
-from desktop.routines.model import Routine, RunReport, Step, StepReport, fill
+from desktop.routines.model import Routine, RunReport, Step, StepReport, fill, plan_input
 from desktop.routines.record import record_step
 
 if TYPE_CHECKING:
@@ -65,6 +65,7 @@ class RunState:
     report: RunReport
     started: float = field(default_factory=time.monotonic)
     healed: dict[int, list[Step]] = field(default_factory=dict)  # step index → its new steps
+    task: str = ""  # the task as this run asks it, its parameters' values in place
     last_read: str = ""
 
 
@@ -167,7 +168,9 @@ class Replay:
                 )
                 state.report.replayed += 1
                 return
-        await self._heal(agent, routine, index, step, why, emit, state)
+        # The model sees the step as this run does it: its parameters' values filled in.
+        shown = step.model_copy(update={"input": fill(step.input, values)})
+        await self._heal(agent, routine, index, shown, why, emit, state)
 
     async def _heal(
         self,
@@ -185,7 +188,7 @@ class Replay:
         if look is not None:
             await self._call(agent, session_id, look[0], step.toolset_name, dict(look[1]), emit)
         self.conversations.show_prompt(
-            session_id, heal_prompt(routine, index, step, why, bool(look))
+            session_id, heal_prompt(routine, index, step, why, bool(look), task=state.task)
         )
         before = self.store.messages(session_id)[-1].id
         failed: list[TurnFailed] = []
@@ -257,20 +260,13 @@ class Replay:
         return CallCard(label=name, outcome="error", result="No result was kept."), ""
 
 
-def plan_input(routine: Routine) -> dict[str, Any] | None:
-    """The `update_plan` a run of `routine` proposes, or None: a plan names sites, and apps
-    alone are judged by the mode."""
-    if not routine.plan.domains:
-        return None
-    plan = routine.plan.model_dump(exclude_none=True)
-    plan["approach"] = plan["approach"] or [f"Run the routine {routine.name}"]
-    return plan
-
-
-def heal_prompt(routine: Routine, index: int, step: Step, why: str, looked: bool) -> str:
-    """The one message a step that no longer matches sends to the model."""
+def heal_prompt(
+    routine: Routine, index: int, step: Step, why: str, looked: bool, *, task: str = ""
+) -> str:
+    """The one message a step that no longer matches sends to the model (`task` and the step's
+    input as this run has them, its parameters filled in)."""
     lines = [
-        f"Deskhand is running the routine “{routine.name}” for this task: {routine.task}",
+        f"Deskhand is running the routine “{routine.name}” for this task: {task or routine.task}",
         f"Step {index} of {len(routine.steps)} could not be done as recorded: {why}.",
         f"The step's intent: {step.words}",
     ]
@@ -289,7 +285,7 @@ def heal_prompt(routine: Routine, index: int, step: Step, why: str, looked: bool
             if value
         ]
         lines.append("Its recorded target: " + ", ".join(parts))
-    lines.append(f"Its recorded input: {step.input}")
+    lines.append(f"Its input in this run: {step.input}")
     lines.append("Its recorded effect: " + ("; ".join(step.effect) or "none"))
     if looked:
         lines.append("The page or window as it is now is in the last result above.")

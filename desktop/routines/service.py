@@ -14,19 +14,20 @@ import difflib
 import json
 from collections.abc import Awaitable, Callable
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from desktop.routines.book import Listed, RoutineBook, RoutineError, Stored
-from desktop.routines.model import Routine, RunReport, Step
+from desktop.routines.model import Routine, RunReport, Step, plan_input
 from desktop.routines.record import Draft, draft_of, with_parameters
-from desktop.routines.replay import Replay, RunState, plan_input
 from desktop.routines.schedules.unattended import NOBODY_ANSWERED, Order, Unattended
 from tools.data import Data
 
 if TYPE_CHECKING:
     from desktop.chat.agent import Agent
     from desktop.chat.conversations import Conversations
+    from desktop.routines.replay import Replay, RunState
     from desktop.system.store import RoutineRun, Store
 
 RUN_TITLE = "▶ {name}"
@@ -51,6 +52,7 @@ class UpdateOffer(Data):
     name: str
     chat_id: int
     diff: list[str]  # unified diff lines of the changed steps' words and inputs
+    healed: int = 0  # how many of the routine's steps the run healed
     routine: Routine  # the routine as it would be saved
 
 
@@ -68,7 +70,7 @@ class Routines:
         self.book = book
         self.store = store
         self.conversations = conversations
-        self.replay = Replay(store=store, conversations=conversations, agent=agent)
+        self._agent = agent
         self.ask_keep: KeepAsker | None = None  # the window's keep sheet, once it is up
         # Scheduled runs' held questions and notifications (the workspace sets it).
         self.unattended: Unattended | None = None
@@ -77,6 +79,14 @@ class Routines:
         self._updates: dict[int, UpdateOffer] = {}
         self._reports: dict[int, RunReport] = {}  # ended runs this session, by chat
         self._listeners: list[Listener] = []
+
+    @cached_property
+    def replay(self) -> Replay:
+        """The runner, built on first run: it stands on the call pipeline, which loads after
+        the window's first paint."""
+        from desktop.routines.replay import Replay
+
+        return Replay(store=self.store, conversations=self.conversations, agent=self._agent)
 
     # -- listening ------------------------------------------------------------------------
 
@@ -235,7 +245,9 @@ class Routines:
         )
         session_id = self.store.create_session(title).id
         report = RunReport(ok=False, status="stopped", name=name, chat_id=session_id)
-        state = RunState(report=report)
+        from desktop.routines.replay import RunState
+
+        state = RunState(report=report, task=_task_text(routine, values))
         future: asyncio.Future[RunReport] = asyncio.get_running_loop().create_future()
         self._running[name] = session_id
         self._runs[session_id] = future
@@ -245,7 +257,7 @@ class Routines:
 
         async def work(emit: Callable[..., None]) -> None:
             try:
-                self.conversations.show_prompt(session_id, _task_text(routine, values))
+                self.conversations.show_prompt(session_id, state.task)
                 await self.replay.run(routine, values, session_id, emit, state)
             finally:
                 report = state.report
@@ -254,7 +266,7 @@ class Routines:
                 self.store.end_routine_run(
                     run_id, report.status, report.seconds, report.model_requests, report.healed
                 )
-                self._finished(name, session_id, routine, state)
+                self._finished(name, session_id, routine, state, values)
                 if unattended is not None:
                     unattended.ended(session_id, title, report)
 
@@ -262,10 +274,17 @@ class Routines:
         self._changed()
         return session_id
 
-    def _finished(self, name: str, session_id: int, routine: Routine, state: RunState) -> None:
+    def _finished(
+        self,
+        name: str,
+        session_id: int,
+        routine: Routine,
+        state: RunState,
+        values: dict[str, str],
+    ) -> None:
         self._running.pop(name, None)
         if state.healed and state.report.status == "done":
-            self._updates[session_id] = _offer(routine, state, session_id)
+            self._updates[session_id] = _offer(routine, state, session_id, values)
         self._reports[session_id] = state.report
         future = self._runs.pop(session_id, None)
         if future is not None and not future.done():
@@ -304,6 +323,13 @@ class Routines:
         """How the run in chat `chat_id` ended, if one ended there since the app started."""
         return self._reports.get(chat_id)
 
+    def last_run(self, name: str) -> int | None:
+        """The chat of the routine's running or latest run, if that chat is still there."""
+        for run in reversed(self.runs(name)):
+            if run.chat_id is not None and self.store.session(run.chat_id) is not None:
+                return run.chat_id
+        return None
+
     def stop(self, name: str) -> bool:
         session_id = self._running.get(name)
         return session_id is not None and self.conversations.stop(session_id)
@@ -338,7 +364,7 @@ def _task_text(routine: Routine, values: dict[str, str]) -> str:
     return text
 
 
-def _offer(routine: Routine, state: RunState, chat_id: int) -> UpdateOffer:
+def _offer(routine: Routine, state: RunState, chat_id: int, values: dict[str, str]) -> UpdateOffer:
     """The routine with each healed step replaced by what the model did instead."""
     steps: list[Step] = []
     for index, step in enumerate(routine.steps, start=1):
@@ -347,7 +373,7 @@ def _offer(routine: Routine, state: RunState, chat_id: int) -> UpdateOffer:
             steps.append(step)
             continue
         for new in replacement:
-            steps.append(_with_placeholders(new, routine, step))
+            steps.append(_with_placeholders(new, routine, step, values))
     updated = routine.model_copy(update={"steps": steps})
     before = [_step_line(step) for step in routine.steps]
     after = [_step_line(step) for step in steps]
@@ -355,18 +381,21 @@ def _offer(routine: Routine, state: RunState, chat_id: int) -> UpdateOffer:
         line.rstrip("\n")
         for line in difflib.unified_diff(before, after, "recorded", "healed", lineterm="", n=1)
     ]
-    return UpdateOffer(name=routine.name, chat_id=chat_id, diff=diff, routine=updated)
+    return UpdateOffer(
+        name=routine.name, chat_id=chat_id, diff=diff, routine=updated, healed=len(state.healed)
+    )
 
 
-def _with_placeholders(new: Step, routine: Routine, old: Step) -> Step:
-    """A healed step keeps the parameters the step it replaces used."""
+def _with_placeholders(new: Step, routine: Routine, old: Step, values: dict[str, str]) -> Step:
+    """A healed step keeps the parameters the step it replaces used: the text this run gave
+    each one (not always its default) becomes its placeholder again."""
     used = old.placeholders()
     text = json.dumps(new.input, ensure_ascii=False)
     for parameter in routine.parameters:
-        if parameter.name in used and parameter.default:
+        value = values.get(parameter.name) or parameter.default
+        if parameter.name in used and value:
             text = text.replace(
-                json.dumps(parameter.default, ensure_ascii=False)[1:-1],
-                "{{" + parameter.name + "}}",
+                json.dumps(value, ensure_ascii=False)[1:-1], "{{" + parameter.name + "}}"
             )
     return new.model_copy(update={"input": json.loads(text)})
 

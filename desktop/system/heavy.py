@@ -52,7 +52,7 @@ TOOLS = (
     "desktop.calls.sources.screen.source",
 )
 # What a connector needs: the MCP SDK's client and its transports.
-MCP = ("mcp_types", "tools.mcp.connection")
+MCP = ("mcp_types", "tools.mcp.connection", "tools.mcp.oauth.flow")
 # The keychain: keyring and every backend it looks through to find this machine's (on Linux,
 # importing the macOS one alone runs a compiler to look for a library).
 KEYCHAIN = (

@@ -30,6 +30,22 @@ def remember_key(key: str | None) -> None:
         _seen.add(key.strip())
 
 
+# Connectors' sign-in tokens this process has loaded (desktop/calls/sources/mcp/sign_ins.py):
+# a server that echoes one back cannot get it into a result either.
+_tokens: set[str] = set()
+
+
+def remember_token(token: str | None) -> None:
+    """A connector's token (or client secret) this process holds: no tool result may carry it."""
+    if token and len(token.strip()) >= MIN_KEY:
+        _tokens.add(token.strip())
+
+
+def known_tokens() -> list[str]:
+    """Every connector token seen so far, longest first."""
+    return sorted(_tokens, key=len, reverse=True)
+
+
 def known_keys() -> list[str]:
     """Every key seen so far, and the environment's, longest first (a key may contain another)."""
     keys = set(_seen)

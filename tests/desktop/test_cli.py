@@ -190,4 +190,5 @@ def test_a_wrong_value_still_gets_the_usage_and_exit_2() -> None:
     assert done.returncode == 2
     assert "usage: deskhand" in done.stderr
     assert "invalid choice: 'sometimes'" in done.stderr
-    assert "{doctor,ui,mcp,apps,install-desktop-entry,routine}" in done.stderr  # the full usage
+    # the full usage
+    assert "{doctor,ui,mcp,apps,routine,connector,install-desktop-entry}" in done.stderr

@@ -20,10 +20,14 @@ Lines (every one has "event" and "t", the monotonic clock when it happened; rect
     {"event": "added", "name": "Later", "rect": [...]}   a button added on request
     {"event": "removed", "name": "Later"}
     {"event": "renamed", "name": "Save", "to": "Send"}
+    {"event": "moved", "window": [...], "widgets": {...}}   where the form and its widgets are now
+    {"event": "grouped", "group": "Billing", "name": "Save", "rect": [...]}   a button in a group
 
 Commands on stdin, one a line: `add NAME DELAY_MS` adds a button NAME after DELAY_MS (below the
 check box, one row further down per button); `remove NAME` removes it; `rename NAME NEW` gives
-the button NAME (Save, Delete or an added one) the text NEW, in place.
+the button NAME (Save, Delete or an added one) the text NEW, in place; `move X Y` moves the
+window to X, Y (global pixels); `group GROUP NAME` adds a group box titled GROUP holding a
+button NAME (at (200, 290) in the window, one row of 70 further down per group).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from PySide6.QtCore import QPoint, QSocketNotifier, Qt, QTimer
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
+    QGroupBox,
     QLineEdit,
     QListWidget,
     QPushButton,
@@ -65,6 +70,7 @@ class Form(QWidget):
         self.setWindowFlag(Qt.WindowType.FramelessWindowHint)
         self.widgets: dict[str, QWidget] = {}
         self.added: dict[str, QPushButton] = {}
+        self.groups: list[QGroupBox] = []
         for name, x in (("Save", 20), ("Delete", 130)):
             button = QPushButton(name, self)
             button.setGeometry(x, 20, 100, 32)
@@ -107,6 +113,16 @@ class Form(QWidget):
 
         QTimer.singleShot(delay_ms, show)
 
+    def group(self, title: str, name: str) -> None:
+        box = QGroupBox(title, self)
+        box.setGeometry(200, 290 + 70 * len(self.groups), 140, 60)
+        button = QPushButton(name, box)
+        button.setGeometry(10, 22, 120, 30)
+        button.clicked.connect(lambda: report("clicked", name=name, group=title))
+        box.show()
+        self.groups.append(box)
+        report("grouped", group=title, name=name, rect=global_rect(button))
+
     def remove(self, name: str) -> None:
         button = self.added.pop(name, None)
         if button is not None:
@@ -142,13 +158,18 @@ def main(argv: list[str]) -> None:
             form.remove(parts[1])
         elif parts[:1] == ["rename"] and len(parts) == 3:
             form.rename(parts[1], parts[2])
+        elif parts[:1] == ["group"] and len(parts) == 3:
+            form.group(parts[1], parts[2])
+        elif parts[:1] == ["move"] and len(parts) == 3:
+            form.move(int(parts[1]), int(parts[2]))
+            QTimer.singleShot(100, lambda: announce("moved"))
 
     notifier = QSocketNotifier(sys.stdin.fileno(), QSocketNotifier.Type.Read)
     notifier.activated.connect(command)
 
-    def announce() -> None:
+    def announce(event: str = "ready") -> None:
         report(
-            "ready",
+            event,
             window=global_rect(form),
             widgets={name: global_rect(widget) for name, widget in form.widgets.items()},
         )

@@ -13,6 +13,11 @@ again: if the page or the element changed meanwhile, the call is refused with a 
 (`errors.PAGE_CHANGED`) rather than done on something nobody approved, and the run's result
 says so (`ToolsetRun.changed`); the app then describes the call again and asks anew. A call
 that was never described runs without that re-check.
+
+The judgement also keeps what the call acts on by meaning (`Judged.meaning`: role, name, the
+heading or landmark it sits near, the page; `effect.meaning`), and `find_again(meaning)` looks
+for such a target in the active tab as it is now, handing back a fresh ref (`page.again`): how
+a routine's step, replayed without the model, addresses what it recorded.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from tools.browser.effect.approval import (
     resolve_effects,
 )
 from tools.browser.effect.destination import lands
+from tools.browser.effect.meaning import target_meaning
 from tools.browser.effect.passwords import secret_refs
 from tools.browser.effect.risk import EFFECT_MEMBERS, browser_action, effect_summary, judge_effects
 from tools.browser.effect.target import Effect, Mode
@@ -62,12 +68,14 @@ from tools.browser.network.url_policy import UrlRefused
 from tools.browser.outcome.watch import UNREADABLE, Typed, Watch
 from tools.browser.page import keys
 from tools.browser.page.actionable import Budget, Element, connected
+from tools.browser.page.again import NO_PAGE, find_again
 from tools.browser.page.images import fit_scale
 from tools.browser.page.refs import RefEntry
 from tools.browser.page.snapshot import AriaNode, parse_snapshot
 from tools.browser.runtime import BrowserRuntime
 from tools.browser.session import BrowserSession
 from tools.browser.tab import Tab
+from tools.meaning import Found, TargetMeaning
 from tools.outcome import Outcome
 from tools.toolset_driver import Judged, ToolsetDriver, input_of
 
@@ -182,6 +190,7 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
         effects: dict[int, Effect | None] = {}
         if member in EFFECT_MEMBERS:
             effects = await resolve_effects(member, context.input, tab, point=self._point)
+        meaning = await target_meaning(member, context.input, tab, effects, point=self._point)
         risk, reason = judge_effects(member, list(effects.values()))
         url = tab.page.url if tab is not None else context.tab_url
         summary = effect_summary(member, params, url, effects, ref_label=self.ref_label)
@@ -202,6 +211,17 @@ class BrowserToolset(ToolsetDriver, BetaAsyncAbstractBrowserToolset20260801):
             summary=summary,
             page=url,
             lands=lands(member, params, url, effects),
+            meaning=meaning,
+        )
+
+    async def find_again(self, meaning: TargetMeaning, *, within: float) -> Found:
+        """The element `meaning` names in the active tab as it is now, waited for up to `within`
+        seconds, under a fresh ref the members act on (`page.again`)."""
+        tab = await self._existing_tab(None)
+        if tab is None:
+            return Found(why=NO_PAGE)
+        return await find_again(
+            tab, meaning, within=within, read=self._snapshot, ref_of=self._ref_of(tab)
         )
 
     async def _existing_tab(self, input: object) -> Tab | None:

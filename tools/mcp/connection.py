@@ -63,6 +63,8 @@ class ServerConnection:
     on_change: Callable[[], None] = lambda: None
     client_info: mcp_types.Implementation | None = None
     start_timeout: float = START_TIMEOUT
+    auth: httpx2.Auth | None = None  # a signed-in server's (tools/mcp/oauth/)
+    error: BaseException | None = field(default=None, init=False)  # why it last failed
     status: ServerStatus = field(default_factory=ServerStatus, init=False)
     tools: list[mcp_types.Tool] = field(default_factory=list, init=False)
     _client: Client | None = field(default=None, init=False)
@@ -83,6 +85,7 @@ class ServerConnection:
         if not self.running:
             self._stop = asyncio.Event()
             self._settled = asyncio.Event()
+            self.error = None
             self._set(state=ServerState.STARTING, problem="", stderr="", tools=len(self.tools))
             self._owner = asyncio.ensure_future(self._own())
         await self._settled.wait()
@@ -164,6 +167,7 @@ class ServerConnection:
                     raise _StoppedOnItsOwn
         except Exception as exc:  # anything the server or its transport did: a failed status
             self._client = None
+            self.error = _leaf(exc)
             self._fail(self._problem(_leaf(exc)))
             if not isinstance(_leaf(exc), OSError | TimeoutError | MCPError | _StoppedOnItsOwn):
                 log.warning("MCP server %s failed", self.name, exc_info=True)
@@ -187,7 +191,9 @@ class ServerConnection:
             )
             return stdio_client(params, errlog=errlog) if errlog else stdio_client(params)
         http = httpx2.AsyncClient(
-            headers=dict(self.spec.headers), timeout=httpx2.Timeout(30.0, read=300.0)
+            headers=dict(self.spec.headers),
+            timeout=httpx2.Timeout(30.0, read=300.0),
+            auth=self.auth,
         )
         stack.push_async_callback(http.aclose)
         return streamable_http_client(self.spec.url, http_client=http)
@@ -199,6 +205,9 @@ class ServerConnection:
         """What went wrong, in words the person can act on."""
         if isinstance(exc, _StoppedOnItsOwn):
             return "The server stopped on its own."
+        signing_in = getattr(self.auth, "problem", None)  # what a sign-in found, in words
+        if signing_in is not None:
+            return str(signing_in)
         command = self.spec.command if isinstance(self.spec, StdioSpec) else ""
         if isinstance(exc, FileNotFoundError):
             return f"The command “{command}” was not found. Install it, or give its full path."

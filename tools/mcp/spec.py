@@ -27,6 +27,7 @@ class HttpSpec(Data):
 
     url: str
     headers: dict[str, str] = Field(default_factory=dict)
+    oauth: bool = False  # signs in: its transport carries the sign-in's tokens
 
 
 ServerSpec = StdioSpec | HttpSpec

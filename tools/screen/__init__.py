@@ -3,7 +3,8 @@
 Public pieces:
 
 - `ScreenComputer`: the toolset (`computer_toolset_20260801`); see `driver` for how the app
-  calls it, `judge` for the gate, `own_windows` for keeping it off the app's windows.
+  calls it, `judge` for the gate, `own_windows` for keeping it off the app's windows, and
+  `refind.py` for the target a call keeps by meaning and `find_again` (`a11y/find.py` looks).
 - `screen_status()`: whether the screen can be used here, and if not why and what to do
   (for Settings and `deskhand doctor`; blocks, so call it in a thread).
 - `Display` and `describe_displays`: the displays in their documented order.

@@ -17,7 +17,9 @@ implements the 17 members on a backend from `backends/`):
     await screen.close()
 
 `await judge(context_of(use))` gives the gate (risk, reason, summary) for a call before it runs,
-judged by the element it affects (see `risk.py`); the app describes each call once with it.
+judged by the element it affects (see `risk.py`), and that element by meaning; the app describes
+each call once with it. `find_again(meaning, within=...)` finds such an element again, where it
+is now (`refind.py`: what a routine's replayed step acts on).
 When the app's `confirm` put the question to the person it calls `person_answered()`: the
 driver then lets the focus that the question took settle, and gives keys back their window,
 before it acts. Before the app's
@@ -105,6 +107,7 @@ from tools.screen.keys import (
     parse_sequence,
 )
 from tools.screen.link import BackendFactory, OwnWindows, ScreenLink
+from tools.screen.refind import FindsAgain, meaning_of
 from tools.screen.risk import KEYBOARD_MEMBERS, POINTER_MEMBERS, screen_action, screen_risk
 from tools.screen.risk import screen_summary as _summary
 from tools.screen.scaling import ZOOM_UPSCALE, ImageFrame, encode_image, fit_size
@@ -146,7 +149,9 @@ def _typeable(text: str) -> str:
     return text
 
 
-class ScreenComputer(ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset20260801):
+class ScreenComputer(
+    FindsAgain, ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset20260801
+):
     """Every member of the computer toolset, on the displays of this computer."""
 
     tool_use_union = BetaResponseComputerToolUseBlock
@@ -232,7 +237,10 @@ class ScreenComputer(ToolsetDriver, ScreenLink, BetaAsyncAbstractComputerToolset
             context.member, params, element=element, button_held=bool(self._held)
         )
         summary = _summary(context.member, params, element=element, display=display)
-        return Judged(risk=risk, reason=reason, summary=summary)
+        drag = context.member == "left_click_drag"
+        target = await self.drop_target(params) if drag else element  # what a replay finds
+        meaning = meaning_of(context.member, params, target)
+        return Judged(risk=risk, reason=reason, summary=summary, meaning=meaning)
 
     async def displays(self) -> list[Display]:
         """The displays, indexed in the documented order (`displays.py`)."""

@@ -1,4 +1,5 @@
-"""The welcome shown above Settings → Model on a first run: what Deskhand does, and what macOS will ask."""
+"""The welcome shown above Settings → Model on a first run: what Deskhand does (a line per
+thing it does, as Help says too), and what macOS will ask."""
 
 from __future__ import annotations
 
@@ -6,11 +7,12 @@ import sys
 
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
+from ui.capabilities import capability_list
+
 WHAT_IT_DOES = (
-    "<b>Welcome to Deskhand.</b> You chat with Claude here, and Claude can act for you: open "
-    "and read web pages in a browser you can watch, and use Calendar, Reminders, Notes, Mail "
-    "and Finder on a Mac. Anything that changes something waits for your OK first; the "
-    "<i>Permissions</i> menu in the toolbar sets how often Deskhand asks."
+    "<b>Welcome to Deskhand.</b> You chat with Claude here, and Claude can act for you. "
+    "Anything that changes something waits for your OK first; the <i>Permissions</i> menu in "
+    "the toolbar sets how often Deskhand asks."
 )
 MAC_PERMISSIONS = (
     "macOS asks once per app (“Deskhand wants to control Calendar”): that is the "
@@ -29,7 +31,7 @@ class WelcomePanel(QFrame):
         self.setObjectName("welcomePanel")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 10, 14, 10)
-        paragraphs = [WHAT_IT_DOES]
+        paragraphs = [WHAT_IT_DOES, capability_list()]
         if sys.platform == "darwin":
             paragraphs.append(MAC_PERMISSIONS)
         paragraphs.append(NEXT_STEP)

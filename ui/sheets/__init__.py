@@ -1,1 +1,2 @@
-"""The questions the window asks the person: may Claude do this, approve this plan, download a browser."""
+"""The questions the window asks the person: may Claude do this, approve this plan, download a
+browser, save this chat as a routine, keep a routine Deskhand did not write."""

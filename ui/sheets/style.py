@@ -26,3 +26,18 @@ QPushButton#approvePlan:disabled { background: $surface; color: $text_faint; bor
 #planChip QToolButton#planChipEnd { color: $link; }
 #planChip QToolButton:hover { text-decoration: underline; }
 """
+
+ROUTINES = """
+#routineHeading { font-weight: bold; }
+#routineStep { margin-left: 8px; }
+#routineItem { margin-left: 8px; }
+#routineTarget { margin-left: 26px; }
+#routineInput { margin-left: 26px; color: $text_muted; }
+#routineDropped { margin-left: 8px; }
+#routineTyped { margin-left: 8px; }
+#routineError { color: $danger; }
+#routineScroll, #routineBody { background: transparent; }
+QPushButton#saveRoutine { background: $accent; color: $on_accent; border-color: $accent; }
+QPushButton#saveRoutine:hover { background: $accent_hover; }
+QPushButton#saveRoutine:disabled { background: $surface; color: $text_faint; border-color: $border; }
+"""

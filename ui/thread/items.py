@@ -306,10 +306,12 @@ class AssistantMessage(StableHints, QWidget):
 
 
 class TurnActions(QWidget):
-    """Under the last turn of an idle chat: Regenerate, and Continue when it was cut short."""
+    """Under the last turn of an idle chat: Regenerate, Continue when it was cut short, and
+    Save as Routine… when its task finished."""
 
     regenerate_clicked = Signal()
     continue_clicked = Signal()
+    save_routine_clicked = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -322,25 +324,30 @@ class TurnActions(QWidget):
             "→ Continue", "Let Claude go on from where the reply stopped"
         )
         self.continue_button.clicked.connect(self.continue_clicked)
+        self.save_routine_button = action_button(
+            "Save as Routine…", "Save this task as a routine Deskhand can do again without Claude"
+        )
+        self.save_routine_button.clicked.connect(self.save_routine_clicked)
         boxed(
             QHBoxLayout(self),
             self.continue_button,
             self.regenerate_button,
+            self.save_routine_button,
             STRETCH,
             margins=(0, 0, 0, 0),
             spacing=4,
         )
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
 
-    def set_actions(self, *, regenerate: bool, continue_: bool) -> None:
+    def set_actions(self, *, regenerate: bool, continue_: bool, routine: bool = False) -> None:
         self.regenerate_button.setVisible(regenerate)
         self.continue_button.setVisible(continue_)
-        self.setVisible(regenerate or continue_)
+        self.save_routine_button.setVisible(routine)
+        self.setVisible(regenerate or continue_ or routine)
 
     def plain_text(self) -> str:
-        shown = [
-            b.text() for b in (self.continue_button, self.regenerate_button) if b.isVisibleTo(self)
-        ]
+        buttons = (self.continue_button, self.regenerate_button, self.save_routine_button)
+        shown = [b.text() for b in buttons if b.isVisibleTo(self)]
         return "  ".join(shown)
 
 

@@ -70,6 +70,7 @@ class ThreadView(ThreadColumn):
     continue_requested = Signal(int)
     version_requested = Signal(int, int)  # session, the prompt of the version to make current
     browser_hand_requested = Signal(int)  # Take over / Hand back the chat's browser
+    save_routine_requested = Signal(int)  # the last turn's Save as Routine…
 
     def __init__(self, session_id: int | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -128,9 +129,10 @@ class ThreadView(ThreadColumn):
 
     # -- the last turn's actions ------------------------------------------------
 
-    def set_turn_actions(self, *, regenerate: bool, continue_: bool) -> None:
-        """Offer Regenerate and Continue under the last turn (the window knows which apply)."""
-        if not regenerate and not continue_:
+    def set_turn_actions(self, *, regenerate: bool, continue_: bool, routine: bool = False) -> None:
+        """Offer Regenerate, Continue and Save as Routine… under the last turn (the window
+        knows which apply)."""
+        if not regenerate and not continue_ and not routine:
             if self.turn_actions is not None:
                 self.turn_actions.hide()
             return
@@ -138,8 +140,13 @@ class ThreadView(ThreadColumn):
             self.turn_actions = TurnActions()
             self.turn_actions.regenerate_clicked.connect(self._on_regenerate)
             self.turn_actions.continue_clicked.connect(self._on_continue)
+            self.turn_actions.save_routine_clicked.connect(self._on_save_routine)
             self._add_last(self.turn_actions)
-        self.turn_actions.set_actions(regenerate=regenerate, continue_=continue_)
+        self.turn_actions.set_actions(regenerate=regenerate, continue_=continue_, routine=routine)
+
+    def _on_save_routine(self) -> None:
+        if self.session_id is not None and not self._busy:
+            self.save_routine_requested.emit(self.session_id)
 
     def _on_regenerate(self) -> None:
         if self.session_id is not None and not self._busy:

@@ -1,6 +1,7 @@
 """Help's two windows: the keyboard shortcuts (every shortcut the menus and the window define,
-in a table) and About Deskhand. Loaded when first opened: the dialog classes they use are not
-needed for the window to show."""
+in a table) and About Deskhand, with what Deskhand does today, a line each (as the first-run
+welcome says). Loaded when first opened: the dialog classes they use are not needed for the
+window to show."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 import desktop  # `desktop.__version__` reads the package's metadata when first asked for
+from ui.capabilities import capability_list
 from ui.window.menus import shortcut_rows
 
 
@@ -65,8 +67,8 @@ def about_box(parent: QWidget) -> QMessageBox:
     box.setIconPixmap(QApplication.windowIcon().pixmap(64, 64))
     box.setText(f"<b>Deskhand</b> {desktop.__version__}")
     box.setInformativeText(
-        "A desktop assistant that acts on your computer, with Claude. "
-        "Nothing runs that you would not have approved."
+        "<p>A desktop assistant that acts on your computer, with Claude. Nothing runs that you "
+        f"would not have approved.</p><p>What it does today:</p>{capability_list()}"
     )
     box.setStandardButtons(QMessageBox.StandardButton.Ok)
     box.open()

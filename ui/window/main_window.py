@@ -43,6 +43,7 @@ from desktop.system.usage import Usage
 from desktop.workspace import Workspace
 from ui import theme
 from ui.first_paint import first_paint
+from ui.routines.runs import RoutineRuns
 from ui.screen.own_windows import own_window_rects
 from ui.screen.visualizer import ScreenVisualizer
 from ui.sheets.outside_watch import OutsideWatch
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
     from ui.sheets.plan import PlanSheet
     from ui.window.chat_export import ChatExport
     from ui.window.help_dialogs import ShortcutsDialog
+    from ui.window.routine_files import RoutineFiles
     from ui.window.tray import LongTurns, Tray
 
 log = logging.getLogger(__name__)
@@ -110,6 +112,7 @@ class MainWindow(QMainWindow):
         self.sessions.session_activated.connect(self.open_session)
         self.sessions.rename_requested.connect(self.rename_session)
         self.sessions.delete_requested.connect(self.delete_session)
+        self.sessions.save_routine_requested.connect(lambda sid: self.routine_files.save(sid))
 
         self.banners = QVBoxLayout()
         self.banners.setContentsMargins(16, 0, 16, 0)
@@ -178,7 +181,10 @@ class MainWindow(QMainWindow):
             self.conversations.subscribe(self._on_conversation),
             lambda: workspace.live.listeners.remove(self._settings_changed),
             lambda: workspace.browser_hand.listeners.remove(self._browser_hand_changed),
+            lambda: setattr(workspace.routines, "ask_keep", None),
         ]
+        # A routine Deskhand did not write runs only once the person keeps it on this sheet.
+        workspace.routines.ask_keep = lambda routine: self.routine_files.ask_keep(routine)
         workspace.browser_hand.listeners.append(self._browser_hand_changed)
         # Screen control never acts on these windows; the visualizer shows what it does (made
         # with the window: it must hear the screen's first event, whenever that comes).
@@ -190,6 +196,8 @@ class MainWindow(QMainWindow):
         for notice in workspace.notices:
             self.banners.addWidget(NoticeBanner(notice))
         self.browser_offer = BrowserOffer(workspace, self.banners, self, self.statusBar())
+        self.routine_runs = RoutineRuns(self)  # the sidebar's routines, their runs and updates
+        self._unsubscribe.append(self.routine_runs.close)
         self.sessions.refresh()
         self.new_chat()
 
@@ -336,6 +344,7 @@ class MainWindow(QMainWindow):
         view.continue_requested.connect(self.continue_reply)
         view.version_requested.connect(self.use_version)
         view.browser_hand_requested.connect(self.toggle_browser_hand)
+        view.save_routine_requested.connect(lambda sid: self.routine_files.save(sid))
         view.set_browser_hand(
             session_id is not None and self.workspace.browser_hand.has_it(session_id)
         )
@@ -456,10 +465,11 @@ class MainWindow(QMainWindow):
     def _offer_turn_actions(self, session_id: int) -> None:
         view = self.stack.view_of(session_id)
         if view is not None:
-            view.set_turn_actions(
-                regenerate=self.conversations.can_regenerate(session_id),
-                continue_=self.conversations.can_continue(session_id),
-            )
+            regenerate = self.conversations.can_regenerate(session_id)
+            continue_ = self.conversations.can_continue(session_id)
+            # A task that finished (not one cut short) can be saved as a routine.
+            routine = regenerate and not continue_
+            view.set_turn_actions(regenerate=regenerate, continue_=continue_, routine=routine)
 
     def copy_last_reply(self) -> bool:
         """Copy Claude's newest answer in this chat, as Markdown; False when there is none."""
@@ -608,6 +618,12 @@ class MainWindow(QMainWindow):
         from ui.window.chat_export import ChatExport
 
         return ChatExport(self.workspace, self, self.statusBar())
+
+    @cached_property
+    def routine_files(self) -> RoutineFiles:
+        from ui.window.routine_files import RoutineFiles
+
+        return RoutineFiles(self.workspace, self, self.statusBar(), lambda: self.current_session_id)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

@@ -22,7 +22,7 @@ class Command:
     menu: str
     title: str
     shortcut: Key
-    slot: str  # the window's method
+    slot: str  # the window's method, or a dotted path to one of its parts' ("part.method")
     role: QAction.MenuRole | None = None
     checkable: bool = False
     separator_before: bool = False
@@ -31,6 +31,11 @@ class Command:
 COMMANDS = [
     Command("&File", "&New Chat", QKeySequence.StandardKey.New, "new_chat"),
     Command("&File", "&Export Chat as Markdown…", "Ctrl+Shift+E", "export_chat"),
+    Command("&File", "Save as &Routine…", None, "routine_files.save_current"),
+    Command(
+        "&File", "&Import Routine…", None, "routine_files.import_routine", separator_before=True
+    ),
+    Command("&File", "Export R&outine…", None, "routine_files.export_routine"),
     Command(
         "&File",
         "&Settings…",
@@ -72,6 +77,14 @@ def _sequence(key: Key) -> QKeySequence:
     return QKeySequence(key) if key is not None else QKeySequence()
 
 
+def _slot(window: QMainWindow, path: str) -> Callable[..., object]:
+    found: object = window
+    for name in path.split("."):
+        found = getattr(found, name)
+    assert callable(found), path
+    return found
+
+
 def build_menus(window: QMainWindow) -> dict[str, QAction]:
     """The menu bar and the chat-switching shortcuts; returns the actions by slot name."""
     actions: dict[str, QAction] = {}
@@ -84,13 +97,15 @@ def build_menus(window: QMainWindow) -> dict[str, QAction]:
         action.setShortcut(_sequence(command.shortcut))
         if command.role is not None:
             action.setMenuRole(command.role)
-        slot: Callable[..., object] = getattr(window, command.slot)
         if command.checkable:
             action.setCheckable(True)
             action.setChecked(True)
-            action.toggled.connect(slot)
+            action.toggled.connect(_slot(window, command.slot))
         else:
-            action.triggered.connect(lambda _checked=False, call=slot: call())
+            # Looked up when chosen: a part the window makes on first use stays unmade till then.
+            action.triggered.connect(
+                lambda _checked=False, path=command.slot: _slot(window, path)()
+            )
         if command.separator_before:
             menu.addSeparator()  # type: ignore[attr-defined]
         menu.addAction(action)  # type: ignore[attr-defined]

@@ -3,7 +3,8 @@
 It opens on the screen the pointer is on, frameless and above other windows, with the
 keyboard focus in its text box. It shows the permission mode the message will run in; Enter
 sends (to a new chat, or the latest one: Settings → General), Esc hides it, and files come
-in by pasting or dropping, as in the window's own composer (it is the same widget).
+in by pasting or dropping, as in the window's own composer (it is the same widget). Typing a
+routine's name offers it: Tab completes, and Enter on its exact name runs it instead.
 
 After Enter the main window comes to the front on that chat with the reply streaming: the
 approval sheets, tool cards and Stop the reply may need are all there, and a second, smaller
@@ -29,6 +30,8 @@ from desktop.system.settings.model import Settings
 from desktop.system.settings.permissions import MODE_TITLES
 from desktop.workspace import Workspace
 from ui import theme
+from ui.routines import quick_offer
+from ui.routines.quick_offer import RoutineOffer
 from ui.thread import attachment_views
 from ui.thread.message_edit import local_files
 from ui.window import composer
@@ -43,6 +46,8 @@ log = logging.getLogger(__name__)
 
 WIDTH = 640
 TOP_SHARE = 0.22  # how far down the screen it opens: where the eyes already are
+SEND_HINT = "Enter to send  ·  Esc to close"
+RUN_HINT = "Enter to run the routine  ·  Esc to close"
 
 
 class QuickEntry(QFrame):
@@ -62,10 +67,13 @@ class QuickEntry(QFrame):
         self.setFixedWidth(WIDTH)
         self.mode_label = QLabel()
         self.mode_label.setObjectName("quickEntryMode")
-        self.hint = QLabel("Enter to send  ·  Esc to close")
+        self.hint = QLabel(SEND_HINT)
         self.hint.setObjectName("quickEntryHint")
         self.composer = Composer(attacher=workspace.conversations)
         self.composer.editor.stop.connect(self.hide)  # Esc in the text box
+        self.offer_label = QLabel()
+        self.offer = RoutineOffer(self.composer.editor, self.offer_label, workspace.routines)
+        self.composer.editor.textChanged.connect(self._hint_for_text)
         header = QHBoxLayout()
         header.setContentsMargins(4, 0, 4, 0)
         header.addWidget(self.mode_label)
@@ -76,9 +84,13 @@ class QuickEntry(QFrame):
         layout.setSpacing(8)
         layout.addLayout(header)
         layout.addWidget(self.composer)
-        theme.theme().attach(
-            self, "\n".join([theme.BASE_STYLE, composer.STYLE, attachment_views.STYLE, STYLE])
-        )
+        layout.addWidget(self.offer_label)
+        styles = [theme.BASE_STYLE, composer.STYLE, attachment_views.STYLE, quick_offer.STYLE]
+        theme.theme().attach(self, "\n".join([*styles, STYLE]))
+
+    def _hint_for_text(self) -> None:
+        named = self.offer.exact(self.composer.text()) is not None
+        self.hint.setText(RUN_HINT if named else SEND_HINT)
 
     def show_mode(self) -> None:
         self.mode_label.setText(f"Mode: {MODE_TITLES[self.workspace.live.mode]}")
@@ -161,9 +173,16 @@ class QuickEntryController(QObject):
             self.panel.show_at_pointer()
 
     def send(self, text: str) -> None:
-        """To a new chat or the latest one; then the window shows the reply as it streams."""
+        """To a new chat or the latest one; then the window shows the reply as it streams.
+        A routine's exact name (and no files) runs that routine instead, in its own chat."""
         window = self.window
         attached = self.panel.composer.attachments()
+        routine = self.panel.offer.exact(text)
+        if routine is not None and not attached:
+            window.routine_runs.run(routine)
+            self.panel.composer.clear()
+            self.panel.hide()
+            return
         if self.workspace.settings.general.quick_entry_target == "latest":
             latest = self.workspace.store.sessions()
             if latest and not window.is_running(latest[0].id):

@@ -2,7 +2,8 @@
 date (Today, Yesterday, Previous 7 days, Older).
 
 Search matches titles and message text (through `Store.sessions(query)`); a search that
-finds nothing says so. Rename is an inline edit (double-click, F2 or the context menu);
+finds nothing says so. A chat's context menu offers Rename, Save as Routine… and Delete….
+Rename is an inline edit (double-click, F2 or the context menu);
 delete asks first, in a message box opened with `open()` so the event loop keeps
 running. The list only reports what the person asked for; the window carries it out.
 `Sidebar` is the list with the Settings button under it, the left pane of the window.
@@ -70,6 +71,7 @@ class SessionList(QWidget):
     session_activated = Signal(int)
     rename_requested = Signal(int, str)
     delete_requested = Signal(int)
+    save_routine_requested = Signal(int)
 
     def __init__(self, store: Store, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -232,6 +234,7 @@ class SessionList(QWidget):
         session_id = int(item.data(SESSION_ID_ROLE))
         menu = QMenu(self)
         menu.addAction("Rename", lambda: self.start_rename(session_id))
+        menu.addAction("Save as Routine…", lambda: self.save_routine_requested.emit(session_id))
         menu.addAction("Delete…", lambda: self.confirm_delete(session_id))
         self.menu = menu
         menu.popup(self.list.viewport().mapToGlobal(position))
@@ -271,7 +274,7 @@ class SessionList(QWidget):
 
 
 class Sidebar(QWidget):
-    """The window's left pane: the chat list, and the Settings button under it."""
+    """The window's left pane: the chat list, the sections added under it, and Settings."""
 
     settings_requested = Signal()
 
@@ -287,6 +290,11 @@ class Sidebar(QWidget):
         layout.setContentsMargins(0, 0, 0, 10)
         layout.addWidget(self.sessions, 1)
         layout.addWidget(settings_button, 0, Qt.AlignmentFlag.AlignLeft)
+        self._layout = layout
+
+    def add_section(self, section: QWidget) -> None:
+        """A section under the chats, above Settings (the routines)."""
+        self._layout.insertWidget(self._layout.count() - 1, section)
 
 
 LIST_STYLE = """

@@ -4,6 +4,7 @@ template of theme tokens (see ui/theme.py)."""
 from __future__ import annotations
 
 from ui import theme
+from ui.routines import run_form, section, update_bar
 from ui.settings import welcome
 from ui.sheets import style as sheets_style
 from ui.thread import attachment_views, earlier_versions, image_viewer, tool_card
@@ -39,6 +40,7 @@ STYLE = "\n".join(
         composer.STYLE,
         sheets_style.APPROVAL,
         sheets_style.PLAN,
+        sheets_style.ROUTINES,
         image_viewer.STYLE,
         welcome.STYLE,
         # Newer surfaces, drawn from the palette's roles so they follow light and dark.
@@ -48,6 +50,9 @@ STYLE = "\n".join(
         earlier_versions.STYLE,
         thread_items.ACTIONS_STYLE,
         thread_view.JUMP_STYLE,
+        section.STYLE,
+        run_form.STYLE,
+        update_bar.STYLE,
     ]
 )
 """The window's style sheet as a template of theme tokens (see ui/theme.py)."""

@@ -19,7 +19,7 @@ from typing import Any
 
 from desktop.calls.own_places.resolve import Touch, touches
 from desktop.calls.permissions import Decision, ToolCall
-from desktop.system.keystore import known_keys
+from desktop.system.keystore import known_keys, known_tokens
 
 OWN_PLACE = (
     "Refused: this names Deskhand's own files (its API key, chat history, settings or "
@@ -27,7 +27,11 @@ OWN_PLACE = (
     "another way; tell the person what you needed."
 )
 KEY_REMOVED = "[Deskhand's API key, removed]"
-KEY_NOTICE = "The result held Deskhand's API key; it was replaced before it was kept or sent."
+TOKEN_REMOVED = "[a connector's sign-in token, removed]"
+KEY_NOTICE = (
+    "The result held one of Deskhand's secrets (its API key or a connector's sign-in token); "
+    "it was replaced before it was kept or sent."
+)
 OWN_REASON = "Deskhand's own places"
 
 _READS = re.compile(r"read|get|view|open|cat|show|fetch|download|info|stat", re.IGNORECASE)
@@ -84,11 +88,11 @@ async def own_place_refusal(
     return OWN_PLACE, notice(first, call.action), decision
 
 
-def _without_keys(value: Any, keys: list[str]) -> tuple[Any, bool]:
+def _without_keys(value: Any, keys: list[tuple[str, str]]) -> tuple[Any, bool]:
     if isinstance(value, str):
         clean = value
-        for key in keys:
-            clean = clean.replace(key, KEY_REMOVED)
+        for key, removed in keys:
+            clean = clean.replace(key, removed)
         return clean, clean != value
     if isinstance(value, dict):
         out: dict[str, Any] = {}
@@ -104,8 +108,11 @@ def _without_keys(value: Any, keys: list[str]) -> tuple[Any, bool]:
 
 
 def without_keys(content: list[Any]) -> tuple[list[Any], bool]:
-    """`content` with every API key this process knows replaced; and whether one was there."""
-    keys = known_keys()
+    """`content` with every API key (and connector token) this process knows replaced; and
+    whether one was there."""
+    secrets = [(key, KEY_REMOVED) for key in known_keys()]
+    secrets += [(token, TOKEN_REMOVED) for token in known_tokens()]
+    keys = sorted(secrets, key=lambda pair: len(pair[0]), reverse=True)
     if not keys:
         return content, False
     clean: list[Any] = []

@@ -51,6 +51,11 @@ def _of(paths: DataPaths) -> list[Place]:
             name="connector approvals",
             folder=False,
         ),
+        Place(  # desktop/calls/sources/mcp/sign_ins.py: connectors' tokens, without a keychain
+            path=paths.mcp_config.with_name("mcp-sign-ins.json"),
+            name="connector sign-ins",
+            folder=False,
+        ),
         Place(path=paths.root / "ui", name="socket folder"),
         Place(path=paths.attachments, name="attachments folder"),
         Place(path=paths.logs, name="log folder"),

@@ -40,6 +40,7 @@ _FILE_WORDS = {
     "deskhand.db": "chat history",
     "settings.json": "settings",
     "mcp.json": "connector list",
+    "mcp-sign-ins.json": "connector sign-ins",
 }
 # Tools whose action moves or deletes what a folder holds: naming a folder that *contains* an
 # own place (the home folder) would take it away too.

@@ -30,7 +30,7 @@ from desktop.calls.approvals import ApprovalQueue
 from desktop.calls.permissions import Risk, ToolCall
 from desktop.calls.sources.plan.book import PLAN_TOOL
 from desktop.routines.book import RoutineError
-from desktop.routines.replay import plan_input
+from desktop.routines.model import plan_input
 from desktop.routines.schedules.book import Approval, Missed, ScheduleBook, Scheduled, digest
 from desktop.routines.schedules.times import (
     Schedule,

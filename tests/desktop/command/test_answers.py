@@ -127,7 +127,9 @@ def test_every_schema_is_valid_and_named_by_its_file() -> None:
         named = schema["properties"]["schema"]["const"]
         assert schema_file(named) == path
     commands = ["screens", "windows", "see", "click", "type", "scroll", "wait", "screenshot"]
-    for name in [*(f"ui.{c}" for c in commands), "doctor", "apps.list", "apps.call", "error"]:
+    routines = ["routine", "routine.list", "routine.runs", "routine.run"]
+    others = ["doctor", "apps.list", "apps.call", *routines, "error"]
+    for name in [*(f"ui.{c}" for c in commands), *others]:
         assert schema_file(answers.schema_name(name)).exists(), name
 
 

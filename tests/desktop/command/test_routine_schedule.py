@@ -5,7 +5,6 @@ newest last, in its published schema."""
 from __future__ import annotations
 
 import asyncio
-import json
 from datetime import datetime
 from pathlib import Path
 
@@ -114,7 +113,7 @@ def test_bad_times_and_unknown_routines_are_refused_with_their_codes(
     assert says in error["message"]
 
 
-def test_runs_are_listed_newest_last(
+def test_runs_carry_their_id_and_the_schedules_statuses_newest_last(
     workspace: Workspace,
     data_dir: Path,
     model_server: ScriptedModelServer,
@@ -125,7 +124,7 @@ def test_runs_are_listed_newest_last(
     first = store.add_routine_run("Notes", "schedule", "running", 7)
     store.end_routine_run(first, "done", 4.5, 1, 0)
     store.add_routine_run("Notes", "schedule", "skipped")
-    store.add_routine_run("Notes", "person", "missed")
+    store.add_routine_run("Notes", "schedule", "missed")
     capsys.readouterr()
     status, out = deskhand(capsys, data_dir, "routine", "runs", "Notes")
     assert status == 0
@@ -133,10 +132,9 @@ def test_runs_are_listed_newest_last(
     assert [(run["trigger"], run["status"], run["chat_id"]) for run in runs] == [
         ("schedule", "done", 7),
         ("schedule", "skipped", None),
-        ("person", "missed", None),
+        ("schedule", "missed", None),
     ]
     assert (runs[0]["seconds"], runs[0]["model_requests"]) == (4.5, 1)
     assert runs[0]["id"] < runs[1]["id"] < runs[2]["id"]
-    status, out = deskhand(capsys, data_dir, "routine", "runs", "Nobody")
-    assert status == 1 and checked(out)["error"]["code"] == "not_found"
-    assert json.loads(out)["command"] == "routine runs"
+    assert main(["routine", "runs", "Notes", "--data-dir", str(data_dir)]) == 0
+    assert "(by its schedule)" in capsys.readouterr().out

@@ -11,10 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from desktop.routines.book import RoutineError
+from desktop.routines.record import SECRET
 from desktop.workspace import Workspace
-from tests.support.model_server import ScriptedModelServer, text_reply
+from tests.support.model_server import ScriptedModelServer, browser_use, text_reply, tool_reply
+from tests.support.page_server import PageServer
 from tests.support.plan_sites import SETTINGS, PlanSites, documentation_task, plan_sites
 from tests.support.routine_task import ANSWER, HEAL, RENAMED, approve_all, record, replay
+from tests.support.turns import send
 from tools.browser import find_browser
 
 pytestmark = pytest.mark.skipif(
@@ -81,3 +85,42 @@ def test_the_docs_task_replays_heals_and_updates(
         await workspace.agent.close()
 
     asyncio.run(go())
+
+
+def test_a_chat_that_acted_on_a_password_field_cannot_become_a_routine(
+    data_dir: Path, api_env: ScriptedModelServer, pages: PageServer
+) -> None:
+    data_dir.mkdir(parents=True)
+    settings = {
+        "model": {"max_retries": 0},
+        "browser": {"headless": True, "allow_hosts": "127.0.0.1"},
+        "permissions": {"mode": "autonomous"},
+    }
+    (data_dir / "settings.json").write_text(json.dumps(settings))
+    workspace = Workspace.open(data_dir)
+    password = {"type": "coordinate", "x": 260, "y": 118}
+    api_env.enqueue(
+        tool_reply(browser_use("navigate", url=pages.url("login.html"))),
+        tool_reply(browser_use("left_click", target=password)),
+        tool_reply(browser_use("type", text="hunter2")),
+        text_reply("The field would not take it."),
+    )
+
+    async def go() -> None:
+        chat = workspace.store.create_session().id
+        try:
+            await send(workspace.conversations, chat, "Sign me in")
+        finally:
+            await workspace.toolbox.close()
+            await workspace.agent.close()
+
+    try:
+        asyncio.run(go())
+        draft = workspace.routines.draft()
+        assert draft.refusal == SECRET  # "sign in by hand with Take over; routines never hold…"
+        with pytest.raises(RoutineError) as refused:
+            workspace.routines.save(draft, "Sign in")
+        assert refused.value.code == "refused"
+        assert workspace.routines.entries() == []
+    finally:
+        workspace.store.close()

@@ -1,1 +1,2 @@
-"""What a browser action really affects, where it lands, how risky that is, and what an approval covered."""
+"""What a browser action really affects, where it lands, how risky that is, what an approval
+covered, and what its target is by meaning (for routines)."""

@@ -20,6 +20,7 @@ __all__ = ["Action", "Effect", "Mode", "effect_from_facts"]
 
 Mode = Literal["click", "fill", "enter", "space", "type"]
 Action = Literal["activate", "fill", "type"]
+_PLACE = {"near"}  # where an element sits, which no re-check compares
 
 
 class Effect(Data):
@@ -43,6 +44,9 @@ class Effect(Data):
     interactive: bool = False  # a control at all (not just text or a picture)
     frame_url: str = ""
     node: int | None = None  # the exact element (CDP backend node id) when found over CDP
+    # Where it sits ('heading "Install"', 'navigation "Docs"'): what a routine finds it again
+    # by, not what acting on it does, so no comparison below holds a call to it.
+    near: str = ""
 
     @property
     def label(self) -> str:
@@ -51,14 +55,16 @@ class Effect(Data):
 
     def same_target(self, other: Effect) -> bool:
         """Whether `other` is the same element, doing the same thing."""
-        return self.model_dump() == other.model_dump()
+        return self.model_dump(exclude=_PLACE) == other.model_dump(exclude=_PLACE)
 
     def same_field(self, other: Effect) -> bool:
         """Whether `other` is the same field, whatever text it holds by now (typing into it
         changes its content, nothing else)."""
         if self.node is not None and other.node is not None:
             return self.node == other.node and self.frame_url == other.frame_url
-        return self.model_dump(exclude={"words"}) == other.model_dump(exclude={"words"})
+        return self.model_dump(exclude={"words", *_PLACE}) == other.model_dump(
+            exclude={"words", *_PLACE}
+        )
 
 
 def effect_from_facts(facts: Any, mode: Mode) -> Effect | None:

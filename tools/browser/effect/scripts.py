@@ -1,7 +1,8 @@
 """The page-side halves of effect resolution: constant JavaScript, given values only as arguments.
 
-`FACTS` describes what acting on an element really touches; `TAB_STEP` predicts where one Tab
-press moves the focus; `FRAME_BOX` and `SCROLL` map a point into a frame's own document.
+`FACTS` describes what acting on an element really touches, `NEAR` where it sits (the nearest
+heading above it, or the landmark it is in: what a routine tells two same-named elements apart
+by); `TAB_STEP` predicts where one Tab press moves the focus; `FRAME_BOX` and `SCROLL` map a point into a frame's own document.
 They run in an isolated world the driver creates over CDP (page scripts cannot redefine what
 they call there), or, for elements named by a ref, through Playwright's `evaluate`. Each takes
 the element as `this` (a CDP `callFunctionOn`) or as its first argument (Playwright), so both
@@ -10,7 +11,85 @@ routes run the very same code.
 
 from __future__ import annotations
 
-__all__ = ["FACTS", "FACTS_CALL", "FACTS_EVALUATE", "FRAME_BOX", "SCROLL", "TAB_STEP"]
+__all__ = [
+    "FACTS",
+    "FACTS_CALL",
+    "FACTS_EVALUATE",
+    "FRAME_BOX",
+    "NEAR",
+    "NEAR_EVALUATE",
+    "SCROLL",
+    "TAB_STEP",
+]
+
+# near(element) -> where it sits, in words: the nearest heading before it in document order
+# ('heading "Install"'), unless a landmark it sits in comes first ('navigation "Docs"'); "" when
+# neither. Shadow roots are left through their hosts; a frame's element is described in its
+# frame's document.
+NEAR = r"""
+function near(el) {
+  const HEADING = 'h1, h2, h3, h4, h5, h6, [role=heading]';
+  const IMPLICIT = { nav: 'navigation', main: 'main', aside: 'complementary', header: 'banner',
+    footer: 'contentinfo', form: 'form', section: 'region', search: 'search' };
+  const EXPLICIT = ['navigation', 'main', 'complementary', 'banner', 'contentinfo', 'form',
+    'region', 'search'];
+  const clean = (text) => String(text || '').replace(/\s+/g, ' ').trim().slice(0, 120);
+  const nameOf = (e) => {
+    const ids = e.getAttribute('aria-labelledby');
+    if (ids) {
+      const root = e.getRootNode();
+      const text = ids.split(/\s+/).map((id) => {
+        const found = root.getElementById ? root.getElementById(id) : null;
+        return found ? found.textContent : '';
+      }).join(' ');
+      if (clean(text)) return clean(text);
+    }
+    return clean(e.getAttribute('aria-label'));
+  };
+  const shown = (e) => e.getAttribute('aria-hidden') !== 'true'
+    && (typeof e.checkVisibility !== 'function' || e.checkVisibility());
+  const say = (role, name) => (name ? role + ' "' + name + '"' : role);
+  const heading = (h) => say('heading', nameOf(h) || clean(h.textContent));
+  const landmark = (e) => {
+    const explicit = clean(e.getAttribute('role')).split(' ')[0].toLowerCase();
+    if (explicit) return EXPLICIT.includes(explicit) ? explicit : '';
+    const role = IMPLICIT[e.localName] || '';
+    // A form or section is a landmark only when named; a header or footer only at page level.
+    if ((role === 'form' || role === 'region') && !nameOf(e)) return '';
+    if ((role === 'banner' || role === 'contentinfo')
+        && e.parentElement && e.parentElement.closest('article, aside, main, nav, section')) return '';
+    return role;
+  };
+  // The last shown heading before `at` among a root's headings (in document order): found by
+  // halving, so a long page costs one native query, not a walk through its elements.
+  const headingBefore = (root, at) => {
+    const all = root.querySelectorAll(HEADING);
+    let low = 0;
+    let high = all.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (all[middle].compareDocumentPosition(at) & Node.DOCUMENT_POSITION_FOLLOWING) low = middle + 1;
+      else high = middle;
+    }
+    for (let i = low - 1; i >= Math.max(0, low - 200); i -= 1) if (shown(all[i])) return all[i];
+    return null;
+  };
+  // Each tree from the element's own out to the page: a shadow root's, then its host's.
+  for (let at = el && el.nodeType === 1 ? el : null; at; ) {
+    let mark = null;
+    for (let up = at.parentElement; up && !mark; up = up.parentElement) {
+      if (up.matches(HEADING)) return heading(up);
+      if (landmark(up)) mark = up;
+    }
+    const root = at.getRootNode();
+    const found = root.querySelectorAll ? headingBefore(root, at) : null;
+    if (found && (!mark || mark.contains(found))) return heading(found);
+    if (mark) return say(landmark(mark), nameOf(mark));
+    at = root.nodeType === 11 ? root.host : null;
+  }
+  return '';
+}
+"""
 
 # facts(element, mode) -> what acting on `element` affects. mode is one of
 # "click" (a pointer click there), "fill" (form_input: Playwright follows a label to its control),
@@ -144,12 +223,14 @@ function facts(el, mode) {
     interactive: isControl,
     same: act === target,
     frame_url: String(act.ownerDocument.location.href),
+    near: near(act),
   };
 }
 """
 
-FACTS_CALL = "function(mode) {\n" + FACTS + "\nreturn facts(this, mode);\n}"
-FACTS_EVALUATE = "(el, mode) => {\n" + FACTS + "\nreturn facts(el, mode);\n}"
+FACTS_CALL = "function(mode) {\n" + NEAR + FACTS + "\nreturn facts(this, mode);\n}"
+FACTS_EVALUATE = "(el, mode) => {\n" + NEAR + FACTS + "\nreturn facts(el, mode);\n}"
+NEAR_EVALUATE = "(el) => {\n" + NEAR + "\nreturn near(el);\n}"
 
 # One Tab (direction 1) or Shift+Tab (-1) from `this` (the focused element, or the document's
 # body): the element that would get the focus, or null when that cannot be told here (focus would

@@ -1,2 +1,3 @@
 """What the model reads of a page and how it addresses it: snapshots, refs, text, images, forms and
-keys, and when a ref's element can be acted on (actionable)."""
+keys, when a ref's element can be acted on (actionable), and finding an element again by what it
+is (again: a routine's replayed step)."""

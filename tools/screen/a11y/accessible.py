@@ -37,6 +37,7 @@ __all__ = [
     "Node",
     "best_frame",
     "named_by_labels",
+    "near_of",
     "nearest_control",
 ]
 
@@ -135,6 +136,7 @@ class Node:
     path: tuple[int, ...] = ()  # child indices from the root read: sorts into reading order
     parent: ElementRef | None = None
     label_ref: ElementRef | None = None  # the label naming it, when it has no name of its own
+    near: str = ""  # the name of the nearest named element holding it, below its window
     child_refs: tuple[ElementRef, ...] = field(default=(), repr=False)
 
     def __post_init__(self) -> None:
@@ -150,11 +152,13 @@ class Node:
         """Worth a line in a snapshot: a control, or a named or valued structural element."""
         return self.kind not in ("G", "X") or bool(self.name) or bool(self.value)
 
-    def element(self, app: str = "") -> Element:
+    def element(self, app: str = "", window: str = "") -> Element:
         return Element(
             role=self.role,
             name=self.name,
             app=app,
+            window=window,
+            near=self.near,
             secure=self.secure,
             bounds=self.bounds,
             enabled=self.enabled,
@@ -248,6 +252,13 @@ def nearest_control(path: Sequence[Node]) -> Node | None:
     deepest element."""
     control = next((node for node in reversed(path) if node.kind not in ("G", "X")), None)
     return control or (path[-1] if path else None)
+
+
+def near_of(path: Sequence[Node], control: Node) -> str:
+    """The name of the nearest named element holding `control`, of the elements from just below
+    its window down to it: what tells two buttons "Save" apart (a group "Billing", a list)."""
+    above = path[: path.index(control)] if control in path else []
+    return next((node.name for node in reversed(above) if node.name), "")
 
 
 def named_by_labels(nodes: list[Node]) -> list[Node]:

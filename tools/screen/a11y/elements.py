@@ -32,6 +32,8 @@ class Element(Data):
     role: str  # the accessibility role in plain lower-case words: "push button", "text"
     name: str = ""  # its accessible name or label (screen content: untrusted)
     app: str = ""  # the application it belongs to
+    window: str = ""  # the title of the window holding it, when known
+    near: str = ""  # the name of the nearest named element holding it, when known
     secure: bool = False  # a password or other secure text field: nothing is typed into it
     bounds: Rect | None = None  # where it is, in global logical units, when known
     enabled: bool = True

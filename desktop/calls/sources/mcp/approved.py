@@ -30,7 +30,7 @@ FILE_NAME = "mcp-approved.json"
 def fingerprint(entry: ServerEntry) -> str:
     """What an approval covers: how the server starts or is reached, and whether it is trusted
     (environment values and headers may be tokens that change; their names count)."""
-    shown = {
+    shown: dict[str, object] = {
         "command": entry.command,
         "args": entry.args,
         "env": sorted(entry.env),
@@ -39,6 +39,8 @@ def fingerprint(entry: ServerEntry) -> str:
         "headers": sorted(entry.headers),
         "trusted": entry.trusted,
     }
+    if entry.oauth:  # only then: the approvals of servers that sign in by no other way stand
+        shown["oauth"] = {"scopes": entry.scopes}
     canonical = json.dumps(shown, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 
@@ -88,6 +90,16 @@ class ConnectorApprovals:
         approved = dict(self._read())
         approved.update({name: fingerprint(entry) for name, entry in entries.items()})
         self._write(approved)
+
+    def reread(self) -> None:
+        """Read the file again when next asked (another Deskhand process may have approved)."""
+        self._approved = None
+
+    def forget(self, name: str) -> None:
+        """A removed server: a server of that name added later waits for the person again."""
+        approved = dict(self._read())
+        if approved.pop(name, None) is not None:
+            self._write(approved)
 
     def _write(self, approved: dict[str, str]) -> None:
         data = {"approved": approved, "mac": self.seal.code(approved)}

@@ -3,7 +3,8 @@
     {"mcpServers": {"files": {"command": "npx", "args": ["-y", "…"], "env": {}},
                     "remote": {"url": "https://…/mcp", "headers": {"Authorization": "…"}}}}
 
-Deskhand adds two keys of its own per server, `disabled` and `trusted`, and one at the top,
+Deskhand adds keys of its own per server (`disabled`, `trusted`; `oauth` and `scopes` for a
+server that signs in, whose tokens are never here: sign_ins.py), and one at the top,
 `deskhandLazyStart`; anything else in the file (other apps' keys) is kept as it is. Reading
 never writes: a file that cannot be read is reported with where it went wrong, and Deskhand
 writes the file only when the person saves a change in Settings → Connectors.
@@ -40,6 +41,8 @@ class ServerEntry(Data):
     headers: dict[str, str] = Field(default_factory=dict)
     disabled: bool = False  # kept, not started
     trusted: bool = False  # its tools' own read/destructive hints set their default risk
+    oauth: bool = False  # signs in (OAuth); its tokens are kept apart (sign_ins.py)
+    scopes: list[str] = Field(default_factory=list)  # the scopes asked for at sign-in
 
     @model_validator(mode="after")
     def _one_way_in(self) -> ServerEntry:
@@ -51,6 +54,8 @@ class ServerEntry(Data):
             raise PydanticCustomError(
                 "server_entry", "The URL must start with http:// or https://."
             )
+        if self.oauth and not self.url:
+            raise PydanticCustomError("server_entry", "Only a server with a URL can sign in.")
         if self.url and getattr(self, "type", None) == "sse":
             raise PydanticCustomError(
                 "server_entry",
@@ -61,7 +66,7 @@ class ServerEntry(Data):
 
     def spec(self) -> ServerSpec:
         if self.url:
-            return HttpSpec(url=self.url, headers=dict(self.headers))
+            return HttpSpec(url=self.url, headers=dict(self.headers), oauth=self.oauth)
         return StdioSpec(
             command=self.command or "", args=list(self.args), env=dict(self.env), cwd=self.cwd
         )

@@ -39,6 +39,7 @@ from desktop.calls.sources.mcp.config import (
     read_config,
     write_config,
 )
+from desktop.calls.sources.mcp.sign_ins import SignIns, SignInStatus
 from desktop.system import heavy
 from desktop.system.settings.signed import KEY_NAME, Seal
 from tools.base import ActionInfo, InvalidInput, Risk
@@ -76,6 +77,11 @@ BAD_ARGUMENTS = (
 )
 NO_SUCH_TOOL = "The MCP server no longer offers this tool. Use one of the tools listed."
 REFUSED = "The MCP server could not run this call. Tell the person, and try another way."
+SIGN_IN_AGAIN = (
+    "The connector “{server}” needs the person to sign in again (its sign-in expired or was "
+    "revoked), so this tool did not run. Tell the person: Settings → Connectors → “{server}” → "
+    "Sign in again."
+)
 SERVERS_WORD = "Not confirmed: reported by the MCP server “{server}”; Deskhand cannot look."
 
 
@@ -126,6 +132,7 @@ class McpSource(contract.ToolSource):
         others: Callable[[], int] = lambda: 0,
         can_defer: Callable[[], bool] = lambda: True,
         cache_path: Path | None = None,
+        sign_ins: SignIns | None = None,
     ) -> None:
         self.config_path = config_path
         self.logs_dir = logs_dir
@@ -145,6 +152,9 @@ class McpSource(contract.ToolSource):
         self._background: set[asyncio.Future[Any]] = set()
         self._reconciling = asyncio.Lock()
         self._folders: dict[str, list[Path]] = {}  # what each server reported (path_bases)
+        # Connectors that sign in: their tokens, kept in the keychain or an owner-only file.
+        self.sign_ins = sign_ins or SignIns(config_path)
+        self.live = False  # started (`start`): changes start and stop servers at once
 
     # -- what the person configured ---------------------------------------------------
 
@@ -186,6 +196,9 @@ class McpSource(contract.ToolSource):
         if read.problem is not None or read.text == self.read.text:
             return False
         self.read = read
+        # `deskhand connector add` approves what it adds: the approvals file, which only
+        # Deskhand can sign, is read again with the list.
+        self.approvals.reread()
         self._in_background(self._reconcile())
         self._changed()
         return True
@@ -202,6 +215,12 @@ class McpSource(contract.ToolSource):
     def _changed(self) -> None:
         for listener in list(self._listeners):
             listener()
+
+    changed = _changed  # for remote.py: a sign-in or sign-out changed a row
+
+    def connection_for(self, server: str, entry: ServerEntry) -> ServerConnection:
+        """A connection to `server` as configured, not kept here (remote.py lists its tools)."""
+        return self._connection(server, entry)
 
     def reload(self) -> ConfigRead:
         """Read the file again (never writing it); servers that changed start or stop."""
@@ -230,6 +249,55 @@ class McpSource(contract.ToolSource):
         self._in_background(self._reconcile())
         self._changed()
 
+    def put(self, name: str, entry: ServerEntry | None) -> None:
+        """One connector added or changed (approved as it is: the person did it) or removed (its
+        approval goes too), written at once; a started source starts or stops it.
+
+        Raises OSError, or ConfigChanged when the file changed on disk since it was read."""
+        config = self.config.model_copy(deep=True)
+        if entry is None:
+            config.servers.pop(name, None)
+        else:
+            config.servers[name] = entry
+        text = write_config(self.config_path, config, read=self.read)
+        self._stamp = _stamp(self.config_path)
+        if entry is None:
+            self.approvals.forget(name)
+        else:
+            self.approvals.approve({name: entry})
+        self.read = ConfigRead(config=config, text=text)
+        if self.live:
+            self._in_background(self._reconcile())
+        self._changed()
+
+    def known_tools(self, server: str) -> list[mcp_types.Tool] | None:
+        """The server's tools: running, or as last listed (None: never listed)."""
+        connection = self.connections.get(server)
+        if connection is not None and connection.tools:
+            return list(connection.tools)
+        return self._cached_tools().get(server)
+
+    def learned(self, server: str, tools: list[mcp_types.Tool]) -> None:
+        """Remember the tools a server listed outside a connection (a sign-in's)."""
+        entry = self.entry(server)
+        try:
+            data = json.loads(self.cache_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = {}
+        if not isinstance(data, dict):
+            data = {}
+        data.pop(server, None)
+        if entry is not None:
+            data[server] = {
+                "where": entry.spec().model_dump(),
+                "tools": [t.model_dump(mode="json", by_alias=True) for t in tools],
+            }
+        try:
+            self.cache_path.parent.mkdir(parents=True, exist_ok=True)
+            self.cache_path.write_text(json.dumps(data), encoding="utf-8")
+        except OSError:
+            log.warning("could not keep the MCP tool list", exc_info=True)
+
     def restart(self, server: str) -> None:
         """Start a server again (the Restart button), with the saved config."""
         connection = self.connections.get(server)
@@ -247,12 +315,18 @@ class McpSource(contract.ToolSource):
 
         from tools.mcp.connection import ServerConnection
 
+        auth = None
+        if entry.oauth and entry.url:
+            from tools.mcp.oauth.flow import running_auth
+
+            auth = running_auth(entry.url, self.sign_ins.keeper(server), self._changed, name=server)
         return ServerConnection(
             server,
             entry.spec(),
             stderr_log=self.logs_dir / "mcp" / f"{server_key(server)}.log",
             on_change=self._changed,
             client_info=mcp_types.Implementation(name="Deskhand", version=desktop.__version__),
+            auth=auth,
         )
 
     async def _reconcile(self) -> None:
@@ -270,6 +344,10 @@ class McpSource(contract.ToolSource):
             for name, entry in self.config.servers.items()
             if self.approvals.approved(name, entry)
         }
+        # A connector that signs in starts once signed in (without, it could only fail).
+        for name in [n for n, e in wanted.items() if e.oauth]:
+            if not await asyncio.to_thread(self._signed_in, name):
+                del wanted[name]
         if wanted:
             await heavy.ready(heavy.MCP)  # the MCP client, imported off the loop in one place
         stops = []
@@ -294,6 +372,9 @@ class McpSource(contract.ToolSource):
                 starts.append(self._started(server, current.start()))
         self._changed()
         await asyncio.gather(*starts)
+
+    def _signed_in(self, server: str) -> bool:
+        return self.sign_ins.state(server).status is SignInStatus.SIGNED_IN
 
     async def _started(self, server: str, starting: Any) -> None:
         status = await starting
@@ -455,16 +536,24 @@ class McpSource(contract.ToolSource):
         decision = await ctx.approve(call)
         if decision.verdict != "allow":
             return contract.CallResult.failure(denial_text(decision))
+        entry = self.entry(server)
+        signs_in = bool(entry and entry.oauth)
+        if signs_in and not await asyncio.to_thread(self._signed_in, server):
+            return contract.CallResult.failure(SIGN_IN_AGAIN.format(server=server))
         connection = self.connections[server]
         if connection.status.state is ServerState.IDLE:  # a lazy server's first call
             await self._started(server, connection.start())
         try:
             result = await connection.call(tool.name, use.arguments, progress=ctx.progress)
-        except ServerUnavailable:
-            return contract.CallResult.failure(SERVER_OFF.format(server=server))
-        except ServerGone:
-            return contract.CallResult.failure(SERVER_GONE.format(server=server))
-        except CallRefused as exc:
+        except (ServerUnavailable, ServerGone, CallRefused) as exc:
+            # A connector whose sign-in lapsed meanwhile (revoked, refresh refused) says so.
+            if signs_in and not await asyncio.to_thread(self._signed_in, server):
+                await connection.stop(state=ServerState.FAILED)  # until signed in again
+                return contract.CallResult.failure(SIGN_IN_AGAIN.format(server=server))
+            if isinstance(exc, ServerUnavailable):
+                return contract.CallResult.failure(SERVER_OFF.format(server=server))
+            if isinstance(exc, ServerGone):
+                return contract.CallResult.failure(SERVER_GONE.format(server=server))
             phrase = {
                 mcp_types.INVALID_PARAMS: BAD_ARGUMENTS,
                 mcp_types.METHOD_NOT_FOUND: NO_SUCH_TOOL,
@@ -495,6 +584,7 @@ class McpSource(contract.ToolSource):
 
     async def start(self) -> None:
         """Read the config and start the servers (behind the window: they may take seconds)."""
+        self.live = True
         self.read = read_config(self.config_path)
         self._stamp = _stamp(self.config_path)
         if self.read.problem is not None:

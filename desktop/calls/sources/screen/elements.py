@@ -5,7 +5,9 @@ and other apps' elements can be read (AT-SPI's bus answers on Linux; macOS grant
 Accessibility permission), it connects (lazily, on first use) and offers
 
 - the `Inspector` of the computer toolset's gate (this object: it answers what a screen click or
-  keystroke affects once accessibility is there, and "unknown" before, so such calls are consequential);
+  keystroke affects once accessibility is there, and "unknown" before, so such calls are consequential),
+  the `Watcher` of the window a call acts on (the `Effect:` lines of its result), and the
+  `Finder` a routine's replayed step finds its target again by;
 - `tool`: the `screen` function tool (see, wait, click by id…), offered while the screen is and
   other apps' elements can be read; what it does reaches the visualizer as the computer tool's
   events do (`on_event`), and its captures hide the visualizer the same way.
@@ -20,9 +22,12 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from tools.meaning import TargetMeaning
 from tools.screen.a11y.accessible import AccessibilityStatus
 from tools.screen.a11y.backend import accessibility_status, open_accessibility
+from tools.screen.a11y.effect import Watch, Watcher
 from tools.screen.a11y.elements import Element, Inspector
+from tools.screen.a11y.find import NO_ACCESSIBILITY, Finder, Sighting
 from tools.screen.geometry import Point, Rect
 from tools.screen.see.access import Looks, ScreenAccess
 from tools.screen.see.tool import ScreenTool
@@ -79,6 +84,20 @@ class ScreenElements:
     async def focused_element(self) -> Element | None:
         inspector = self.inspector
         return await inspector.focused_element() if inspector is not None else None
+
+    async def watch_at(self, point: Point) -> Watch | None:
+        inspector = self.inspector
+        return await inspector.watch_at(point) if isinstance(inspector, Watcher) else None
+
+    async def watch_focused(self) -> Watch | None:
+        inspector = self.inspector
+        return await inspector.watch_focused() if isinstance(inspector, Watcher) else None
+
+    async def find(self, meaning: TargetMeaning) -> Sighting:
+        inspector = self.inspector
+        if isinstance(inspector, Finder):
+            return await inspector.find(meaning)
+        return Sighting(where="", why=NO_ACCESSIBILITY)
 
     def forget(self, session_id: int) -> None:
         """A chat ended: its snapshots go."""

@@ -223,3 +223,37 @@ async def test_the_computer_toolset_reports_the_click_and_refuses_the_disabled_b
         assert texts[-1] == 'Effect:\n~ checkbox "Remember me": checked'
     finally:
         await toolset.close()
+
+
+async def test_the_box_is_kept_by_meaning_and_found_again(
+    accessibility: AxAccessibility, form: None
+) -> None:
+    # A click's target kept by meaning and found again, as the AT-SPI tests do it
+    # (tests/tools/screen/test_refind.py), kept small.
+    from tools.meaning import Found
+    from tools.screen import ScreenComputer
+    from tools.screen.a11y.ax.watching import AxWatchingInspector
+    from tools.screen.a11y.find import subject
+    from tools.screen.refind import meaning_of
+
+    async def allow(_context: object) -> bool:
+        return True
+
+    _app, _frame, nodes = await _window(accessibility)
+    inspector = AxWatchingInspector(accessibility, own_pids={1})
+    toolset = ScreenComputer(confirm=allow, inspector=inspector)
+    try:
+        frame = await toolset._frame()
+        box = _named(nodes, "Remember me")
+        shown = frame.to_image(_centre(box))
+        element = await inspector.element_at(_centre(box))
+        meaning = meaning_of("left_click", {"coordinate": [shown.x, shown.y]}, element)
+        assert meaning is not None
+        assert (meaning.role, meaning.name) == (box.role, "Remember me") and meaning.app
+        found = await toolset.find_again(meaning, within=5)
+        assert found == Found(input={"coordinate": [shown.x, shown.y]}, count=1)
+        renamed = meaning.model_copy(update={"name": "Forget me"})
+        missing = await toolset.find_again(renamed, within=0.2)
+        assert missing == Found(why=f"No {subject(renamed)} in {meaning.window or meaning.app}.")
+    finally:
+        await toolset.close()

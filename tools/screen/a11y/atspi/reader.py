@@ -41,6 +41,7 @@ from tools.screen.a11y.accessible import (
 from tools.screen.a11y.atspi.bus import CALL_LIMIT, BusClient, BusError, Call
 from tools.screen.a11y.atspi.tables import State, has_state, role_name
 from tools.screen.a11y.elements import Element
+from tools.screen.a11y.find import near_above
 from tools.screen.errors import ScreenError
 from tools.screen.geometry import Point, Rect
 from tools.screen.windows import Window, window_at
@@ -319,7 +320,10 @@ class Accessibility:
                 break
             refs.append(child)
         path = [node for node in await self.read(refs[1:]) if node is not None]
-        return app, nearest_control(path) or frame
+        control = nearest_control(path)
+        if control is None:
+            return app, frame
+        return app, replace(control, near=await near_above(self, control.ref, frame.ref))
 
     async def focused(self, window: Window) -> tuple[App, Node] | None:
         """The element with the keyboard focus in `window`'s application (its active frame is
@@ -620,8 +624,8 @@ class AtspiInspector:
             return None
         if found is None:
             return None
-        _, (app, node) = found
-        return node.element(app.name)
+        window, (app, node) = found
+        return node.element(app.name, window.title)
 
     async def _all_windows(self) -> list[Window]:
         return list(await self._worker.windows() or ())
@@ -634,8 +638,8 @@ class AtspiInspector:
             return None
         if found is None:
             return None
-        _, (app, node) = found
-        return node.element(app.name)
+        window, (app, node) = found
+        return node.element(app.name, window.title)
 
     # What the gate asks about and what a watch looks at are found the same way; never in a
     # window of Deskhand's own.

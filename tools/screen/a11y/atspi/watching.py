@@ -5,6 +5,9 @@ of `effect.Watcher`: a watch of the window under a point (its target the element
 the window with the keyboard focus (its target the focused element). Windows of Deskhand's own
 processes are never watched, and any failure answers None: the call then reports no effect.
 
+It is also the `find.Finder` that looks for an element by its meaning (a routine's replayed
+step), in the X server's windows as they are stacked now.
+
 `RefreshingAccessibility.refresh` is the cheap look after an action: each element's name and
 states, a field's value and a container's children, for the whole window in one batch (about a
 third of the calls of reading its tree, whose role and bounds calls do not change). It is the
@@ -18,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from tools.meaning import TargetMeaning
 from tools.screen.a11y.accessible import App, Node
 from tools.screen.a11y.atspi.reader import (
     ACCESSIBLE,
@@ -30,6 +34,7 @@ from tools.screen.a11y.atspi.reader import (
     _value_text,
 )
 from tools.screen.a11y.effect import Watch, watch_window
+from tools.screen.a11y.find import Sighting, look_for
 from tools.screen.errors import ScreenError
 from tools.screen.geometry import Point
 from tools.screen.windows import Window
@@ -95,6 +100,10 @@ class AtspiWatchingInspector(AtspiInspector):
         except (ScreenError, OSError):
             log.info("the focused window cannot be watched", exc_info=True)
             return None
+
+    async def find(self, meaning: TargetMeaning) -> Sighting:
+        windows = await self._all_windows()
+        return await look_for(self.accessibility, meaning, windows=windows, own_pids=self._own_pids)
 
     async def _watch(self, found: tuple[Window, tuple[App, Node]] | None) -> Watch | None:
         if found is None:

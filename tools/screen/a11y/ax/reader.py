@@ -23,6 +23,7 @@ import logging
 import os
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import ApplicationServices as AX
@@ -38,6 +39,7 @@ from tools.screen.a11y.accessible import (
     Limits,
     Node,
     best_frame,
+    near_of,
     nearest_control,
 )
 from tools.screen.a11y.ax.read import Raw, ax_node, walk
@@ -184,7 +186,11 @@ def _hit(container: Any, point: Point) -> Node | None:
         node = ax_node(ref, raw) if raw is not None else None
         if node is not None:
             nodes.append(node)
-    return nearest_control(nodes)
+    control = nearest_control(nodes)
+    if control is None:
+        return None
+    # The path starts at the window: what holds the control is below it.
+    return replace(control, near=near_of(nodes[1:], control))
 
 
 def _focused_in(container: Any) -> Node | None:

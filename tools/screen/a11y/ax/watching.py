@@ -5,7 +5,9 @@
 with the keyboard focus, and the window holding it (up its `AXParent`s to the `AXWindow`; a
 sheet is watched as a part of its window), looked at before the call. Elements of Deskhand's
 own processes are never watched; any failure answers None, and the call then reports no
-effect. Imported only on a Mac; tested in `test_ax_effects_mac.py`'s `macos`-marked tests.
+effect. It also looks for an element by its meaning (`find.Finder`), among the app's
+accessible windows (macOS lists no stacking here: a covered element is not told apart). Imported
+only on a Mac; tested in `test_ax_effects_mac.py`'s `macos`-marked tests.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 import ApplicationServices as AX
 
+from tools.meaning import TargetMeaning
 from tools.screen.a11y.accessible import App, Node
 from tools.screen.a11y.ax.read import ax_node
 from tools.screen.a11y.ax.reader import (
@@ -31,6 +34,7 @@ from tools.screen.a11y.ax.reader import (
     _read,
 )
 from tools.screen.a11y.effect import Watch
+from tools.screen.a11y.find import Sighting, look_for
 from tools.screen.errors import ScreenError
 from tools.screen.geometry import Point
 
@@ -78,3 +82,6 @@ class AxWatchingInspector(AxInspector):
 
     async def watch_focused(self) -> Watch | None:
         return await self._watch(_focused_in)
+
+    async def find(self, meaning: TargetMeaning) -> Sighting:
+        return await look_for(self._accessibility, meaning, windows=None, own_pids=self._own_pids)
