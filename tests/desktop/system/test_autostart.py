@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from desktop.system.autostart import autostart_path, set_linux
 from desktop.workspace import Workspace
 from tests.support.waiting import wait_until
 
-pytestmark = pytest.mark.skipif(
+needs_validator = pytest.mark.skipif(
     shutil.which("desktop-file-validate") is None,
     reason="needs desktop-file-validate (Debian: desktop-file-utils)",
 )
@@ -28,6 +29,7 @@ def validate(path: Path) -> str:
     return checked.stdout + checked.stderr
 
 
+@needs_validator
 def test_the_autostart_entry_validates_and_starts_this_program(tmp_path: Path) -> None:
     program = tmp_path / "my apps" / "deskhand"  # a path that needs quoting in Exec
     path = set_linux(True, program, home=tmp_path / "config")
@@ -40,6 +42,7 @@ def test_the_autostart_entry_validates_and_starts_this_program(tmp_path: Path) -
     assert not path.exists()
 
 
+@needs_validator
 def test_turning_the_setting_on_and_off_installs_and_removes_it(
     workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -58,3 +61,33 @@ def test_turning_the_setting_on_and_off_installs_and_removes_it(
     validate(path)
     asyncio.run(toggle(False))
     assert not path.exists()
+
+
+@pytest.mark.macos
+@pytest.mark.skipif(sys.platform != "darwin", reason="needs macOS and System Events")
+def test_the_apps_login_item_is_added_and_removed_on_a_mac(tmp_path: Path) -> None:
+    """On a real Mac: System Events lists the bundle's login item once added, and not after."""
+    from desktop.system.autostart import set_macos
+
+    bundle = tmp_path / "Deskhand.app"
+    (bundle / "Contents" / "MacOS").mkdir(parents=True)
+
+    def listed() -> bool:
+        names = subprocess.run(
+            [
+                "osascript",
+                "-e",
+                'tell application "System Events" to get the path of every login item',
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout
+        return str(bundle) in names
+
+    assert asyncio.run(set_macos(True, bundle))
+    try:
+        assert listed()
+    finally:
+        assert asyncio.run(set_macos(False, bundle))
+    assert not listed()
