@@ -224,6 +224,12 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
         window.open_session(chat)
 
     workspace.unattended.open_chat = open_chat
+    if not sys.platform.startswith("linux"):  # the tray's messages (Notification Center)
+
+        async def post(title: str, body: str, chat: int) -> bool:
+            return window.long_turns.notifier.notify(title, body, chat)
+
+        workspace.unattended.post = post
     workspace.scheduler.start()
     if workspace.settings.general.open_at_login:
         workspace.keep_login_item()
