@@ -122,11 +122,18 @@ def start_behind_the_window(workspace: Workspace) -> asyncio.Future[None]:
     The modules load in the order a message sent at once needs them: the call pipeline, the
     keychain (the key is looked up while the rest loads), the SDK and the tools (the request
     lists them), then what the reply's rendering needs (the Markdown parser, Pillow), then the
-    command-line socket. Returns the sources' start."""
+    command-line socket, then the schedules' libraries. Returns the sources' start."""
     from desktop.model_stream.worker import shared_worker  # the stream process's side here
 
     shared_worker().start()
-    heavy.start(heavy.PIPELINE + heavy.KEYCHAIN + heavy.TOOLS + heavy.WINDOW + heavy.COMMANDS)
+    heavy.start(
+        heavy.PIPELINE
+        + heavy.KEYCHAIN
+        + heavy.TOOLS
+        + heavy.WINDOW
+        + heavy.COMMANDS
+        + heavy.SCHEDULES
+    )
 
     async def start_tools() -> None:
         await heavy.ready(heavy.PIPELINE)
@@ -209,11 +216,29 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
 
     quick_entry = QuickEntryController(window)
     await _close("quick entry shortcut", lambda: quick_entry.start(owner=commands.serving))
+    # Scheduled routines: missed runs first, then each on time. A click on a scheduled run's
+    # notification opens its chat (and the sheet it waits on).
+
+    def open_chat(chat: int) -> None:
+        window.bring_to_front()  # the person clicked: their hand, not ours
+        window.open_session(chat)
+
+    workspace.unattended.open_chat = open_chat
+    if not sys.platform.startswith("linux"):  # the tray's messages (Notification Center)
+
+        async def post(title: str, body: str, chat: int) -> bool:
+            return window.long_turns.notifier.notify(title, body, chat)
+
+        workspace.unattended.post = post
+    workspace.scheduler.start()
+    if workspace.settings.general.open_at_login:
+        workspace.keep_login_item()
     freeze_startup_objects()
     await quitting.wait()
     starting.cancel()
     preparing.cancel()
     quick_entry.close()
+    await _close("scheduler", workspace.scheduler.close)
     await _close("command-line socket", commands.close)
     window.close()  # gone from the screen at once; stopping its replies saves what they wrote
     await _close("window", window.shutdown)

@@ -15,6 +15,7 @@ the spot.
 from __future__ import annotations
 
 import asyncio
+import logging
 import shutil
 from functools import cached_property
 from pathlib import Path
@@ -29,8 +30,11 @@ from desktop.chat.conversations import Conversations
 from desktop.chat.transcript import replay
 from desktop.hotkey.owner import QuickEntryShortcut
 from desktop.routines.book import RoutineBook
+from desktop.routines.schedules.book import ScheduleBook
+from desktop.routines.schedules.scheduler import Scheduler
+from desktop.routines.schedules.unattended import Unattended
 from desktop.routines.service import Routines
-from desktop.system import heavy
+from desktop.system import autostart, heavy
 from desktop.system.keystore import KeyStore
 from desktop.system.paths import DataPaths
 from desktop.system.settings.live import LiveSettings
@@ -46,6 +50,8 @@ if TYPE_CHECKING:
     from desktop.chat.events import AgentEvent
     from desktop.chat.tool_calls import ToolCalls
     from tools.base import ToolRegistry
+
+log = logging.getLogger(__name__)
 
 
 class Workspace:
@@ -87,6 +93,23 @@ class Workspace:
             conversations=self.conversations,
             agent=self.agent_ready,
         )
+        # Scheduled runs: their questions held for the person, and the task that starts them
+        # (started by the app once its window is up).
+        self.unattended = Unattended(
+            self.approvals,
+            self.plans,
+            wait_hours=lambda: self.settings.general.routine_wait_hours,
+            stop=self.conversations.stop,
+        )
+        self.routines.unattended = self.unattended
+        self.scheduler = Scheduler(
+            self.routines,
+            ScheduleBook(paths.schedules, settings_file.seal),
+            self.unattended,
+            self.approvals,
+        )
+        self._open_at_login = settings.general.open_at_login
+        self.live.listeners.append(self._login_item_changed)
         self.quick_entry_shortcut = QuickEntryShortcut()  # held once the app owns its socket
         self._background: set[asyncio.Future[None]] = set()
 
@@ -197,6 +220,31 @@ class Workspace:
         task = asyncio.ensure_future(pool.configure(config))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+    def _login_item_changed(self, settings: Settings) -> None:
+        """Open at login turned on or off: the login item is installed or removed."""
+        wanted = settings.general.open_at_login
+        if wanted == self._open_at_login:
+            return
+        self._open_at_login = wanted
+        self.keep_login_item()
+
+    def keep_login_item(self) -> None:
+        """Make the system's login item match the setting (also at start, when it is on: the
+        program may have moved since)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop, no app running: the next start applies it
+        task: asyncio.Future[None] = asyncio.ensure_future(self._apply_login_item())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _apply_login_item(self) -> None:
+        if not await autostart.apply(self._open_at_login):
+            log.info(
+                "the login item could not be %s", "added" if self._open_at_login else "removed"
+            )
 
     def answer_connector(self, name: str, shown: ServerEntry, start: bool) -> bool:
         """The person's answer about a connector that waits (the window's sheet): started

@@ -124,6 +124,15 @@ class Gate:
         return call if plan is None else call.model_copy(update={"summary": plan.audit_text()})
 
     async def _ask(self, call: ToolCall, plan_note: str = "") -> Decision:
+        # A plan the person approved ahead (a schedule's one approval) stands for its sheet:
+        # only that exact plan, once, proposed by the run itself before the model is asked.
+        standing = (
+            self.plans.standing(call) if call.tool == PLAN_TOOL and self.plans is not None else None
+        )
+        if standing is not None and self.plans is not None:
+            self.plans.end(call.session_id)
+            self.plans.approve(call, None, by=standing)
+            return Decision(verdict="allow", by="person", reason=standing, plan=plan_note)
         if not self.approvals.has_viewer:
             return Decision(verdict="deny", by="mode", reason=NO_APPROVER)
         answer = await self.approvals.ask(call, note=plan_note)

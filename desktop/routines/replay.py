@@ -34,7 +34,7 @@ from desktop.calls.sources.toolsets import ToolsetSource
 from desktop.chat.commit import commit
 from desktop.chat.events import AgentEvent, MessageStarted, TurnFailed
 from desktop.routines.compare import differs
-from desktop.routines.model import Routine, RunReport, Step, StepReport, fill
+from desktop.routines.model import Routine, RunReport, Step, StepReport, fill, plan_input
 from desktop.routines.record import record_step
 
 if TYPE_CHECKING:
@@ -98,9 +98,8 @@ class Replay:
         agent = await self._agent()
         first_request = agent.requests[session_id]
         try:
-            if routine.plan.domains:  # a plan names sites; apps alone are judged by the mode
-                plan = routine.plan.model_dump(exclude_none=True)
-                plan["approach"] = plan["approach"] or [f"Run the routine {routine.name}"]
+            plan = plan_input(routine)
+            if plan is not None:
                 card, _text = await self._call(agent, session_id, PLAN_TOOL, None, plan, emit)
                 if card.outcome != "ok":
                     raise StepFailed(PLAN_DECLINED)

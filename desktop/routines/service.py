@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from desktop.routines.book import Listed, RoutineBook, RoutineError, Stored
-from desktop.routines.model import Routine, RunReport, Step
+from desktop.routines.model import Routine, RunReport, Step, plan_input
 from desktop.routines.record import Draft, draft_of, with_parameters
+from desktop.routines.schedules.unattended import NOBODY_ANSWERED, Order, Unattended
 from tools.data import Data
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from desktop.system.store import RoutineRun, Store
 
 RUN_TITLE = "▶ {name}"
+SCHEDULED_TITLE = "▶ {name} · {slot}"
 NOT_KEPT = (
     "The routine “{name}” was changed or added outside Deskhand, and it runs only once you keep "
     "it: open Deskhand, choose it under Routines and press Keep after reading its steps."
@@ -70,6 +72,8 @@ class Routines:
         self.conversations = conversations
         self._agent = agent
         self.ask_keep: KeepAsker | None = None  # the window's keep sheet, once it is up
+        # Scheduled runs' held questions and notifications (the workspace sets it).
+        self.unattended: Unattended | None = None
         self._running: dict[str, int] = {}  # routine name → its run's chat
         self._runs: dict[int, asyncio.Future[RunReport]] = {}
         self._updates: dict[int, UpdateOffer] = {}
@@ -90,6 +94,10 @@ class Routines:
         """Call `listener` whenever the routines or their runs change."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
+
+    def touched(self) -> None:
+        """Something the routines' page shows changed elsewhere (a schedule, a recorded run)."""
+        self._changed()
 
     def _changed(self) -> None:
         for listener in list(self._listeners):
@@ -205,23 +213,37 @@ class Routines:
         return values
 
     async def start(
-        self, name: str, given: dict[str, str] | None = None, *, trigger: Trigger = "person"
+        self,
+        name: str,
+        given: dict[str, str] | None = None,
+        *,
+        trigger: Trigger = "person",
+        order: Order | None = None,
     ) -> int:
         """Start a run of `name` in a new chat and return the chat's id at once; `finished`
         awaits its report. Raises RoutineError for an unknown, unkept or running routine, or
-        a bad parameter."""
+        a bad parameter. With `order` the run is unattended (a schedule's): its questions
+        wait for the person (see schedules/unattended.py)."""
         stored = self.book.load(name)
+        unattended = self.unattended if order is not None else None
         routine = stored.routine
         values = self.values_for(routine, given or {})
         if name in self._running:
             raise RoutineError("already_running", ALREADY_RUNNING.format(name=name))
         if not stored.kept:
+            if order is not None:  # no keep sheet over the person's work: not run
+                raise RoutineError("refused", NOT_KEPT.format(name=name))
             if self.ask_keep is None or not await self.ask_keep(routine):
                 raise RoutineError("refused", NOT_KEPT.format(name=name))
             routine = self.keep(routine)
         if name in self._running:  # started while the sheet was up
             raise RoutineError("already_running", ALREADY_RUNNING.format(name=name))
-        session_id = self.store.create_session(RUN_TITLE.format(name=name)).id
+        title = (
+            RUN_TITLE.format(name=name)
+            if order is None
+            else SCHEDULED_TITLE.format(name=name, slot=order.slot)
+        )
+        session_id = self.store.create_session(title).id
         report = RunReport(ok=False, status="stopped", name=name, chat_id=session_id)
         from desktop.routines.replay import RunState
 
@@ -230,6 +252,8 @@ class Routines:
         self._running[name] = session_id
         self._runs[session_id] = future
         run_id = self.store.add_routine_run(name, trigger, "running", session_id)
+        if unattended is not None and order is not None:
+            unattended.began(session_id, name, plan_input(routine), order.approved_by)
 
         async def work(emit: Callable[..., None]) -> None:
             try:
@@ -237,10 +261,14 @@ class Routines:
                 await self.replay.run(routine, values, session_id, emit, state)
             finally:
                 report = state.report
+                if unattended is not None and unattended.nobody_answered(session_id):
+                    report.ok, report.status, report.error = False, "failed", NOBODY_ANSWERED
                 self.store.end_routine_run(
                     run_id, report.status, report.seconds, report.model_requests, report.healed
                 )
                 self._finished(name, session_id, routine, state, values)
+                if unattended is not None:
+                    unattended.ended(session_id, title, report)
 
         self.conversations.run_work(session_id, work)
         self._changed()

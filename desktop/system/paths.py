@@ -62,6 +62,12 @@ class DataPaths(Data):
         tool can no more change a routine than the settings."""
         return self.root / "routines"
 
+    @property
+    def schedules(self) -> Path:
+        """One signed file per scheduled routine: its schedule and the person's approval of
+        it (desktop/routines/schedules/book.py), beside the routines."""
+        return self.root / "schedules"
+
     def ensure(self) -> None:
         """Create the folders; raises OSError when the location is not writable."""
         for folder in (self.root, self.settings.parent, self.attachments, self.logs):

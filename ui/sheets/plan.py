@@ -41,7 +41,7 @@ class PlanSheet(RequestSheet):
         self.setWindowTitle("Approve plan")
         plan = PlanInput.model_validate(request.call.input)  # checked before it was asked
 
-        title = plain_label("Approve Claude's plan?", "planTitle")
+        title = plain_label(request.title or "Approve Claude's plan?", "planTitle")
         font = title.font()
         font.setPointSizeF(font.pointSizeF() * 1.25)
         font.setBold(True)

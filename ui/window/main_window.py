@@ -388,6 +388,8 @@ class MainWindow(QMainWindow):
             view.set_busy(self.conversations.is_running(session_id))
             self._offer_turn_actions(session_id)
         self._show(view, session_id)
+        # A scheduled run waiting for the person: opening its chat shows its sheet.
+        self.workspace.unattended.show(session_id)
         model, usage = self.workspace.store.last_usage(session_id)
         self._show_usage(model or self.workspace.settings.model.model, usage)
 

@@ -224,7 +224,8 @@ QuickEntryTarget = Literal["new", "latest"]
 
 
 class GeneralSettings(Data):
-    """Settings → General: the quick entry shortcut, and where what it sends goes."""
+    """Settings → General: the quick entry shortcut, and where what it sends goes; opening at
+    login, and how long a scheduled routine waits for an answer."""
 
     quick_entry_shortcut: str = Field(
         DEFAULT_SHORTCUT,
@@ -236,6 +237,19 @@ class GeneralSettings(Data):
         "new",
         title="Quick entry sends to",
         description="A new chat each time, or the chat you used last.",
+    )
+    open_at_login: bool = Field(
+        False,
+        title="Open at login",
+        description="Start Deskhand when you log in, so scheduled routines run on time.",
+    )
+    routine_wait_hours: int = Field(
+        12,
+        ge=1,
+        le=168,
+        title="A scheduled run waits for you (hours)",
+        description="A scheduled routine that needs your answer ends as not done after this "
+        "long without one.",
     )
 
     @field_validator("quick_entry_shortcut")

@@ -165,6 +165,21 @@ class PlanBook:
         # tabs may go there too), until the plan ends.
         self._beyond: dict[int, set[str]] = {}
         self._listeners: list[Listener] = []
+        # Per chat: a plan the person approved ahead (a schedule's approval), and by what.
+        self._standing: dict[int, tuple[dict[str, object], str]] = {}
+
+    def stand(self, session_id: int, plan: dict[str, object], by: str) -> None:
+        """The person approved `plan` for chat `session_id` ahead of its run (with a
+        schedule): its one `update_plan` proposing exactly that plan is approved without a
+        sheet, audited as approved `by` that. Used once; any other plan asks."""
+        self._standing[session_id] = (plan, by)
+
+    def standing(self, call: ToolCall) -> str | None:
+        """What approved `call` (an `update_plan`) ahead, if anything did: consumed here."""
+        held = self._standing.pop(call.session_id, None)
+        if held is None or call.tool != PLAN_TOOL or held[0] != call.input:
+            return None
+        return held[1]
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """`listener(session_id)` hears of every plan approved, ended or expired."""
@@ -186,6 +201,7 @@ class PlanBook:
 
     def end(self, session_id: int) -> None:
         self._beyond.pop(session_id, None)
+        self._standing.pop(session_id, None)
         if self._plans.pop(session_id, None) is not None:
             self._changed(session_id)
 
@@ -238,9 +254,10 @@ class PlanBook:
             return Decision(verdict="allow", by="plan", reason=plan.allowed_by)
         return decision
 
-    def approve(self, call: ToolCall, keep: list[str] | None) -> Plan | None:
+    def approve(self, call: ToolCall, keep: list[str] | None, *, by: str = "person") -> Plan | None:
         """The person approved `call` (an `update_plan`), keeping `keep` of its sites and apps
-        (None: all of them). Any earlier plan of the chat is replaced."""
+        (None: all of them), on its sheet or ahead (`by`: the schedule's approval). Any
+        earlier plan of the chat is replaced."""
         try:
             proposed = PlanInput.model_validate(call.input)
         except ValueError:
@@ -259,6 +276,7 @@ class PlanBook:
             apps=apps,
             approved_at=now,
             expires_at=now + 60 * max(1, self._minutes()),
+            approved_by=by,
         )
         self._plans[call.session_id] = plan
         self._changed(call.session_id)
