@@ -1,7 +1,7 @@
 """Command line: `deskhand` (or `python -m desktop`) opens the window; `deskhand doctor` checks
 the setup; `deskhand mcp` serves this machine's tools to MCP clients over stdio; `deskhand ui …`
 sends one screen action to the running app; `deskhand apps …` reads Mac apps' dictionaries;
-`deskhand routine …` saves, lists, shows and runs routines.
+`deskhand routine …` saves, lists, shows, runs and schedules routines.
 `deskhand connector …` adds remote MCP servers that sign in (OAuth) and lists them.
 
 `--json`, `--data-dir` and `--timeout` go before or after any command (`command/options.py`);
@@ -106,7 +106,7 @@ COMMANDS = {
     "ui": "one screen action sent to the running app (see, click, wait…), its result printed",
     "mcp": "serve this machine's tools (browser, Mac apps) to MCP clients over stdio",
     "apps": "scriptable Mac apps: list, read a dictionary, call",
-    "routine": "routines: save a finished chat as one, list, show, run (in the app)",
+    "routine": "routines: save a finished chat as one, list, show, run (in the app), schedule",
     "connector": "remote MCP servers that sign in: add, sign-in, list, tools, sign-out, remove",
     "install-desktop-entry": "Linux: add Deskhand to your app launcher (a .desktop entry and "
     "icons in ~/.local/share, for your user only)",

@@ -122,11 +122,18 @@ def start_behind_the_window(workspace: Workspace) -> asyncio.Future[None]:
     The modules load in the order a message sent at once needs them: the call pipeline, the
     keychain (the key is looked up while the rest loads), the SDK and the tools (the request
     lists them), then what the reply's rendering needs (the Markdown parser, Pillow), then the
-    command-line socket. Returns the sources' start."""
+    command-line socket, then the schedules' libraries. Returns the sources' start."""
     from desktop.model_stream.worker import shared_worker  # the stream process's side here
 
     shared_worker().start()
-    heavy.start(heavy.PIPELINE + heavy.KEYCHAIN + heavy.TOOLS + heavy.WINDOW + heavy.COMMANDS)
+    heavy.start(
+        heavy.PIPELINE
+        + heavy.KEYCHAIN
+        + heavy.TOOLS
+        + heavy.WINDOW
+        + heavy.COMMANDS
+        + heavy.SCHEDULES
+    )
 
     async def start_tools() -> None:
         await heavy.ready(heavy.PIPELINE)
@@ -217,6 +224,12 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
         window.open_session(chat)
 
     workspace.unattended.open_chat = open_chat
+    if not sys.platform.startswith("linux"):  # the tray's messages (Notification Center)
+
+        async def post(title: str, body: str, chat: int) -> bool:
+            return window.long_turns.notifier.notify(title, body, chat)
+
+        workspace.unattended.post = post
     workspace.scheduler.start()
     if workspace.settings.general.open_at_login:
         workspace.keep_login_item()

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from desktop.command.place import ServerInfo, data_root, read_info
 
-__all__ = ["ActionResult", "Failure", "alone", "send"]
+__all__ = ["ActionResult", "Failure", "alone", "send", "send_request"]
 
 ANSWER_LIMIT = 600.0  # seconds the command waits for the person's answer in the window
 NOT_RUNNING = "Deskhand is not running."
@@ -72,6 +72,12 @@ def _server(data_dir: Path | None) -> ServerInfo:
 
 def send(data_dir: Path | None, action: dict[str, Any], timeout: float) -> ActionResult:
     """One action to the running app; its result. Raises `Failure`."""
+    return send_request(data_dir, {"kind": "run", "tool": "screen", "input": action}, timeout)
+
+
+def send_request(data_dir: Path | None, fields: dict[str, Any], timeout: float) -> ActionResult:
+    """One request of any kind (`protocol.py`) to the running app; its result. Raises
+    `Failure`."""
     info = _server(data_dir)
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
@@ -80,7 +86,7 @@ def send(data_dir: Path | None, action: dict[str, Any], timeout: float) -> Actio
             connection.connect(info.socket)
         except (FileNotFoundError, ConnectionRefusedError) as exc:
             raise Failure(NOT_RUNNING, "not_running") from exc
-        request = {"token": info.token, "kind": "run", "tool": "screen", "input": action}
+        request = {"token": info.token, **fields}
         connection.sendall(json.dumps(request).encode() + b"\n")
         return _read_result(connection, timeout)
     except TimeoutError as exc:

@@ -41,6 +41,7 @@ from desktop.command.protocol import (
     Request,
     Result,
     RoutineRequest,
+    ScheduleRequest,
     ServerInfo,
     folder,
     info_path,
@@ -176,6 +177,9 @@ class UiServer:
             if answer is not None:
                 await _send(writer, Reply(answer=answer))
             return
+        if isinstance(request, ScheduleRequest):
+            await _send(writer, Reply(result=await self._schedule(request, writer)))
+            return
         if isinstance(request, RoutineRequest):
             await self._routine(request, reader, writer)
             return
@@ -239,6 +243,19 @@ class UiServer:
         if answer.allow and answer.always:
             ws.live.set_rule(RuleScope.of(call).key, Rule.ALLOW)
         return Answer(allow=answer.allow, always=answer.always, reason=answer.reason, by="person")
+
+    async def _schedule(self, request: ScheduleRequest, writer: asyncio.StreamWriter) -> Result:
+        """`deskhand routine schedule`: set or take off a schedule, the person approving a
+        new one on the window's plan sheet."""
+        from desktop.command.routine_schedule import set_in_app
+
+        async def asking(summary: str) -> None:
+            await _send(writer, Reply(event=Event(event="asking", summary=summary)))
+
+        ok, data, code, message = await set_in_app(
+            self.workspace.scheduler, request.name, request.schedule, request.missed, asking
+        )
+        return Result(ok=ok, data=data, code=code, error=message)
 
     async def _routine(
         self, request: RoutineRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter

@@ -43,6 +43,15 @@ comes back while the command reads:
     ← {"event": {"event": "started", "summary": "▶ Weekly report", "chat_id": 7}}
     ← {"event": {"event": "asking", "summary": "Approve the plan…"}}   waits for the person
     ← {"report": {"schema": "deskhand.routine.run/1", "ok": true, "status": "done", …}}
+
+`deskhand routine schedule` sets a routine's schedule through the running app, whose window
+shows the plan sheet the schedule needs (request kind `schedule`; `schedule: null` takes it
+off). The answer is a result whose `data` is the schedule as set:
+
+    → {"token": "…", "kind": "schedule", "name": "Docs search",
+       "schedule": {"kind": "daily", "at": "08:00", …}, "missed": "run"}
+    ← {"event": {"event": "asking", "summary": "Run “Docs search” daily at 08:00"}}
+    ← {"result": {"ok": true, "data": {"name": "Docs search", "next_run": "…", …}}}
 """
 
 from __future__ import annotations
@@ -72,6 +81,7 @@ __all__ = [
     "Request",
     "Result",
     "RoutineRequest",
+    "ScheduleRequest",
     "ServerInfo",
     "folder",
     "info_path",
@@ -111,6 +121,17 @@ class AskRequest(Data):
         return f"An MCP client ({name})" if name else "An MCP client"
 
 
+class ScheduleRequest(Data):
+    """Set (or, with `schedule` None, take off) a routine's schedule (`deskhand routine
+    schedule`): the window asks the person on the plan sheet."""
+
+    token: str
+    kind: Literal["schedule"]
+    name: str = Field(max_length=200)
+    schedule: dict[str, Any] | None = None  # desktop/routines/schedules/times.py's Schedule
+    missed: Literal["run", "skip"] = "run"
+
+
 class RoutineRequest(Data):
     """Run a routine to its end (`deskhand routine run`, `deskhand mcp`'s `run_routine`)."""
 
@@ -122,13 +143,15 @@ class RoutineRequest(Data):
     by: Literal["command", "mcp"] = "command"  # who asked: the routine's history says
 
 
-def parse_request(line: bytes) -> Request | AskRequest | RoutineRequest:
+def parse_request(line: bytes) -> Request | AskRequest | RoutineRequest | ScheduleRequest:
     """A request line of any kind; raises ValueError when it is none."""
     try:
         raw = json.loads(line)
         kind = raw.get("kind") if isinstance(raw, dict) else None
         if kind == "ask":
             return AskRequest.model_validate(raw)
+        if kind == "schedule":
+            return ScheduleRequest.model_validate(raw)
         if kind == "routine":
             return RoutineRequest.model_validate(raw)
         return Request.model_validate(raw)

@@ -6,6 +6,7 @@ run one.
     deskhand routine show NAME
     deskhand routine runs NAME
     deskhand routine run NAME [--param NAME=VALUE]… [--update]
+    deskhand routine schedule NAME (--at … | --daily … | --weekdays … | --every … | --cron … | --off)
 
 `save`, `list`, `show` and `runs` (the routine's past runs) open the data folder's store and
 routine files themselves (`list` and `show` only the files), with or without the app running (CHAT: a chat's id or title, the latest chat by default; `--param
@@ -80,6 +81,9 @@ def add_verbs(routine: argparse.ArgumentParser) -> None:
         "runs", help="a routine's past runs: when, who asked, how each ended", parents=shared
     )
     history.add_argument("name", help="the routine's name")
+    from desktop.command.routine_schedule import add_schedule
+
+    add_schedule(verbs, shared)
     running = verbs.add_parser(
         "run",
         help="run a routine in the app (started if needed) and wait for its end",
@@ -108,6 +112,10 @@ def run(args: argparse.Namespace, open_workspace: Callable[[Path | None], Runnin
         return _fail(args, str(problem), "bad_input")
     if verb == "run":
         return _run(args, params)
+    if verb == "schedule":
+        from desktop.command.routine_schedule import schedule
+
+        return schedule(args)
     from desktop.routines.book import RoutineError
 
     if verb in ("list", "show", "runs"):
@@ -271,6 +279,7 @@ def _runs(args: argparse.Namespace, book: RoutineBook) -> int:
         store.close()
     listed = [
         {
+            "id": run.id,
             "started_at": _when(run.started_at),
             "trigger": run.trigger,
             "status": run.status,
@@ -297,7 +306,12 @@ def _runs(args: argparse.Namespace, book: RoutineBook) -> int:
     return 0
 
 
-WHO = {"person": "you, in the window", "command": "the command line", "mcp": "an MCP client"}
+WHO = {
+    "person": "you, in the window",
+    "command": "the command line",
+    "mcp": "an MCP client",
+    "schedule": "its schedule",
+}
 
 
 def _when(epoch: float) -> str:

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from desktop.calls.approvals import ApprovalQueue
     from desktop.calls.gate import Gate
     from desktop.calls.toolbox import Toolbox
+    from desktop.routines.schedules.scheduler import Scheduler
     from desktop.routines.service import Routines
     from desktop.system.keystore import KeyStore
     from desktop.system.paths import DataPaths
@@ -31,6 +32,7 @@ class Running(Protocol):
     keys: KeyStore
     store: Store
     approvals: ApprovalQueue
+    scheduler: Scheduler  # scheduled routines (`deskhand routine schedule`)
     routines: Routines
 
     @property

@@ -131,6 +131,16 @@ class RunReport(Data):
         return self.model_dump(mode="json", by_alias=True)
 
 
+def plan_input(routine: Routine) -> dict[str, Any] | None:
+    """The `update_plan` a run of `routine` proposes, or None: a plan names sites, and apps
+    alone are judged by the mode."""
+    if not routine.plan.domains:
+        return None
+    plan = routine.plan.model_dump(exclude_none=True)
+    plan["approach"] = plan["approach"] or [f"Run the routine {routine.name}"]
+    return plan
+
+
 def _text_of(value: Any) -> str:
     if isinstance(value, str):
         return value

@@ -34,7 +34,7 @@ from desktop.calls.sources.toolsets import ToolsetSource
 from desktop.chat.commit import commit
 from desktop.chat.events import AgentEvent, MessageStarted, TurnFailed
 from desktop.routines.compare import differs
-from desktop.routines.model import Routine, RunReport, Step, StepReport, fill
+from desktop.routines.model import Routine, RunReport, Step, StepReport, fill, plan_input
 from desktop.routines.record import record_step
 
 if TYPE_CHECKING:
@@ -258,16 +258,6 @@ class Replay:
             if block.get("tool_use_id") == use.id and isinstance(block.get(CARD_KEY), dict):
                 return CallCard.model_validate(block[CARD_KEY]), _text(block)
         return CallCard(label=name, outcome="error", result="No result was kept."), ""
-
-
-def plan_input(routine: Routine) -> dict[str, Any] | None:
-    """The `update_plan` a run of `routine` proposes, or None: a plan names sites, and apps
-    alone are judged by the mode."""
-    if not routine.plan.domains:
-        return None
-    plan = routine.plan.model_dump(exclude_none=True)
-    plan["approach"] = plan["approach"] or [f"Run the routine {routine.name}"]
-    return plan
 
 
 def heal_prompt(

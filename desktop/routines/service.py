@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from desktop.routines.book import Listed, RoutineBook, RoutineError, Stored
-from desktop.routines.model import Routine, RunReport, Step
+from desktop.routines.model import Routine, RunReport, Step, plan_input
 from desktop.routines.record import Draft, draft_of, with_parameters
 from desktop.routines.schedules.unattended import NOBODY_ANSWERED, Order, Unattended
 from tools.data import Data
@@ -245,7 +245,7 @@ class Routines:
         )
         session_id = self.store.create_session(title).id
         report = RunReport(ok=False, status="stopped", name=name, chat_id=session_id)
-        from desktop.routines.replay import RunState, plan_input
+        from desktop.routines.replay import RunState
 
         state = RunState(report=report, task=_task_text(routine, values))
         future: asyncio.Future[RunReport] = asyncio.get_running_loop().create_future()

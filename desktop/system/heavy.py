@@ -66,6 +66,9 @@ KEYCHAIN = (
 )
 # The `deskhand ui` socket: not slow to import, but not needed for the window to show either.
 COMMANDS = ("desktop.command.listener",)
+# Scheduled routines' next times (desktop/routines/schedules/times.py): the scheduler starts
+# once everything before it is in.
+SCHEDULES = ("dateutil.rrule", "croniter")
 
 _lock = threading.Lock()  # guards the two below
 _imports: dict[str, Future[None]] = {}  # one per module ever asked for

@@ -4,12 +4,16 @@ The page edits a draft of `mcp.json` like every page edits its settings: nothing
 until Save, and only when something changed. A file that cannot be read is shown with what
 is wrong and is not editable here (so Save can never overwrite it); Reload reads it again.
 The Restart button and the status column act on the saved config, live.
+
+A connector reached by URL that signs in is added by its own sheet (ui/sheets/sign_in.py),
+which saves it at once once signed in (nothing half-saved); its row says whether it is signed
+in, with a button to sign in (again) or out (ui/settings/sign_in_rows.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+import asyncio
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -18,18 +22,18 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QPlainTextEdit,
+    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from desktop.calls.sources.mcp import remote
 from desktop.calls.sources.mcp.config import (
     ConfigChanged,
     McpConfig,
@@ -44,16 +48,29 @@ from desktop.system.settings.model import KeyStorage
 from desktop.workspace import Workspace
 from ui.settings.form import (
     Draft,
-    SettingsForm,
     SettingsPage,
-    TextField,
     hint_label,
     push_button,
     set_role,
 )
+from ui.settings.server_editor import ServerDraft, ServerEditor
+from ui.settings.sign_in_rows import (
+    AGAIN_TIP,
+    BUTTON,
+    REMOVED,
+    REVOKED,
+    SIGN_IN_AGAIN,
+    SIGNED_IN,
+    SIGNED_OUT,
+    SignInRows,
+    ask_remove,
+    ask_sign_out,
+    sign_in_status,
+    sign_in_words,
+)
+from ui.sheets.sign_in import SignInSheet
 
-COMMAND, URL = "command", "url"
-NAME, ON, TRUSTED, STATUS = range(4)
+NAME, ON, TRUSTED, STATUS, SIGN_IN = range(5)
 PROBLEM_KEY = "connectors"
 
 INTRO = (
@@ -65,16 +82,6 @@ TRUST_TIP = (
     "Trusted: the server's own hints (read-only, non-destructive) set how risky its tools are. "
     "Not trusted: every tool asks before it runs."
 )
-
-
-@dataclass
-class ServerDraft:
-    """One row as the person is editing it; `saved` is its name in the saved config, if any."""
-
-    name: str
-    entry: dict[str, Any]
-    saved: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 WAITING = "Waiting for you: not started until you press Start"
@@ -98,101 +105,6 @@ def status_text(status: ServerStatus, *, disabled: bool, saved: bool) -> str:
     return "Not started"
 
 
-def _lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]
-
-
-def _pairs(text: str, separator: str) -> tuple[dict[str, str], str | None]:
-    pairs: dict[str, str] = {}
-    for line in _lines(text):
-        key, found, value = line.partition(separator)
-        if not found or not key.strip():
-            return {}, line
-        pairs[key.strip()] = value.strip()
-    return pairs, None
-
-
-class ServerEditor(SettingsForm):
-    """The selected server's fields: a command with its arguments and environment, or a URL."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.name = QLineEdit()
-        self.kind = QComboBox()
-        self.kind.addItem("Command (runs on this computer)", COMMAND)
-        self.kind.addItem("URL (streamable HTTP)", URL)
-        self.command = QLineEdit()
-        self.command.setPlaceholderText("npx")
-        self.args = TextField(lines=3)
-        self.args.setPlaceholderText("-y\n@modelcontextprotocol/server-filesystem\n~/Documents")
-        self.env = TextField(lines=2)
-        self.env.setPlaceholderText("API_TOKEN=…")
-        self.url = QLineEdit()
-        self.url.setPlaceholderText("https://example.com/mcp")
-        self.headers = TextField(lines=2)
-        self.headers.setPlaceholderText("Authorization: Bearer …")
-        self.add_row("Name", self.name, path="name")
-        self.add_row("Kind", self.kind)
-        self.add_row("Command", self.command, hint="A program on your PATH, or its full path.")
-        self.add_row("Arguments", self.args, hint="One argument per line.")
-        self.add_row("Environment", self.env, hint="NAME=value, one per line.")
-        self.add_row("URL", self.url)
-        self.add_row("Headers", self.headers, hint="Name: value, one per line.")
-        self.kind.currentIndexChanged.connect(self._show_kind)
-
-    def _show_kind(self) -> None:
-        stdio = self.kind.currentData() == COMMAND
-        for widget, shown in (
-            (self.command, stdio),
-            (self.args, stdio),
-            (self.env, stdio),
-            (self.url, not stdio),
-            (self.headers, not stdio),
-        ):
-            column = widget.parentWidget()
-            if column is not None:
-                column.setVisible(shown)
-        for label in self.findChildren(QLabel):
-            buddy = label.buddy()
-            if buddy in (self.command, self.args, self.env):
-                label.setVisible(stdio)
-            elif buddy in (self.url, self.headers):
-                label.setVisible(not stdio)
-
-    def show_draft(self, draft: ServerDraft) -> None:
-        entry = draft.entry
-        self.name.setText(draft.name)
-        self.kind.setCurrentIndex(1 if entry.get("url") else 0)
-        self.command.setText(entry.get("command") or "")
-        self.args.setPlainText("\n".join(entry.get("args") or []))
-        self.env.setPlainText("\n".join(f"{k}={v}" for k, v in (entry.get("env") or {}).items()))
-        self.url.setText(entry.get("url") or "")
-        headers = entry.get("headers") or {}
-        self.headers.setPlainText("\n".join(f"{k}: {v}" for k, v in headers.items()))
-        self._show_kind()
-
-    def write_into(self, draft: ServerDraft) -> str | None:
-        """Put the fields into `draft`; returns what is wrong with them, if anything."""
-        draft.name = self.name.text().strip()
-        entry = draft.entry
-        for key in ("command", "args", "env", "url", "headers"):
-            entry.pop(key, None)
-        if self.kind.currentData() == URL:
-            headers, bad = _pairs(self.headers.toPlainText(), ":")
-            if bad is not None:
-                return f"This header line needs “Name: value”: {bad}"
-            entry["url"] = self.url.text().strip()
-            entry["headers"] = headers
-        else:
-            env, bad = _pairs(self.env.toPlainText(), "=")
-            if bad is not None:
-                return f"This environment line needs “NAME=value”: {bad}"
-            entry["command"] = self.command.text().strip()
-            entry["args"] = _lines(self.args.toPlainText())
-            entry["env"] = env
-        return None
-
-
 class ConnectorsPage(SettingsPage):
     """The servers in mcp.json: add, edit, remove, turn on or off, trust, restart."""
 
@@ -204,6 +116,9 @@ class ConnectorsPage(SettingsPage):
         self._editing: ServerDraft | None = None
         self._filling = False
         self._pending: McpConfig | None = None
+        self.sheet: SignInSheet | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.sign_ins = SignInRows(self.source, self.refresh_status)
 
         self.problem = QLabel()
         self.problem.setObjectName("connectorsProblem")
@@ -216,9 +131,9 @@ class ConnectorsPage(SettingsPage):
         self.lazy = QCheckBox("Start servers only when Claude first uses one of their tools")
         self.lazy.setToolTip("Off: every server starts when Deskhand starts.")
 
-        self.table = QTableWidget(0, 4)
+        self.table = QTableWidget(0, 5)
         self.table.setObjectName("serversTable")
-        self.table.setHorizontalHeaderLabels(["Server", "On", "Trusted", "Status"])
+        self.table.setHorizontalHeaderLabels(["Server", "On", "Trusted", "Status", ""])
         self.table.verticalHeader().hide()
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -232,7 +147,10 @@ class ConnectorsPage(SettingsPage):
         self.table.itemSelectionChanged.connect(self._selected)
         self.table.itemChanged.connect(self._checked)
 
-        self.add = push_button("Add", self.add_server)
+        self.add = push_button("Add command", self.add_server, "A server run on this computer")
+        self.add_url = push_button(
+            "Add by URL…", self.add_by_url, "A remote server; it may ask you to sign in"
+        )
         self.remove = push_button("Remove", self.remove_server)
         self.restart = push_button("Restart", self.restart_server, "Start the saved server again")
         self.editor = ServerEditor()
@@ -251,7 +169,7 @@ class ConnectorsPage(SettingsPage):
         top.addWidget(self.lazy, 1)
         top.addWidget(self.import_button)
         buttons = QHBoxLayout()
-        for button in (self.add, self.remove, self.restart):
+        for button in (self.add_url, self.add, self.remove, self.restart):
             buttons.addWidget(button)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
@@ -265,7 +183,7 @@ class ConnectorsPage(SettingsPage):
         layout.addWidget(self.stderr)
         layout.addWidget(self.message)
 
-        self._unsubscribe = self.source.subscribe(self.refresh_status) if self.source else None
+        self._unsubscribe = self.source.subscribe(self._source_changed) if self.source else None
         if self._unsubscribe is not None:
             self.destroyed.connect(self._unsubscribe)  # a dialog dropped without closing
         self._load()
@@ -284,7 +202,7 @@ class ConnectorsPage(SettingsPage):
         self.problem.setText(problem or "")
         editable = problem is None
         self.problem.setVisible(not editable)
-        for editing in (self.table, self.add, self.remove, self.editor, self.lazy):
+        for editing in (self.table, self.add, self.add_url, self.remove, self.editor, self.lazy):
             editing.setEnabled(editable)
         self.lazy.setChecked(self._loaded.lazy_start)
         self.import_button.setVisible(editable and claude_desktop_config().is_file())
@@ -305,7 +223,12 @@ class ConnectorsPage(SettingsPage):
                 item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
                 self.table.setItem(row, column, item)
             self.table.setItem(row, STATUS, QTableWidgetItem())
+            button = push_button("", self._sign_in_button(draft.saved))
+            button.setObjectName("signInButton")
+            button.hide()
+            self.table.setCellWidget(row, SIGN_IN, button)
         self._filling = False
+        self.sign_ins.refresh()
         self.refresh_status()
         if self.drafts:
             self.table.selectRow(0)
@@ -357,8 +280,23 @@ class ConnectorsPage(SettingsPage):
             text = status_text(status, disabled=bool(draft.entry.get("disabled")), saved=saved)
             if saved and draft.saved in source.waiting():
                 text = WAITING
+            tip = status.problem
+            signing = sign_in_status(self.sign_ins.get(draft.saved)) if saved else None
+            if signing is not None and text != WAITING and not draft.entry.get("disabled"):
+                if signing != SIGNED_IN or status.state is not ServerState.FAILED:
+                    # The sign-in says more than the server's state, which moves to the tip.
+                    tip = AGAIN_TIP if signing == SIGN_IN_AGAIN else text
+                    text = sign_in_words(self.sign_ins.rows[str(draft.saved)])
+            else:
+                signing = None
             item.setText(text)
-            item.setToolTip(status.problem)
+            item.setToolTip(tip)
+            button = self.table.cellWidget(row, SIGN_IN)
+            if button is not None:
+                button.setVisible(signing is not None)
+                if isinstance(button, QPushButton) and signing is not None:
+                    button.setText(BUTTON[signing])
+        self.table.resizeColumnToContents(SIGN_IN)  # a button's words changed its width
         editing = self._editing
         stderr = ""
         can_restart = False
@@ -389,10 +327,32 @@ class ConnectorsPage(SettingsPage):
 
     def remove_server(self) -> None:
         row = self._row()
-        if 0 <= row < len(self.drafts):
-            del self.drafts[row]
-            self._editing = None
-            self._fill()
+        if not 0 <= row < len(self.drafts):
+            return
+        saved = self.drafts[row].saved
+        entry = self.source.entry(saved) if self.source is not None and saved else None
+        if saved is not None and entry is not None and entry.oauth:
+            # Its sign-in is revoked and forgotten with it: never left behind in the keychain.
+            ask_remove(self, saved, lambda: self._in_background(self._remove_signed(saved)))
+            return
+        del self.drafts[row]
+        self._editing = None
+        self._fill()
+
+    async def _remove_signed(self, name: str) -> None:
+        assert self.source is not None
+        try:
+            revoked = await remote.remove(self.source, name)
+        except remote.ConnectorProblem as problem:
+            self.message.setText(problem.message)
+            return
+        self._keep_editor()
+        self._loaded = self._loaded.model_copy(deep=True)
+        self._loaded.servers.pop(name, None)
+        self.drafts = [d for d in self.drafts if d.saved != name]
+        self._editing = None
+        self._fill()
+        self.message.setText(REMOVED.format(name=name) + (REVOKED if revoked else ""))
 
     def restart_server(self) -> None:
         if self.source is None or self._editing is None or not self._editing.saved:
@@ -405,6 +365,61 @@ class ConnectorsPage(SettingsPage):
                 self.message.setText(CHANGED_SINCE)
             return
         self.source.restart(name)
+
+    def _source_changed(self) -> None:
+        self.refresh_status()
+        self.sign_ins.refresh()
+
+    def add_by_url(self) -> None:
+        """The sheet that adds a remote connector, signing in if it asks; saved at once."""
+        if self.source is None:
+            return
+        self._keep_editor()
+        self.sheet = SignInSheet(self.source, self, taken={d.name for d in self.drafts})
+        self.sheet.signed_in.connect(self._added)
+        self.sheet.start()
+
+    def _added(self, name: str) -> None:
+        """The sheet saved `name`: the page's draft and what it compares with hold it too, so
+        Save neither drops it nor rewrites the file for it."""
+        entry = self.source.entry(name) if self.source is not None else None
+        if entry is not None and name not in self._loaded.servers:
+            self._keep_editor()
+            self._loaded = self._loaded.model_copy(deep=True)
+            self._loaded.servers[name] = entry
+            self.drafts.append(ServerDraft(name=name, entry=entry.dump(), saved=name))
+            self._editing = None
+            self._fill()
+            self.table.selectRow(len(self.drafts) - 1)
+        self.message.setText(f"Added “{name}”.")
+
+    def _sign_in_button(self, name: str | None) -> Callable[[], None]:
+        return lambda: self.sign_in_or_out(name)
+
+    def sign_in_or_out(self, name: str | None) -> None:
+        """A row's button: sign out (asked first) when signed in, else the sign-in sheet."""
+        if self.source is None or name is None:
+            return
+        if sign_in_status(self.sign_ins.get(name)) == SIGNED_IN:
+            ask_sign_out(self, name, lambda: self._in_background(self._sign_out(name)))
+            return
+        self.sheet = SignInSheet(self.source, self, name=name)
+        self.sheet.signed_in.connect(lambda: self.message.setText(f"Signed in to “{name}”."))
+        self.sheet.start()
+
+    async def _sign_out(self, name: str) -> None:
+        assert self.source is not None
+        try:
+            revoked = await remote.sign_out(self.source, name)
+        except remote.ConnectorProblem as problem:
+            self.message.setText(problem.message)
+            return
+        self.message.setText(SIGNED_OUT.format(name=name) + (REVOKED if revoked else ""))
+
+    def _in_background(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def reload_file(self) -> None:
         if self.source is not None:
@@ -490,6 +505,9 @@ class ConnectorsPage(SettingsPage):
         return None
 
     def stop(self) -> None:
+        self.sign_ins.stop()
+        if self.sheet is not None and self.sheet.isVisible():
+            self.sheet.reject()  # a sign-in under way stops; nothing is kept
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None

@@ -1,6 +1,6 @@
 """The schedules folder: one signed file per scheduled routine, with the person's approval.
 
-`schedules/NAME.json` (`deskhand.routine.schedule/1`) holds the routine's schedule, what a
+`schedules/NAME.json` (`deskhand.schedule/1`) holds the routine's schedule, what a
 missed run does (run once at the next start, or skip), until when its times are spent, and
 the one approval the person gave on the plan sheet ("Run NAME on schedule, within these
 sites and apps"). The file is signed under Deskhand's key as routine files are: a file
@@ -25,7 +25,7 @@ from desktop.routines.schedules.times import Schedule
 from desktop.system.settings.signed import Seal
 from tools.data import Data
 
-SCHEMA = "deskhand.routine.schedule/1"
+SCHEMA = "deskhand.schedule/1"
 SIGNATURE = "signature"
 Missed = Literal["run", "skip"]
 
@@ -57,9 +57,7 @@ class Approval(Data):
 class Scheduled(Data):
     """One routine's schedule file."""
 
-    schema_: Literal["deskhand.routine.schedule/1"] = Field(
-        default="deskhand.routine.schedule/1", alias="schema"
-    )
+    schema_: Literal["deskhand.schedule/1"] = Field(default="deskhand.schedule/1", alias="schema")
     name: str
     schedule: Schedule
     missed: Missed = "run"

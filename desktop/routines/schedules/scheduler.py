@@ -30,6 +30,7 @@ from desktop.calls.approvals import ApprovalQueue
 from desktop.calls.permissions import Risk, ToolCall
 from desktop.calls.sources.plan.book import PLAN_TOOL
 from desktop.routines.book import RoutineError
+from desktop.routines.model import plan_input
 from desktop.routines.schedules.book import Approval, Missed, ScheduleBook, Scheduled, digest
 from desktop.routines.schedules.times import (
     Schedule,
@@ -116,6 +117,18 @@ class Scheduler:
             return False
         return entry.approval.covers(routine, entry.schedule)
 
+    def will_ask(self, name: str, schedule: Schedule) -> bool:
+        """Whether setting this schedule needs the person's approval (not yet given for this
+        routine and schedule as they are)."""
+        earlier = self.book.load(name)
+        if earlier is None or earlier.approval is None:
+            return True
+        try:
+            routine = self.routines.load(name).routine
+        except RoutineError:
+            return True
+        return not earlier.approval.covers(routine, schedule)
+
     async def set(self, name: str, schedule: Schedule, missed: Missed = "run") -> Scheduled:
         """Schedule `name`, once the person approved it on the plan sheet. Raises
         RoutineError: `not_found`, `refused` (not kept, no window, or not approved)."""
@@ -133,8 +146,6 @@ class Scheduler:
             return self._saved(entry)
         if not self.approvals.has_viewer:
             raise RoutineError("refused", NO_WINDOW)
-        from desktop.routines.replay import plan_input  # the runner loads after the first paint
-
         plan = plan_input(routine)
         call = ToolCall(
             session_id=0,

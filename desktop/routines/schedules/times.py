@@ -20,14 +20,15 @@ import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from croniter import croniter
-from dateutil import rrule
 from pydantic import Field
 
 from tools.data import Data
+
+if TYPE_CHECKING:
+    from dateutil import rrule
 
 Kind = Literal["once", "daily", "weekdays", "weekly", "every", "cron"]
 DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -124,6 +125,8 @@ def cron(line: str, now: datetime) -> Schedule:
             f"“{line}” is not a cron line: it needs 5 fields (minute hour day month weekday), "
             f"not {len(fields)}."
         )
+    from croniter import croniter  # the libraries load with the first schedule, not at start
+
     if not croniter.is_valid(" ".join(fields)):
         raise ScheduleError(
             f"“{line}” is not a cron line: a field is out of range or misspelt "
@@ -175,6 +178,8 @@ def latest_until(
 def _interval(schedule: Schedule, after: datetime) -> rrule.rrule:
     """The "every" rule, started at its last whole interval before `after`: rrule walks from
     its start, and a schedule set long ago would be walked from then on each look."""
+    from dateutil import rrule
+
     since = datetime.fromisoformat(schedule.since).astimezone(UTC)
     step = timedelta(minutes=schedule.minutes)
     skipped = max(0, (after.astimezone(UTC) - since) // step - 1)
@@ -189,9 +194,13 @@ def _wall_times(schedule: Schedule, begin: datetime) -> Iterator[datetime]:
             yield when
         return
     if schedule.kind == "cron":
+        from croniter import croniter
+
         times = croniter(schedule.cron, begin - timedelta(minutes=1))
         while True:
             yield times.get_next(datetime)
+    from dateutil import rrule
+
     hour, minute = _clock(schedule.at)
     days = {"daily": None, "weekdays": WEEKDAYS, "weekly": tuple(schedule.days)}.get(schedule.kind)
     start = begin.replace(second=0, microsecond=0)

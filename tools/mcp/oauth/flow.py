@@ -117,7 +117,7 @@ async def sign_in(
         raise SignInProblem("bad_url", server=url)
     listener = LoopbackListener()
     await listener.start()
-    record = SignInRecord(scopes=list(scopes))
+    record = SignInRecord(scopes=list(scopes), server=url)
     if client_id:
         record.client_given = True
         record.client = OAuthClientInformationFull(
@@ -221,7 +221,7 @@ def running_auth(
     url: str, keeper: Keeper, on_lapsed: Callable[[], None], *, name: str
 ) -> DeskhandOAuth:
     """The provider of connector `name`'s transport: refreshes, never opens a browser."""
-    kept = KeptStorage(keeper)
+    kept = KeptStorage(keeper, server=url)
     provider: DeskhandOAuth
 
     async def lapsed(_authorization_url: str) -> None:

@@ -30,6 +30,7 @@ from mcp.shared.auth import (
 from pydantic import Field, PrivateAttr
 
 from tools.data import Data
+from tools.mcp.oauth.address import same_server
 from tools.mcp.oauth.errors import SignInProblem
 
 REFRESH_AHEAD = 60.0  # seconds before expiry a token is refreshed (at most a tenth of its life)
@@ -47,6 +48,9 @@ class SignInRecord(Data):
     resource: dict[str, Any] | None = None  # ProtectedResourceMetadata
     scopes: list[str] = Field(default_factory=list)  # what the person asked for
     lapsed: bool = False  # refresh failed or the grant was revoked: "Sign in again"
+    # The MCP server these tokens were issued for: they are never sent anywhere else, even
+    # when the connector's address changes in mcp.json (then it says "Sign in again").
+    server: str = ""
 
     def refresh_at(self) -> float | None:
         """When to refresh: a little before expiry."""
@@ -111,15 +115,20 @@ class AskedScopes(OAuthClientMetadata):
 class KeptStorage:
     """The SDK's `TokenStorage` over a `Keeper`; it adds the expiry the SDK does not keep."""
 
-    def __init__(self, keeper: Keeper) -> None:
+    def __init__(self, keeper: Keeper, *, server: str = "") -> None:
         self.keeper = keeper
+        self.server = server  # the connector's address now ("" while signing in)
 
     async def record(self) -> SignInRecord:
         return await self.keeper.load() or SignInRecord()
 
+    def elsewhere(self, record: SignInRecord) -> bool:
+        """Whether `record` was issued for another server than the one this storage serves."""
+        return bool(self.server) and same_server(record.server) != same_server(self.server)
+
     async def get_tokens(self) -> OAuthToken | None:
         record = await self.record()
-        if record.tokens is None or record.lapsed:
+        if record.tokens is None or record.lapsed or self.elsewhere(record):
             return None
         return OAuthToken.model_validate(record.tokens)
 
@@ -135,7 +144,7 @@ class KeptStorage:
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         record = await self.record()
-        if record.client is None:
+        if record.client is None or self.elsewhere(record):
             return None
         return OAuthClientInformationFull.model_validate(record.client)
 

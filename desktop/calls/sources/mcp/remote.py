@@ -77,7 +77,7 @@ def _row(source: McpSource, name: str, entry: ServerEntry) -> ConnectorRow:
         words="Approved",
     )
     if entry.oauth:
-        state = source.sign_ins.state(name)
+        state = source.sign_ins.state(name, entry.url or "")
         row.status, row.signed_in, row.words = state.status.value, state.signed_in, state.words
         row.expires_at = state.expires_at
     if entry.disabled:
@@ -98,7 +98,12 @@ def row(source: McpSource, name: str) -> ConnectorRow:
 
 
 def state(source: McpSource, name: str) -> SignInState:
-    return source.sign_ins.state(name)
+    return source.sign_ins.state(name, _url(source, name))
+
+
+def _url(source: McpSource, name: str) -> str:
+    entry = source.config.servers.get(name)
+    return (entry.url or "") if entry is not None else ""
 
 
 def _entry(source: McpSource, name: str) -> ServerEntry:
@@ -297,11 +302,11 @@ async def tools(source: McpSource, name: str) -> list[mcp_types.Tool]:
 
 
 async def _signed_in(source: McpSource, name: str) -> bool:
-    state = await asyncio.to_thread(source.sign_ins.state, name)
+    state = await asyncio.to_thread(source.sign_ins.state, name, _url(source, name))
     return state.status is SignInStatus.SIGNED_IN
 
 
 def _needs(source: McpSource, name: str) -> str:
-    status = source.sign_ins.state(name).status
+    status = source.sign_ins.state(name, _url(source, name)).status
     again = " again" if status is SignInStatus.SIGN_IN_AGAIN else ""
     return f"“{name}” needs you to sign in{again} (Settings → Connectors, or `deskhand connector sign-in {name}`)."

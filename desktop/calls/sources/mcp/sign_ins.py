@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from desktop.system.keystore import SERVICE, keychain_available, remember_token
 from tools.data import Data
+from tools.mcp.oauth.address import same_server
 
 if TYPE_CHECKING:
     from tools.mcp.oauth.provider import SignInRecord
@@ -125,11 +126,14 @@ class SignIns:
             if records.pop(name, None) is not None:
                 self._write_file(records)
 
-    def state(self, name: str) -> SignInState:
+    def state(self, name: str, url: str = "") -> SignInState:
+        """The connector's sign-in as its row shows it; tokens issued for another address than
+        `url` (mcp.json changed it) count for nothing: "Sign in again"."""
         record = self.load(name)
         if record is None or (record.tokens is None and not record.lapsed):
             return SignInState()
-        if record.lapsed or record.tokens is None:
+        moved = bool(url) and same_server(record.server) != same_server(url)
+        if record.lapsed or record.tokens is None or moved:
             return SignInState(status=SignInStatus.SIGN_IN_AGAIN)
         return SignInState(status=SignInStatus.SIGNED_IN, expires_at=record.expires_at)
 

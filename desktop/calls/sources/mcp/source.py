@@ -374,7 +374,9 @@ class McpSource(contract.ToolSource):
         await asyncio.gather(*starts)
 
     def _signed_in(self, server: str) -> bool:
-        return self.sign_ins.state(server).status is SignInStatus.SIGNED_IN
+        entry = self.config.servers.get(server)
+        url = (entry.url or "") if entry is not None else ""
+        return self.sign_ins.state(server, url).status is SignInStatus.SIGNED_IN
 
     async def _started(self, server: str, starting: Any) -> None:
         status = await starting

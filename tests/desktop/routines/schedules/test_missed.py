@@ -9,8 +9,8 @@ from pathlib import Path
 
 from desktop.routines.schedules.times import daily
 from desktop.workspace import Workspace
-from tests.desktop.routines.schedules.test_unattended import notes_routine
 from tests.support.model_server import ScriptedModelServer, text_reply
+from tests.support.notes_routine import notes_routine
 from tests.support.notification_server import NotificationService
 from tests.support.schedule_clock import BERLIN, use_clock
 from tests.support.waiting import wait_until

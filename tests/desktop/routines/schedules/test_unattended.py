@@ -10,47 +10,18 @@ import asyncio
 import json
 from datetime import datetime
 
-from desktop.calls.approvals import ApprovalRequest
-from desktop.calls.permissions import Answer
 from desktop.routines.schedules.times import daily, every
 from desktop.routines.schedules.unattended import NOBODY_ANSWERED
-from desktop.system.settings.permissions import Mode
 from desktop.workspace import Workspace
-from tests.desktop.routines.test_replay import record_notes
 from tests.support.model_server import ScriptedModelServer, text_reply
+from tests.support.notes_routine import notes_routine
 from tests.support.notification_server import NotificationService
-from tests.support.sample_tools import NotebookTool
 from tests.support.schedule_clock import BERLIN, use_clock
 from tests.support.waiting import wait_until
 from tools.base import Risk
 
 TUESDAY_0759 = datetime(2026, 12, 1, 7, 59, tzinfo=BERLIN)
 SCHEDULE_SHEET = "Run “Notes” on schedule, within these sites and apps"
-
-
-class Person:
-    """The person at the window: answers what is shown to them, and counts it."""
-
-    def __init__(self, allow: bool = True) -> None:
-        self.shown: list[ApprovalRequest] = []
-        self.allow = allow
-
-    def __call__(self, request: ApprovalRequest) -> None:
-        self.shown.append(request)
-        request.answer(Answer(allow=self.allow))
-
-
-def notes_routine(
-    workspace: Workspace, model_server: ScriptedModelServer, risk: Risk
-) -> tuple[NotebookTool, Person]:
-    notebook = NotebookTool(risk=risk)
-    workspace.registry.add(notebook)
-    workspace.live.set_mode(Mode.AUTONOMOUS)  # consequential calls still ask
-    person = Person()
-    workspace.approvals.subscribe(person)
-    record_notes(workspace, model_server)
-    workspace.routines.save(workspace.routines.draft(), "Notes")
-    return notebook, person
 
 
 async def _closed(workspace: Workspace) -> None:

@@ -343,3 +343,37 @@ def test_a_server_that_asks_for_no_sign_in_is_added_as_a_plain_url(
         "mcpServers": {"notes": {"url": open_server.url}}
     }
     assert browser.opened == [] and not (data_dir / FILE_NAME).exists()
+
+
+def test_tokens_go_only_to_the_server_they_were_issued_for(
+    workspace: Workspace, server: OAuthServer, data_dir: Path
+) -> None:
+    from tests.support.mcp_servers import write_approved
+
+    add_notes(workspace, server)
+    with OAuthServer() as other:
+        seen: list[str] = []
+        load = other.authority.load_access_token
+
+        async def spy(token: str) -> Any:
+            seen.append(token)
+            return await load(token)
+
+        other.authority.load_access_token = spy  # type: ignore[method-assign]
+        config = json.loads((data_dir / "mcp.json").read_text())
+        config["mcpServers"]["notes"]["url"] = other.url  # moved by hand, and approved
+
+        async def started() -> Any:
+            source = McpSource(data_dir / "mcp.json", logs_dir=data_dir / "logs")
+            write_approved(source, config)
+            source.reload()
+            await source.start()
+            try:
+                return remote.rows(source)
+            finally:
+                await source.close()
+
+        [row] = asyncio.run(started())
+
+    assert not set(seen) & set(server.issued)  # none of the first server's tokens went there
+    assert (row.status, row.words) == ("sign_in_again", "Sign in again")
