@@ -19,6 +19,7 @@ on any of them opens the chat.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
 import time
@@ -208,7 +209,10 @@ class Unattended:
             posting.cancel()
         await asyncio.gather(*self._posting, return_exceptions=True)
         if self._bus is not None:
-            await self._bus.close()
+            # A reply still on its way as the bus closes makes jeepney set the result of a
+            # future that was cancelled (InvalidStateError): the bus goes either way.
+            with contextlib.suppress(asyncio.InvalidStateError, OSError):
+                await self._bus.close()
 
 
 def _first_line(text: str) -> str:
