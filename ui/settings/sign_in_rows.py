@@ -87,14 +87,23 @@ class SignInRows:
         if self._task is not None and not self._task.done():
             self._again = True
             return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            # No loop runs (a dialog built before the app's loop starts): no loop to block, so
+            # the rows are read here.
+            self._show(remote.rows(self.source))
+            return
         self._task = asyncio.ensure_future(self._read(self.source))
+
+    def _show(self, rows: list[ConnectorRow]) -> None:
+        self.rows = {row.name: row for row in rows}
+        self.changed()
 
     async def _read(self, source: McpSource) -> None:
         while True:
             self._again = False
-            rows = await asyncio.to_thread(remote.rows, source)
-            self.rows = {row.name: row for row in rows}
-            self.changed()
+            self._show(await asyncio.to_thread(remote.rows, source))
             if not self._again:
                 return
 
