@@ -40,6 +40,8 @@ class StayingUp(QObject):
         self.window = window
         self.scheduler = window.workspace.scheduler
         self.leaving = False  # the person (or the system) quits: closing really closes
+        # Whether the last window closing quit the app before the tray held it (None: not held).
+        self._quit_on_close: bool | None = None
         self.question: QMessageBox | None = None
         self._unsubscribe: Callable[[], None] = window.workspace.routines.subscribe(self.update)
         app = QApplication.instance()
@@ -74,6 +76,8 @@ class StayingUp(QObject):
         if tray.icon.isVisible():
             # Hidden, the window is no longer "the last window": nothing closing later (a
             # dialog) may quit the app behind the person's back.
+            if self._quit_on_close is None:
+                self._quit_on_close = QApplication.quitOnLastWindowClosed()
             QApplication.setQuitOnLastWindowClosed(False)
             self.window.hide()
             tray.say(IN_TRAY.format(count=scheduled_words(count)))
@@ -82,8 +86,11 @@ class StayingUp(QObject):
         return True
 
     def shown(self) -> None:
-        """The window is back: closing it is judged again then."""
-        QApplication.setQuitOnLastWindowClosed(True)
+        """The window is back: closing it is judged again then (the app's own choice of
+        whether the last window quits it, which the tray had held, comes back)."""
+        if self._quit_on_close is not None:
+            QApplication.setQuitOnLastWindowClosed(self._quit_on_close)
+            self._quit_on_close = None
 
     # -- quitting -----------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from tests.support.sample_tools import NotebookTool
 from tests.support.schedule_clock import BERLIN, use_clock
 from tests.support.window import settle, sheet_open
 from tools.base import Risk
+from ui.sheets.schedule import ScheduleSheet
 
 
 def test_a_waiting_run_shows_its_sheet_only_when_its_chat_is_opened(
@@ -37,9 +38,10 @@ def test_a_waiting_run_shows_its_sheet_only_when_its_chat_is_opened(
 
     setting = aloop.create_task(workspace.scheduler.set("Notes", daily("08:00", clock.now())))
     settle(aloop, lambda: sheet_open(window), "the schedule's sheet")
-    sheet = window.approval_sheet
-    assert sheet is not None and sheet.summary.text() == "Run “Notes” daily at 08:00"
-    qtbot.mouseClick(sheet.allow_once, Qt.MouseButton.LeftButton)
+    schedule_sheet = window.approval_sheet
+    assert isinstance(schedule_sheet, ScheduleSheet)
+    assert schedule_sheet.when.text() == "Run “Notes” daily at 08:00"
+    qtbot.mouseClick(schedule_sheet.approve, Qt.MouseButton.LeftButton)
     settle(aloop, setting.done, "the schedule")
     assert setting.result().approval is not None
 
