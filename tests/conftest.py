@@ -1,10 +1,13 @@
-"""Shared fixtures: offscreen Qt, a qasync loop, the scripted model server, a throwaway data dir."""
+"""Shared fixtures: offscreen Qt, a qasync loop, the scripted model server, a throwaway data dir,
+a private session bus with a notification service on it."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
 import os
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +21,7 @@ from desktop.model_stream.worker import shared_worker
 from desktop.system import heavy
 from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer
+from tests.support.notification_server import NotificationService
 from tests.support.page_server import PageServer
 from tests.support.turns import turn_log
 
@@ -121,3 +125,25 @@ def _keep_running_loop_between_calls(loop: asyncio.AbstractEventLoop) -> None:
 
     loop.run_forever = run_forever_keeping_the_loop  # type: ignore[method-assign]
     loop.run_until_complete = run_until_complete_then_clear  # type: ignore[method-assign]
+
+
+@pytest.fixture
+def notifications(monkeypatch: pytest.MonkeyPatch) -> Iterator[NotificationService]:
+    """A private session bus (dbus-daemon) with the notification service stand-in on it."""
+    if not shutil.which("dbus-daemon"):
+        pytest.skip("needs dbus-daemon (Debian: dbus-daemon)")
+    daemon = subprocess.Popen(
+        ["dbus-daemon", "--session", "--nofork", "--print-address"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert daemon.stdout is not None
+    address = daemon.stdout.readline().strip()
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", address)
+    service = NotificationService(address)
+    try:
+        yield service
+    finally:
+        service.close()
+        daemon.terminate()
+        daemon.wait(5)
