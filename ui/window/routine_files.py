@@ -24,8 +24,8 @@ from desktop.routines.model import Routine
 from desktop.workspace import Workspace
 
 if TYPE_CHECKING:
-    from ui.sheets.routine_keep import KeepRoutineSheet
-    from ui.sheets.routine_save import SaveRoutineSheet
+    from ui.sheets.routines.keep import KeepRoutineSheet
+    from ui.sheets.routines.save import SaveRoutineSheet
 
 NOTHING_TO_SAVE = "Open a chat whose task has finished to save it as a routine."
 NO_ROUTINES = "There are no routines to export yet: save a finished chat as one first."
@@ -59,7 +59,7 @@ class RoutineFiles:
 
     def save(self, session_id: int | None) -> SaveRoutineSheet | None:
         """Open the save sheet on chat `session_id`'s draft (its refusal, when it has one)."""
-        from ui.sheets.routine_save import SaveRoutineSheet
+        from ui.sheets.routines.save import SaveRoutineSheet
 
         if session_id is None:
             self.status.showMessage(NOTHING_TO_SAVE, SAY_FOR_MS)
@@ -88,7 +88,7 @@ class RoutineFiles:
     def show_keep(self, routine: Routine, *, replaces: bool = False) -> KeepRoutineSheet:
         """The keep sheet for `routine` over the window, opened; its `answered` says.
         `replaces`: keeping it overwrites another routine of that name (an import)."""
-        from ui.sheets.routine_keep import KeepRoutineSheet
+        from ui.sheets.routines.keep import KeepRoutineSheet
 
         sheet = KeepRoutineSheet(routine, self.parent, replaces=replaces)
         sheet.finished.connect(lambda _result: self._closed_keep(sheet))

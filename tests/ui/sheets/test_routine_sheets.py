@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QLabel
 from desktop.routines.model import Routine, Step
 from desktop.routines.record import Draft, TypedText
 from tools.meaning import TargetMeaning
-from ui.sheets.routine_keep import KeepRoutineSheet
-from ui.sheets.routine_parts import SHEET_WIDTH, Scrolled
-from ui.sheets.routine_save import SaveRoutineSheet
+from ui.sheets.routines.keep import KeepRoutineSheet
+from ui.sheets.routines.parts import SHEET_WIDTH, Scrolled
+from ui.sheets.routines.save import SaveRoutineSheet
 
 LONG_URL = "https://docs.example/" + "a" * 300 + "?q=\u202e"
 WORDS = f"Open <b>{LONG_URL}</b>"

@@ -21,8 +21,8 @@ from desktop.workspace import Workspace
 from tests.support.model_server import ScriptedModelServer, ToolUse, text_reply, tool_reply
 from tests.support.sample_tools import FieldTool, NotebookTool
 from tests.support.window import finish_turn, settle, type_and_send
-from ui.sheets.routine_keep import KeepRoutineSheet
-from ui.sheets.routine_save import SaveRoutineSheet
+from ui.sheets.routines.keep import KeepRoutineSheet
+from ui.sheets.routines.save import SaveRoutineSheet
 from ui.window.main_window import MainWindow
 
 TASK = "Type Ada into the name field and note lunch"

@@ -1,4 +1,4 @@
-"""What both routine sheets are made of (ui/sheets/routine_save.py, routine_keep.py): their
+"""What both routine sheets are made of (ui/sheets/routines/save.py, keep.py): their
 width, a body that scrolls past a height, headings, the plan and a step's target in words, and
 the ways a long text keeps the sheet's width without leaving anything unseen.
 

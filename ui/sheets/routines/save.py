@@ -33,7 +33,7 @@ from desktop.routines.record import Draft
 from desktop.routines.service import Routines
 from ui.boxes import STRETCH, boxed
 from ui.sheets.approval import plain_label
-from ui.sheets.routine_parts import (
+from ui.sheets.routines.parts import (
     SHEET_WIDTH,
     RoutineSheet,
     Scrolled,

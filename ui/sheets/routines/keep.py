@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWi
 from desktop.routines.model import Routine, Step
 from ui.boxes import STRETCH, boxed
 from ui.sheets.approval import plain_label
-from ui.sheets.routine_parts import (
+from ui.sheets.routines.parts import (
     SHEET_WIDTH,
     RoutineSheet,
     Scrolled,
