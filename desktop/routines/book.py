@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -85,8 +86,6 @@ class RoutineBook:
         self.seal = seal
 
     def path(self, name: str) -> Path:
-        import re
-
         if not re.match(NAME_PATTERN, name) or name.strip(" .") != name.strip():
             raise RoutineError(
                 "bad_input",

@@ -13,6 +13,7 @@ own places, makes the draft refuse with why; a card that says the key was replac
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -74,7 +75,7 @@ def draft_of(session_id: int, title: str, messages: list[StoredMessage]) -> Draf
         return draft.model_copy(update={"refusal": NOT_FINISHED})
     if last.stop_reason not in (None, "end_turn", "stop_sequence"):
         return draft.model_copy(update={"refusal": NOT_FINISHED})
-    calls = list(_calls(messages))
+    calls = calls_of(messages)
     plan = RoutinePlan()
     kept: list[Step] = []
     keys = known_keys()
@@ -91,7 +92,7 @@ def draft_of(session_id: int, title: str, messages: list[StoredMessage]) -> Draf
             continue  # it did nothing: nothing to do again
         kept.append(record_step(use, card))
     steps, dropped = _without_looks(kept)
-    if not any(not step.reads for step in steps) and not steps:
+    if not steps:
         return draft.model_copy(update={"refusal": NOTHING_DONE})
     answer = any(block.get("type") == "text" and block.get("text") for block in last.content)
     return draft.model_copy(
@@ -126,8 +127,6 @@ def with_parameters(
     """The steps with each chosen typed text (parameter name → the text) replaced by
     ``{{name}}``, and the parameters, the recorded text as each one's default. Raises
     ValueError naming a text no step typed, or a name that cannot be a parameter."""
-    import re
-
     steps = [step.model_copy(deep=True) for step in steps]
     parameters: list[Parameter] = []
     for name, text in chosen.items():
@@ -155,7 +154,7 @@ def _task(messages: list[StoredMessage]) -> str:
     return ""
 
 
-def _calls(messages: list[StoredMessage]) -> list[tuple[ToolUse, CallCard, str]]:
+def calls_of(messages: list[StoredMessage]) -> list[tuple[ToolUse, CallCard, str]]:
     """Each tool_use with its stored card and result text, in order (cards missing: skipped)."""
     results: dict[str, dict[str, Any]] = {}
     for message in messages:
@@ -175,11 +174,12 @@ def _calls(messages: list[StoredMessage]) -> list[tuple[ToolUse, CallCard, str]]
             if result is None or not isinstance(result.get(CARD_KEY), dict):
                 continue
             card = CallCard.model_validate(result[CARD_KEY])
-            calls.append((use, card, _result_text(result)))
+            calls.append((use, card, result_text(result)))
     return calls
 
 
-def _result_text(block: dict[str, Any]) -> str:
+def result_text(block: dict[str, Any]) -> str:
+    """A stored tool_result's text (its text blocks, joined)."""
     content = block.get("content")
     if isinstance(content, str):
         return content

@@ -35,7 +35,7 @@ from desktop.chat.commit import commit
 from desktop.chat.events import AgentEvent, MessageStarted, TurnFailed
 from desktop.routines.compare import differs
 from desktop.routines.model import Routine, RunReport, Step, StepReport, fill, plan_input
-from desktop.routines.record import record_step
+from desktop.routines.record import calls_of, record_step, result_text
 
 if TYPE_CHECKING:
     from desktop.chat.agent import Agent
@@ -199,11 +199,8 @@ class Replay:
             emit(event)
 
         await agent.continue_turn(session_id, watch)
-        done = [
-            record_step(use, card)
-            for use, card in _calls_after(self.store, session_id, before)
-            if card.outcome == "ok"
-        ]
+        since = [m for m in self.store.messages(session_id) if m.id > before]
+        done = [record_step(use, card) for use, card, _ in calls_of(since) if card.outcome == "ok"]
         acted = [new for new in done if not new.reads]
         if failed or not (acted or (step.reads and done)):
             reason = failed[0].title if failed else "Claude did not do it"
@@ -256,7 +253,7 @@ class Replay:
         await agent.calls.run_all(session_id, [use.block()], emit)
         for block in self.store.messages(session_id)[-1].content:
             if block.get("tool_use_id") == use.id and isinstance(block.get(CARD_KEY), dict):
-                return CallCard.model_validate(block[CARD_KEY]), _text(block)
+                return CallCard.model_validate(block[CARD_KEY]), result_text(block)
         return CallCard(label=name, outcome="error", result="No result was kept."), ""
 
 
@@ -294,32 +291,3 @@ def heal_prompt(
         "line what you did. Do not do the steps after it."
     )
     return "\n".join(lines)
-
-
-def _text(block: dict[str, Any]) -> str:
-    content = block.get("content")
-    if isinstance(content, str):
-        return content
-    return "\n".join(
-        str(item.get("text", ""))
-        for item in content or []
-        if isinstance(item, dict) and item.get("type") == "text"
-    )
-
-
-def _calls_after(store: Store, session_id: int, after: int) -> list[tuple[ToolUse, CallCard]]:
-    """The calls the model made in the chat after message `after`, with their cards."""
-    messages = [message for message in store.messages(session_id) if message.id > after]
-    cards: dict[str, CallCard] = {}
-    for message in messages:
-        for block in message.content:
-            if block.get("type") == "tool_result" and isinstance(block.get(CARD_KEY), dict):
-                cards[str(block.get("tool_use_id"))] = CallCard.model_validate(block[CARD_KEY])
-    found: list[tuple[ToolUse, CallCard]] = []
-    for message in messages:
-        if message.role != "assistant":
-            continue
-        for block in message.content:
-            if block.get("type") == "tool_use" and str(block.get("id")) in cards:
-                found.append((ToolUse.of(block), cards[str(block.get("id"))]))
-    return found
