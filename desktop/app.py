@@ -120,15 +120,18 @@ def start_behind_the_window(workspace: Workspace) -> asyncio.Future[None]:
     sources start (an MCP server may take seconds to answer). None of it holds up the loop.
 
     The modules load in the order a message sent at once needs them: the call pipeline, the
-    keychain (the key is looked up while the rest loads), the SDK and the tools (the request
-    lists them), then what the reply's rendering needs (the Markdown parser, Pillow), then the
-    command-line socket, then the schedules' libraries. Returns the sources' start."""
+    keychain (the key is looked up while the rest loads), the routines (the window's section
+    joins it a moment after its first paint), the SDK and the tools (the request lists them),
+    then what the reply's rendering needs (the Markdown parser, Pillow), then the command-line
+    socket, then the schedules' libraries. Returns the sources' start."""
     from desktop.model_stream.worker import shared_worker  # the stream process's side here
+    from ui.window.main_window import ROUTINE_MODULES  # in already: the window is on screen
 
     shared_worker().start()
     heavy.start(
         heavy.PIPELINE
         + heavy.KEYCHAIN
+        + ROUTINE_MODULES
         + heavy.TOOLS
         + heavy.WINDOW
         + heavy.COMMANDS
@@ -203,6 +206,10 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     starting = start_behind_the_window(workspace)
     if args.send:
         window.send(args.send)  # at once: the turn waits for what it needs, not the window
+    from ui.window.main_window import ROUTINE_MODULES
+
+    await heavy.ready(ROUTINE_MODULES)
+    window.add_routines()
     await heavy.ready(heavy.COMMANDS)
     from desktop.command.listener import UiServer
 

@@ -9,7 +9,8 @@ The call pipeline (the toolbox with its sources, the gate, the call runner and t
 built on first use, from modules that load on `heavy`'s thread right after the window's first
 paint (`heavy.PIPELINE`): a message sent before they are in waits for them there
 (`agent_ready`), and code with no loop at hand (`deskhand mcp`, `deskhand apps call`) waits on
-the spot.
+the spot. The routines, their schedules and the scheduler are built on first use the same way,
+from modules that load right after the pipeline's (`heavy.ROUTINES`).
 """
 
 from __future__ import annotations
@@ -29,11 +30,6 @@ from desktop.calls.sources.screen.hooks import ScreenHooks
 from desktop.chat.conversations import Conversations
 from desktop.chat.transcript import replay
 from desktop.hotkey.owner import QuickEntryShortcut
-from desktop.routines.book import RoutineBook
-from desktop.routines.schedules.book import ScheduleBook
-from desktop.routines.schedules.scheduler import Scheduler
-from desktop.routines.schedules.unattended import Unattended
-from desktop.routines.service import Routines
 from desktop.system import autostart, heavy
 from desktop.system.keystore import KeyStore
 from desktop.system.paths import DataPaths
@@ -49,6 +45,9 @@ if TYPE_CHECKING:
     from desktop.chat.agent import Agent
     from desktop.chat.events import AgentEvent
     from desktop.chat.tool_calls import ToolCalls
+    from desktop.routines.schedules.scheduler import Scheduler
+    from desktop.routines.schedules.unattended import Unattended
+    from desktop.routines.service import Routines
     from tools.base import ToolRegistry
 
 log = logging.getLogger(__name__)
@@ -86,32 +85,59 @@ class Workspace:
             delete_session=self.delete_session,
             attachments_dir=paths.attachments,
         )
-        # Finished tasks kept as data, and done again through the same pipeline.
-        self.routines = Routines(
-            book=RoutineBook(paths.routines, settings_file.seal),
+        self._open_at_login = settings.general.open_at_login
+        self.live.listeners.append(self._login_item_changed)
+        self.quick_entry_shortcut = QuickEntryShortcut()  # held once the app owns its socket
+        self._background: set[asyncio.Future[None]] = set()
+
+    # -- routines and their schedules, built on first use ----------------------------
+
+    @cached_property
+    def routines(self) -> Routines:
+        """Finished tasks kept as data, and done again through the same pipeline."""
+        heavy.wait(heavy.ROUTINES)  # the one place those modules are imported
+        from desktop.routines.book import RoutineBook
+        from desktop.routines.service import Routines
+
+        routines = Routines(
+            book=RoutineBook(self.paths.routines, self.live.file.seal),
             store=self.store,
             conversations=self.conversations,
             agent=self.agent_ready,
         )
-        # Scheduled runs: their questions held for the person, and the task that starts them
-        # (started by the app once its window is up).
-        self.unattended = Unattended(
+        routines.unattended = self.unattended
+        return routines
+
+    @cached_property
+    def unattended(self) -> Unattended:
+        """Scheduled runs' questions, held for the person."""
+        heavy.wait(heavy.ROUTINES)
+        from desktop.routines.schedules.unattended import Unattended
+
+        return Unattended(
             self.approvals,
             self.plans,
             wait_hours=lambda: self.settings.general.routine_wait_hours,
             stop=self.conversations.stop,
         )
-        self.routines.unattended = self.unattended
-        self.scheduler = Scheduler(
+
+    @cached_property
+    def scheduler(self) -> Scheduler:
+        """What starts scheduled runs (started by the app once its window is up)."""
+        heavy.wait(heavy.ROUTINES)
+        from desktop.routines.schedules.book import ScheduleBook
+        from desktop.routines.schedules.scheduler import Scheduler
+
+        return Scheduler(
             self.routines,
-            ScheduleBook(paths.schedules, settings_file.seal),
+            ScheduleBook(self.paths.schedules, self.live.file.seal),
             self.unattended,
             self.approvals,
         )
-        self._open_at_login = settings.general.open_at_login
-        self.live.listeners.append(self._login_item_changed)
-        self.quick_entry_shortcut = QuickEntryShortcut()  # held once the app owns its socket
-        self._background: set[asyncio.Future[None]] = set()
+
+    def routines_built(self) -> bool:
+        """Whether the routines exist yet (nothing needs building just to be looked at)."""
+        return "routines" in self.__dict__
 
     # -- the call pipeline, built on first use --------------------------------------
 

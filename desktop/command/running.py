@@ -32,8 +32,14 @@ class Running(Protocol):
     keys: KeyStore
     store: Store
     approvals: ApprovalQueue
-    scheduler: Scheduler  # scheduled routines (`deskhand routine schedule`)
-    routines: Routines
+
+    @property
+    def scheduler(self) -> Scheduler:
+        """Scheduled routines (`deskhand routine schedule`)."""
+        ...
+
+    @property
+    def routines(self) -> Routines: ...
 
     @property
     def settings(self) -> Settings: ...

@@ -36,6 +36,9 @@ PIPELINE = (
     "desktop.calls.card_text",
     "desktop.calls.sources.plan.proposal",
 )
+# Routines and their schedules (desktop/routines/): the workspace builds them on first use, and
+# the window adds its routines (the sidebar's section, the pages, the tray) once they are in.
+ROUTINES = ("desktop.routines.service", "desktop.routines.schedules.scheduler")
 # What the window needs once it shows a reply or an image: the Markdown parser and Pillow. They
 # load after what a turn needs to send its request (the reply comes after it); the window also
 # imports them itself, on first use, from inside a function (holding no import lock, so meeting

@@ -24,4 +24,5 @@ def window(qtbot, workspace, aloop):  # type: ignore[no-untyped-def]
     win = MainWindow(workspace)
     qtbot.addWidget(win)
     win.show()
+    win.add_routines()  # as the app does once the window is painted
     return win

@@ -281,15 +281,3 @@ class RoutinePage(QWidget):
         if shiboken6.isValid(self) and self.name == name:
             self._say("")
             self.refresh()
-
-
-STYLE = """
-#routinePage { background: $canvas; }
-#routinePageHeading { font-size: 20px; font-weight: 600; color: $text; }
-#routinePageTask { color: $text_muted; }
-#routinePageSection { font-weight: 600; color: $text; }
-#routineNextRun { color: $text; }
-#routinePageNote { color: $warning_text; background: $warning_bg; border-radius: 6px; padding: 6px 8px; }
-#routinePageEmpty { color: $text_faint; }
-#routineRunList::item { padding: 5px 8px; }
-"""

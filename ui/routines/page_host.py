@@ -14,13 +14,14 @@ from desktop.routines.schedules.times import short
 from ui.routines.page import RoutinePage
 
 if TYPE_CHECKING:
+    from ui.routines.section import RoutinesSection
     from ui.window.main_window import MainWindow
 
 
 class RoutinePages(QObject):
     """The routine's page in the window, kept up to date while it shows."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: MainWindow, section: RoutinesSection) -> None:
         super().__init__(window)
         self.window = window
         workspace = window.workspace
@@ -28,7 +29,6 @@ class RoutinePages(QObject):
         self.page.chat_requested.connect(self._open_chat)
         self.page.close_requested.connect(self.back)
         window.pages.addWidget(self.page)
-        section = window.routine_runs.section
         section.page_requested.connect(self.open)
         section.next_run_of = self._next_run_of
         section.waiting_of = self._waiting_of

@@ -95,8 +95,3 @@ class RoutineOffer(QObject):
         ):
             return self.complete()
         return super().eventFilter(watched, event)
-
-
-STYLE = """
-#routineOffer { color: $text_muted; padding: 0px 6px; }
-"""

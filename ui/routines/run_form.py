@@ -102,10 +102,3 @@ class RunForm(QDialog):
         if self._answer is not None and not self._answer.done():
             accepted = result == QDialog.DialogCode.Accepted
             self._answer.set_result(self.values() if accepted else None)
-
-
-STYLE = """
-#routineFormHeading { font-weight: bold; font-size: 14px; }
-#routineFormAbout { color: $text_muted; }
-#routineFormProblem { color: $danger; }
-"""

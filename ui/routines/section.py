@@ -283,24 +283,3 @@ class RoutinesSection(QFrame):
         self.confirm_box = box
         box.open()
         return box
-
-
-STYLE = """
-#routinesSection { border-top: 1px solid $border_soft; }
-#routinesHeading { color: palette(placeholder-text); padding: 4px 10px 2px 10px; }
-#routinesEmpty { color: $text_faint; padding: 0px 10px 4px 10px; }
-#routineRow { border-radius: 6px; }
-#routineRow:hover { background: $hover; }
-#routineName { color: $text; }
-#routineMark { border-radius: 6px; padding: 0px 5px; font-size: 11px; }
-#routineMark[kind="running"] { color: $on_accent; background: $accent; }
-#routineMark[kind="problem"] { color: $warning_text; background: $warning_bg; }
-#routineMark[kind="waiting"] { color: $warning_text; background: $warning_bg; }
-#routineMark[kind="scheduled"] { color: $text_muted; background: $raised; }
-QPushButton#routineRun { padding: 2px 8px; min-height: 14px; border-radius: 5px; }
-QPushButton#routineRun:focus { padding: 1px 7px; }
-#routineMenuButton {
-    border: none; background: transparent; color: $text_muted; padding: 0px 4px;
-}
-#routineMenuButton:hover { color: $text; }
-"""

@@ -132,16 +132,3 @@ class UpdateBar(QFrame):
         if self.offer is not None:
             self.dismissed.emit(self.offer.chat_id)
         self.hide()
-
-
-STYLE = """
-#routineUpdateBar {
-    background: $raised; border: 1px solid $accent; border-radius: 8px; margin-top: 10px;
-}
-#routineUpdateText { color: $text; }
-QPushButton#routineUpdateButton { background: $accent; color: $on_accent; border-color: $accent; }
-QPushButton#routineUpdateButton:hover { background: $accent_hover; }
-QPushButton#routineUpdateButton:focus { border: 2px solid $text; }
-#routineUpdateClose { border: none; background: transparent; color: $text_muted; }
-#routineUpdateDiff { background: $code_bg; border: 1px solid $code_border; }
-"""

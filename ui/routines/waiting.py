@@ -89,11 +89,3 @@ class WaitingChats(QObject):
             self.bar.show()
         else:
             self.bar.hide()
-
-
-STYLE = """
-#waitingBar {
-    background: $warning_bg; border: 1px solid $border_soft; border-radius: 8px; margin-top: 8px;
-}
-#waitingText { color: $warning_text; }
-"""

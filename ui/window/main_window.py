@@ -40,14 +40,12 @@ from desktop.calls.sources.plan.book import PLAN_TOOL
 from desktop.chat.attachments import Attachment
 from desktop.chat.conversations import ConversationEvent, HistoryReplaced, TurnRunning
 from desktop.chat.events import MessageCommitted, TurnFailed, TurnFinished
-from desktop.routines.schedules.scheduler import SCHEDULE_ACTION
+from desktop.routines import SCHEDULE_ACTION
+from desktop.system import heavy
 from desktop.system.usage import Usage
 from desktop.workspace import Workspace
 from ui import theme
 from ui.first_paint import first_paint
-from ui.routines.page_host import RoutinePages
-from ui.routines.runs import RoutineRuns
-from ui.routines.waiting import WaitingChats
 from ui.screen.own_windows import own_window_rects
 from ui.screen.visualizer import ScreenVisualizer
 from ui.sheets.outside_watch import OutsideWatch
@@ -60,7 +58,6 @@ from ui.window.menus import build_menus
 from ui.window.plan_chip import PlanChip
 from ui.window.session_list import Sidebar
 from ui.window.settings_opener import SettingsOpener
-from ui.window.staying_up import StayingUp
 from ui.window.style import STYLE
 from ui.window.thread_stack import ThreadStack
 from ui.window.toolbar import WindowToolbar
@@ -68,18 +65,25 @@ from ui.window.toolbar import WindowToolbar
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QDialog, QMessageBox
 
+    from ui.routines.page_host import RoutinePages
+    from ui.routines.runs import RoutineRuns
+    from ui.routines.waiting import WaitingChats
+    from ui.routines.window_parts import WindowRoutines
     from ui.sheets.approval import ApprovalSheet
     from ui.sheets.plan import PlanSheet
     from ui.sheets.schedule import ScheduleSheet
     from ui.window.chat_export import ChatExport
     from ui.window.help_dialogs import ShortcutsDialog
     from ui.window.routine_files import RoutineFiles
+    from ui.window.staying_up import StayingUp
     from ui.window.tray import LongTurns, Tray
 
 log = logging.getLogger(__name__)
 
 APP_NAME = "Deskhand"
 SIDEBAR_SHARE = 0.3  # the most of a narrow window the chat list takes
+# What the window's routines need, loaded on `heavy`'s thread after the first paint.
+ROUTINE_MODULES = (*heavy.ROUTINES, "ui.routines.window_parts")
 
 
 def usage_text(model: str | None, usage: Usage | None) -> str:
@@ -189,10 +193,7 @@ class MainWindow(QMainWindow):
             self.conversations.subscribe(self._on_conversation),
             lambda: workspace.live.listeners.remove(self._settings_changed),
             lambda: workspace.browser_hand.listeners.remove(self._browser_hand_changed),
-            lambda: setattr(workspace.routines, "ask_keep", None),
         ]
-        # A routine Deskhand did not write runs only once the person keeps it on this sheet.
-        workspace.routines.ask_keep = lambda routine: self.routine_files.ask_keep(routine)
         workspace.browser_hand.listeners.append(self._browser_hand_changed)
         # Screen control never acts on these windows; the visualizer shows what it does (made
         # with the window: it must hear the screen's first event, whenever that comes).
@@ -204,16 +205,7 @@ class MainWindow(QMainWindow):
         for notice in workspace.notices:
             self.banners.addWidget(NoticeBanner(notice))
         self.browser_offer = BrowserOffer(workspace, self.banners, self, self.statusBar())
-        self.routine_runs = RoutineRuns(self)  # the sidebar's routines, their runs and updates
-        self.routine_pages = RoutinePages(self)
-        self.waiting_chats = WaitingChats(self)  # scheduled runs that wait for the person
-        self.staying_up = StayingUp(self)  # the tray while routines are scheduled; Quit asks
-        self._unsubscribe += [
-            self.routine_runs.close,
-            self.routine_pages.close,
-            self.waiting_chats.close,
-            self.staying_up.close,
-        ]
+        self._routines: WindowRoutines | None = None  # made after the first paint
         self.sessions.refresh()
         self.new_chat()
 
@@ -409,7 +401,8 @@ class MainWindow(QMainWindow):
             self._offer_turn_actions(session_id)
         self._show(view, session_id)
         # A scheduled run waiting for the person: opening its chat shows its sheet.
-        self.workspace.unattended.show(session_id)
+        if self.workspace.routines_built():
+            self.workspace.unattended.show(session_id)
         model, usage = self.workspace.store.last_usage(session_id)
         self._show_usage(model or self.workspace.settings.model.model, usage)
 
@@ -645,9 +638,48 @@ class MainWindow(QMainWindow):
 
         return RoutineFiles(self.workspace, self, self.statusBar(), lambda: self.current_session_id)
 
+    def add_routines(self) -> WindowRoutines:
+        """The window's routines (the sidebar's section, the pages, the waiting bar, the tray's
+        hold on Quit): made by the app right after the first paint, once their modules are in,
+        or here on first use."""
+        if self._routines is None:
+            heavy.wait(ROUTINE_MODULES)  # the one place those modules are imported
+            from ui.routines.window_parts import WindowRoutines
+
+            self._routines = WindowRoutines(self)
+            self._unsubscribe.append(self._routines.close)
+        return self._routines
+
+    @property
+    def routine_runs(self) -> RoutineRuns:
+        """The sidebar's routines, their runs and updates."""
+        return self.add_routines().runs
+
+    @property
+    def routine_pages(self) -> RoutinePages:
+        return self.add_routines().pages
+
+    @property
+    def waiting_chats(self) -> WaitingChats:
+        """Scheduled runs that wait for the person."""
+        return self.add_routines().waiting
+
+    @property
+    def staying_up(self) -> StayingUp:
+        """The tray while routines are scheduled; Quit asks."""
+        return self.add_routines().staying_up
+
+    def _stays_up(self) -> bool:
+        """Closing keeps Deskhand running: a routine is scheduled. Closed before the window's
+        routines were made (at once after the launch), only the schedules are asked."""
+        if self._routines is None and not self.workspace.scheduler.scheduled_count():
+            return False
+        return self.staying_up.keeps_running()
+
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        self.staying_up.shown()
+        if self._routines is not None:
+            self._routines.staying_up.shown()
         if not self._first_run_checked:
             self._first_run_checked = True
             self._first_run = asyncio.ensure_future(self._check_after_first_paint())
@@ -683,7 +715,7 @@ class MainWindow(QMainWindow):
             self.splitter.setSizes([widest, sum(sizes) - widest])
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.staying_up.keeps_running():  # a routine is scheduled: hidden in the tray
+        if self._stays_up():  # a routine is scheduled: hidden in the tray
             event.ignore()
             return
         # Stopping keeps the partial replies in the store, marked as stopped.

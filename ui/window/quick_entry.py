@@ -30,7 +30,7 @@ from desktop.system.settings.model import Settings
 from desktop.system.settings.permissions import MODE_TITLES
 from desktop.workspace import Workspace
 from ui import theme
-from ui.routines import quick_offer
+from ui.routines import style as routines_style
 from ui.routines.quick_offer import RoutineOffer
 from ui.thread import attachment_views
 from ui.thread.message_edit import local_files
@@ -85,7 +85,12 @@ class QuickEntry(QFrame):
         layout.addLayout(header)
         layout.addWidget(self.composer)
         layout.addWidget(self.offer_label)
-        styles = [theme.BASE_STYLE, composer.STYLE, attachment_views.STYLE, quick_offer.STYLE]
+        styles = [
+            theme.BASE_STYLE,
+            composer.STYLE,
+            attachment_views.STYLE,
+            routines_style.QUICK_OFFER,
+        ]
         theme.theme().attach(self, "\n".join([*styles, STYLE]))
 
     def _hint_for_text(self) -> None:

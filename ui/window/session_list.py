@@ -331,8 +331,11 @@ class Sidebar(QWidget):
         self._layout = layout
 
     def add_section(self, section: QWidget) -> None:
-        """A section under the chats, above Settings (the routines)."""
+        """A section under the chats, above Settings (the routines, added after the first
+        paint): on a sidebar on screen it shows at once, rather than at the loop's next turn."""
         self._layout.insertWidget(self._layout.count() - 1, section)
+        if self.isVisible():
+            section.show()
 
 
 LIST_STYLE = """

@@ -4,7 +4,7 @@ template of theme tokens (see ui/theme.py)."""
 from __future__ import annotations
 
 from ui import theme
-from ui.routines import page, run_form, section, update_bar, waiting
+from ui.routines import style as routines_style
 from ui.settings import welcome
 from ui.sheets import style as sheets_style
 from ui.thread import attachment_views, earlier_versions, image_viewer, tool_card
@@ -50,11 +50,11 @@ STYLE = "\n".join(
         earlier_versions.STYLE,
         thread_items.ACTIONS_STYLE,
         thread_view.JUMP_STYLE,
-        section.STYLE,
-        run_form.STYLE,
-        update_bar.STYLE,
-        page.STYLE,
-        waiting.STYLE,
+        routines_style.SECTION,
+        routines_style.RUN_FORM,
+        routines_style.UPDATE_BAR,
+        routines_style.PAGE,
+        routines_style.WAITING,
     ]
 )
 """The window's style sheet as a template of theme tokens (see ui/theme.py)."""

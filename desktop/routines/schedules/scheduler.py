@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from desktop.calls.approvals import ApprovalQueue
 from desktop.calls.permissions import Risk, ToolCall
 from desktop.calls.sources.plan.book import PLAN_TOOL
+from desktop.routines import SCHEDULE_ACTION
 from desktop.routines.book import RoutineError
 from desktop.routines.model import plan_input
 from desktop.routines.schedules.book import Approval, Missed, ScheduleBook, Scheduled, digest
@@ -55,7 +56,6 @@ NO_WINDOW = (
     "set it again."
 )
 DECLINED = "The schedule was not approved, so “{name}” is not scheduled."
-SCHEDULE_ACTION = "schedule"
 
 
 class Scheduler:
