@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # the app imports this module for its messages; the SDK loads
     from multiprocessing.connection import Connection
 
     from anthropic import AsyncAnthropic
+    from anthropic.types.beta import BetaMessage
 
 log = logging.getLogger(__name__)
 
@@ -96,11 +97,111 @@ def main(argv: list[str]) -> int:
 def warm_up() -> None:
     """Load what the first stream needs now, as the app starts, rather than when the first
     request comes: the SDK (about a second to import), its HTTP stack and the TLS certificates
-    (read as the first client is built). The app starts this process as its window is built,
-    so a message sent at the first paint finds the SDK in; only the client for the real key is
-    built with that message."""
+    (read as the first client is built), and the validators of the stream's events, which the
+    SDK builds as the first stream parses them (a tenth of a second more). The app starts this
+    process as its window shows, so a message sent at the first paint finds all of it in; only
+    the client for the real key is built with that message."""
     client = client_from(ClientConfig(api_key="warm-up", base_url=None, max_retries=0))
     client.beta.messages  # noqa: B018  (the SDK loads its resources on first use)
+    try:
+        asyncio.run(rehearse())
+    except Exception:  # only time is lost: the first stream builds them itself
+        log.warning("the stream's rehearsal failed", exc_info=True)
+
+
+# A reply with a text block and a tool call, as the API streams it: parsed once at start.
+_REHEARSAL = [
+    (
+        "message_start",
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_warm_up",
+                "type": "message",
+                "role": "assistant",
+                "model": "warm-up",
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 1, "output_tokens": 0},
+            },
+        },
+    ),
+    (
+        "content_block_start",
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+    ),
+    (
+        "content_block_delta",
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "."}},
+    ),
+    ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+    (
+        "content_block_start",
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {
+                "type": "tool_use",
+                "id": "toolu_warm_up",
+                "name": "warm_up",
+                "input": {},
+            },
+        },
+    ),
+    (
+        "content_block_delta",
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": '{"a": 1}'},
+        },
+    ),
+    ("content_block_stop", {"type": "content_block_stop", "index": 1}),
+    (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+            "usage": {"output_tokens": 1},
+        },
+    ),
+    ("message_stop", {"type": "message_stop"}),
+]
+
+
+async def rehearse() -> StreamResult:
+    """One stream of `_REHEARSAL` through the SDK's own client and parsing, answered in this
+    process (no network), made into the result the app would receive."""
+    import json
+
+    import httpx2
+    from anthropic import AsyncAnthropic
+
+    body = "".join(
+        f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in _REHEARSAL
+    ).encode()
+
+    def answer(_request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    http = httpx2.AsyncClient(transport=httpx2.MockTransport(answer))
+    async with AsyncAnthropic(api_key="warm-up", http_client=http, max_retries=0) as client:
+        request: dict[str, Any] = {"model": "warm-up", "max_tokens": 1, "messages": []}
+        async with client.beta.messages.stream(**request) as stream:
+            async for _event in stream:
+                pass
+            return result_of(await stream.get_final_message())
+
+
+def result_of(final: BetaMessage) -> StreamResult:
+    """The final message as the app stores it."""
+    return StreamResult(
+        content=[block.to_dict(mode="json", exclude_none=True) for block in final.content],
+        stop_reason=final.stop_reason,
+        model=final.model or "",
+        usage=final.usage.to_dict(mode="json") if final.usage else None,
+    )
 
 
 class _Server:
@@ -213,10 +314,4 @@ class _Server:
                 timer.cancel()
                 timer = None
         hand_over()
-        result = StreamResult(
-            content=[block.to_dict(mode="json", exclude_none=True) for block in final.content],
-            stop_reason=final.stop_reason,
-            model=final.model or "",
-            usage=final.usage.to_dict(mode="json") if final.usage else None,
-        )
-        self.send(StreamDone(stream_id=stream_id, result=result))
+        self.send(StreamDone(stream_id=stream_id, result=result_of(final)))

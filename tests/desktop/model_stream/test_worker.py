@@ -126,3 +126,15 @@ def test_the_stream_process_loads_the_sdk_as_it_starts_not_with_the_first_reques
         check=True,
     )
     assert loaded.stdout.strip() == "[]"
+
+
+def test_the_stream_process_rehearses_a_reply_with_a_tool_call_before_the_first_request() -> None:
+    # The SDK builds its event validators as the first stream parses them; the process has one
+    # canned reply parsed at start, with no network, so the person's first reply does not wait.
+    rehearsed = asyncio.run(process.rehearse())
+    assert rehearsed.content == [
+        {"type": "text", "text": "."},
+        {"type": "tool_use", "id": "toolu_warm_up", "name": "warm_up", "input": {"a": 1}},
+    ]
+    assert rehearsed.stop_reason == "tool_use"
+    assert rehearsed.usage is not None and rehearsed.usage["output_tokens"] == 1
