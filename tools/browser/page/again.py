@@ -4,7 +4,9 @@ A recorded step says `{"target": {"type": "ref", "ref": "ref_12"}}`, which names
 page built again. Its `TargetMeaning` (role, accessible name, where it sits, the page's address)
 does: `find_again` waits, with Playwright's own waiting (no fixed sleeps), up to the step's
 budget for an element with that role and exactly that name in the tab as it is now (its
-frames and open shadow roots included); reads the
+frames and open shadow roots included), or until the page has settled without it (its network
+idle and its document unchanged for `QUIET_MS`: a renamed link heals at once, rather than after
+the whole budget); reads the
 page's aria tree as `read_page` and `find` do; and registers the one match under a fresh model
 ref in the tab's `RefTable`, so the ordinary member, given `{"type": "ref", "ref": …}`, acts on it
 through the same gate and the same re-check as a call the model made. Several matches are told
@@ -33,6 +35,21 @@ __all__ = ["NO_PAGE", "find_again"]
 NO_PAGE = "No page is open in the browser."
 NOTHING_KNOWN = "Nothing is known of what this step acted on."
 NEAR_TIMEOUT = 2.0  # seconds for where one candidate sits; a page too busy leaves it unknown
+# A page whose network is idle and whose document has not changed for this long has drawn what
+# it will: a target still missing then is not coming.
+QUIET_MS = 1500
+# Resolves once the document has gone `quiet` ms without a change (a watcher, kept on the page,
+# notes each change's time; the first call starts the count).
+QUIET_PREDICATE = """quiet => {
+  const seen = window.__deskhandChanged || (window.__deskhandChanged = (() => {
+    const state = {at: performance.now()};
+    new MutationObserver(() => { state.at = performance.now(); }).observe(
+      document, {subtree: true, childList: true, attributes: true, characterData: true});
+    return state;
+  })());
+  return performance.now() - seen.at >= quiet;
+}"""
+QUIET_POLL_MS = 100
 SHOWN = 80  # characters of a name or an address shown in a reason
 # Reads the page's aria tree (the toolset's `_snapshot`) and names a node with a model ref.
 Read = Callable[[Tab], Awaitable[tuple[AriaNode, set[str]]]]
@@ -81,27 +98,44 @@ async def find_again(
 
 async def _appears(page: Page, meaning: TargetMeaning, timeout_ms: float) -> bool:
     """Whether an element of that role and exact name is in the page, or in one of its frames,
-    within `timeout_ms` (Playwright's role engine: what the aria tree shows, hidden never)."""
-    waits = [
+    within `timeout_ms` (Playwright's role engine: what the aria tree shows, hidden never), and
+    before the page settles without it."""
+    waits = {
         asyncio.ensure_future(
             frame.get_by_role(
                 cast(Any, meaning.role), name=meaning.name or None, exact=True
             ).first.wait_for(state="attached", timeout=timeout_ms)
         )
         for frame in page.frames
-    ]
+    }
+    settled = asyncio.ensure_future(_settled(page, timeout_ms))
+    pending: set[asyncio.Future[Any]] = {*waits, settled}
     try:
-        for done in asyncio.as_completed(waits):
-            try:
-                await done
-            except PlaywrightError:  # not there in time, or its frame went away
-                continue
-            return True
+        while waits & pending:
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for finished in done & waits:
+                if finished.exception() is None:  # else not there in time, or its frame went
+                    return True
+            if settled in done and settled.result():
+                return False
         return False
     finally:
-        for wait in waits:
+        for wait in (*waits, settled):
             wait.cancel()
-        await asyncio.gather(*waits, return_exceptions=True)
+        await asyncio.gather(*waits, settled, return_exceptions=True)
+
+
+async def _settled(page: Page, timeout_ms: float) -> bool:
+    """Whether the page settles within `timeout_ms`: its network idle, then its document
+    unchanged for `QUIET_MS` (False when it does not, or goes away meanwhile)."""
+    try:
+        await page.wait_for_load_state("networkidle", timeout=timeout_ms)
+        await page.wait_for_function(
+            QUIET_PREDICATE, arg=QUIET_MS, polling=QUIET_POLL_MS, timeout=timeout_ms
+        )
+    except PlaywrightError:
+        return False
+    return True
 
 
 async def _one_of(

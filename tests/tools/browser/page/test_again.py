@@ -160,6 +160,34 @@ async def test_a_link_that_never_comes_is_not_found_within_the_budget(
     assert 0.9 <= waited <= 1.5, waited
 
 
+async def test_a_link_that_is_gone_is_given_up_once_the_page_is_quiet_not_after_the_budget(
+    app: Driver, pages: PageServer
+) -> None:
+    # A renamed link heals as soon as the page has settled without it: a routine's step does
+    # not wait out its whole budget for what is not coming.
+    await app.open(pages.url("again/docs.html?rename"))
+    started = time.monotonic()
+    found = await app.toolset.find_again(link("Guide", 'navigation "Docs"', pages), within=60.0)
+    assert found == Found(
+        count=0, why=f"No link “Guide” on this page (127.0.0.1:{pages.port}/again/docs.html)."
+    )
+    assert time.monotonic() - started < 15.0  # the page is quiet after QUIET_MS, not 60 s
+
+
+async def test_a_link_is_waited_for_while_the_page_keeps_changing(
+    app: Driver, pages: PageServer
+) -> None:
+    # A page still drawing (a counter ticking for longer than the quiet time) is not settled:
+    # the link it adds afterwards is found and clicked.
+    await app.open(pages.url("again/docs.html"))
+    tab = await app.toolset._session.tab(None)
+    await tab.page.evaluate("addAfterBusy()")
+    found = await app.toolset.find_again(link("Changelog", 'heading "Account"', pages), within=10.0)
+    assert await click_found(app, found) == (
+        f"Effect:\n→ navigated to {pages.url('again/done.html?from=late')}"
+    )
+
+
 async def test_another_site_than_recorded_says_so(app: Driver, pages: PageServer) -> None:
     await app.open(pages.alt_origin + "/again/docs.html")  # localhost: another host
     found = await app.toolset.find_again(link("Guide", 'navigation "Docs"', pages), within=0.5)
