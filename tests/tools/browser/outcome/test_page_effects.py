@@ -224,3 +224,44 @@ async def test_a_menu_that_only_css_opens_on_hover(browser: Driver, pages: PageS
     # The new link's ref is the one a read gives: the model can click it without reading.
     assert effect_of(result) == f'Effect:\n+ list "Sign out"\n+ link "Sign out" [{link}]'
     assert outcome is not None and outcome.kind == "done"
+
+
+async def in_frame(browser: Driver, pages: PageServer, frame: int, name: str) -> str:
+    """The ref of `name` in the `frame`th frame of effects-framed.html (0: the same site's,
+    1: another site's, in a process of its own)."""
+    await browser.open(pages.url("effects-framed.html"))
+    controls = await browser("read_page", filter="interactive")
+    lines = [line for line in controls.text.splitlines() if name in line]
+    assert len(lines) == 2, controls.text
+    return Result(block={}, texts=[lines[frame]]).ref(name)
+
+
+FRAMES = pytest.mark.parametrize("frame", [0, 1], ids=["same site", "other site"])
+
+
+@FRAMES
+async def test_an_effect_a_moment_late_inside_a_frame_is_caught(
+    browser: Driver, pages: PageServer, frame: int
+) -> None:
+    """The frame's own timer, 300 ms after the click: set in the frame's document, where the
+    main document's watcher does not see it."""
+    save = await in_frame(browser, pages, frame, '"Save"')
+    result, outcome = await act(browser, "left_click", **click(save))
+    assert effect_of(result) == 'Effect:\n~ status "" → "Saved"'
+    assert outcome is not None and outcome.kind == "done"
+
+
+@FRAMES
+async def test_a_link_followed_inside_a_frame_shows_the_frames_next_page(
+    browser: Driver, pages: PageServer, frame: int
+) -> None:
+    """The frame's next page answers 400 ms after the click: the page is read once it is in
+    (Playwright numbers the new document's elements anew, so its first one pairs with the old
+    first one)."""
+    link = await in_frame(browser, pages, frame, '"Next page"')
+    result, outcome = await act(browser, "left_click", **click(link))
+    assert effect_of(result) == (
+        'Effect:\n~ paragraph "Save" → "Here at last."\n- status\n- link "Next page"'
+    )
+    assert result.active["url"] == pages.url("effects-framed.html")
+    assert outcome is not None and outcome.kind == "done"
