@@ -103,11 +103,18 @@ async def _close(name: str, closing: Callable[[], Awaitable[None]]) -> None:
         log.exception("The %s failed to start or close", name)
 
 
-def _app_icon() -> QIcon:
+# The window's icon as it first shows: the sizes a title bar, a task bar and a switcher draw.
+# The large ones (a dock on a high-density screen) join after the first paint: on X11 the window
+# carries every size in a property of its own, and 256 and 512 px took the launch 10 ms.
+FIRST_ICON_SIZES = (16, 32, 48, 64, 128)
+ICON_SIZES = (*FIRST_ICON_SIZES, 256, 512)
+
+
+def _app_icon(sizes: tuple[int, ...] = ICON_SIZES) -> QIcon:
     """Deskhand's icon: inside a bundle (sys._MEIPASS), else in the source tree's assets/."""
     base = Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parents[1]))
     icon = QIcon()
-    for size in (16, 32, 48, 64, 128, 256, 512):
+    for size in sizes:
         path = base / "assets" / "icons" / f"deskhand-{size}.png"
         if path.is_file():
             icon.addFile(str(path))
@@ -122,10 +129,10 @@ def start_behind_the_window(workspace: Workspace) -> asyncio.Future[None]:
     The modules load in the order a message sent at once needs them: the call pipeline, the
     keychain (the key is looked up while the rest loads), the routines (the window's section
     joins it a moment after its first paint), the SDK and the tools (the request lists them),
-    then what the reply's rendering needs (the Markdown parser, Pillow), then the command-line
-    socket, then the schedules' libraries. Returns the sources' start."""
+    then what the reply's rendering needs (the Markdown parser and view, Pillow), then the
+    command-line socket, then the schedules' libraries. Returns the sources' start."""
     from desktop.model_stream.worker import shared_worker  # the stream process's side here
-    from ui.window.main_window import ROUTINE_MODULES  # in already: the window is on screen
+    from ui.window.main_window import REPLY_MODULES, ROUTINE_MODULES  # in: the window shows
 
     shared_worker().start()
     heavy.start(
@@ -134,6 +141,7 @@ def start_behind_the_window(workspace: Workspace) -> asyncio.Future[None]:
         + ROUTINE_MODULES
         + heavy.TOOLS
         + heavy.WINDOW
+        + REPLY_MODULES
         + heavy.COMMANDS
         + heavy.SCHEDULES
     )
@@ -203,6 +211,7 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     window.show()
     await first_paint(window)
     gc.enable()  # off while the window was built (desktop/__main__.py)
+    app.setWindowIcon(_app_icon())  # every size now (FIRST_ICON_SIZES)
     starting = start_behind_the_window(workspace)
     if args.send:
         window.send(args.send)  # at once: the turn waits for what it needs, not the window
@@ -264,7 +273,7 @@ def run(args: argparse.Namespace) -> int:
     app.setDesktopFileName(
         "deskhand"
     )  # matches the launcher entry (desktop/system/desktop_entry.py)
-    app.setWindowIcon(_app_icon())
+    app.setWindowIcon(_app_icon(FIRST_ICON_SIZES))
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     _quit_on_signals(app, loop)

@@ -5,6 +5,7 @@ Back to Chat, brings the chat back; a run's row opens that run's chat.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import shiboken6
@@ -25,10 +26,6 @@ class RoutinePages(QObject):
         super().__init__(window)
         self.window = window
         workspace = window.workspace
-        self.page = RoutinePage(workspace.routines, workspace.scheduler, workspace.unattended)
-        self.page.chat_requested.connect(self._open_chat)
-        self.page.close_requested.connect(self.back)
-        window.pages.addWidget(self.page)
         section.page_requested.connect(self.open)
         section.next_run_of = self._next_run_of
         section.waiting_of = self._waiting_of
@@ -43,8 +40,18 @@ class RoutinePages(QObject):
         for unsubscribe in self._unsubscribe:
             unsubscribe()
 
+    @cached_property
+    def page(self) -> RoutinePage:
+        """The page, made when first opened (not a step the window's start need take)."""
+        workspace = self.window.workspace
+        page = RoutinePage(workspace.routines, workspace.scheduler, workspace.unattended)
+        page.chat_requested.connect(self._open_chat)
+        page.close_requested.connect(self.back)
+        self.window.pages.addWidget(page)
+        return page
+
     def showing(self) -> bool:
-        return self.window.pages.currentWidget() is self.page
+        return "page" in vars(self) and self.window.pages.currentWidget() is self.page
 
     def open(self, name: str) -> RoutinePage:
         """Show `name`'s page."""
@@ -75,8 +82,9 @@ class RoutinePages(QObject):
         return chat_id is not None and bool(self.window.workspace.unattended.waiting(chat_id))
 
     def _changed(self) -> None:
-        if not shiboken6.isValid(self.page):
-            return
+        made = vars(self).get("page")
+        if made is not None and not shiboken6.isValid(made):
+            return  # the window is gone
         if shiboken6.isValid(self.section):
             self.section.refresh()  # its marks: the next run, a run that waits
         if self.showing():

@@ -18,7 +18,6 @@ from desktop.chat.events import EarlierVersions
 from ui.boxes import boxed
 from ui.thread.items import action_button
 from ui.thread.labels import WrappingLabel
-from ui.thread.markdown.view import MarkdownView
 
 BUSY_TIP = "Available when the reply is finished"
 
@@ -146,6 +145,8 @@ class EarlierVersionsView(QFrame):
                 prompt = WrappingLabel(f"You wrote: {version.prompt}")
                 prompt.setObjectName("earlierPrompt")
                 self._body_layout.addWidget(prompt)
+            from ui.thread.markdown.view import MarkdownView  # loaded after the first paint
+
             reply = MarkdownView(base_pt=self._base_pt)
             reply.set_markdown(version.reply or "*(no answer)*")
             self._body_layout.addWidget(reply)

@@ -24,7 +24,6 @@ from desktop.chat.events import TurnFailed
 from ui.boxes import STRETCH, boxed
 from ui.thread.attachment_views import AttachmentStrip
 from ui.thread.labels import StableHints, WrappingLabel
-from ui.thread.markdown.view import MarkdownView
 from ui.thread.message_edit import MessageEdit
 from ui.thread.text_selection import SelectionScope
 
@@ -261,6 +260,10 @@ class AssistantMessage(StableHints, QWidget):
         super().__init__(parent)
         self.grows_in_place()
         self.selection_scope = SelectionScope(self)
+        # The Markdown view (and its code highlighting) loads with the first reply, after the
+        # window's first paint (on `heavy`'s thread: desktop/app.py), not with the window.
+        from ui.thread.markdown.view import MarkdownView
+
         self.body = MarkdownView(base_pt=base_pt)
         self.marker = QLabel()
         self.marker.setObjectName("messageMarker")

@@ -84,6 +84,8 @@ APP_NAME = "Deskhand"
 SIDEBAR_SHARE = 0.3  # the most of a narrow window the chat list takes
 # What the window's routines need, loaded on `heavy`'s thread after the first paint.
 ROUTINE_MODULES = (*heavy.ROUTINES, "ui.routines.window_parts")
+# What a reply's text needs (its Markdown view and code highlighting), loaded there too.
+REPLY_MODULES = ("ui.thread.markdown.view",)
 
 
 def usage_text(model: str | None, usage: Usage | None) -> str:

@@ -10,7 +10,7 @@ from ui.sheets import style as sheets_style
 from ui.thread import attachment_views, earlier_versions, image_viewer, tool_card
 from ui.thread import items as thread_items
 from ui.thread import view as thread_view
-from ui.thread.markdown import view as markdown_view
+from ui.thread.markdown import style as markdown_style
 from ui.window import banners, composer, session_list
 from ui.window import toolbar as window_toolbar
 
@@ -35,7 +35,7 @@ STYLE = "\n".join(
         session_list.STYLE,
         thread_items.STYLE,
         thread_view.STYLE,
-        markdown_view.STYLE,
+        markdown_style.STYLE,
         tool_card.STYLE,
         composer.STYLE,
         sheets_style.APPROVAL,

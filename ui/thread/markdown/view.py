@@ -395,15 +395,3 @@ def _discard(widget: QWidget) -> None:
     widget.hide()
     widget.setParent(None)
     widget.deleteLater()
-
-
-STYLE = """
-#codeBlock { background: $code_bg; border: 1px solid $code_border; border-radius: 8px; }
-#codeLanguage { color: $text_faint; }
-#codeCopy {
-    border: none; background: transparent; color: $link; padding: 2px 8px; border-radius: 4px;
-}
-#codeCopy:hover { background: $hover; }
-#codeCopy:focus { border: 2px solid $focus; padding: 0px 6px; }
-#codeText { color: $text; }
-"""
