@@ -211,7 +211,6 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     window.show()
     await first_paint(window)
     gc.enable()  # off while the window was built (desktop/__main__.py)
-    app.setWindowIcon(_app_icon())  # every size now (FIRST_ICON_SIZES)
     starting = start_behind_the_window(workspace)
     if args.send:
         window.send(args.send)  # at once: the turn waits for what it needs, not the window
@@ -225,6 +224,7 @@ async def _main(app: DeskhandApplication, args: argparse.Namespace) -> int:
     commands = UiServer(workspace)  # `deskhand ui …` from the person's terminal
     await _close("command-line socket", commands.start)
     await _close("background loading", heavy.ready)
+    app.setWindowIcon(_app_icon())  # every size now (FIRST_ICON_SIZES), off the busy start
     # The browser's driver, so the first browser call does not wait for it either.
     preparing = asyncio.ensure_future(_close("browser driver", workspace.prepare_browser))
     # The system-wide shortcut: only the Deskhand that owns the socket takes it.
