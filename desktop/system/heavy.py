@@ -20,6 +20,7 @@ import gc
 import importlib
 import logging
 import queue
+import sys
 import threading
 from concurrent.futures import Future
 
@@ -56,14 +57,16 @@ TOOLS = (
 )
 # What a connector needs: the MCP SDK's client and its transports.
 MCP = ("mcp_types", "tools.mcp.connection", "tools.mcp.oauth.flow")
-# The keychain: keyring and every backend it looks through to find this machine's (on Linux,
-# importing the macOS one alone runs a compiler to look for a library).
+# The keychain: keyring and the backends it looks through to find this machine's. Except on a
+# Mac, the macOS one is left to that search, on the thread that reads the key (`KeyStore.aget`):
+# elsewhere importing it runs a compiler to look for a library, and there those 50 ms pass beside
+# the SDK's load instead of before it. (It needs nothing that loads here.)
 KEYCHAIN = (
     "keyring",
     "keyring.backends.chainer",
     "keyring.backends.kwallet",
     "keyring.backends.libsecret",
-    "keyring.backends.macOS",
+    *(("keyring.backends.macOS",) if sys.platform == "darwin" else ()),
     "keyring.backends.SecretService",
     "keyring.backends.Windows",
 )
