@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from desktop.routines.book import Listed
 from desktop.routines.service import Routines
+from ui.questions import ask_to_confirm
 from ui.thread.tool_card import ElidedLabel
 
 HEADING = "Routines"
@@ -260,26 +261,14 @@ class RoutinesSection(QFrame):
 
     def confirm_remove(self, name: str) -> QMessageBox:
         """Ask before removing; `remove_requested` follows only if the person agrees."""
-        box = QMessageBox(self)
-        box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle("Remove routine")
-        box.setText(f"Remove the routine “{name}”?")
-        box.setInformativeText(
-            "Its file is deleted. The chats of its runs stay. This can't be undone."
+        box = ask_to_confirm(
+            self,
+            title="Remove routine",
+            question=f"Remove the routine “{name}”?",
+            detail="Its file is deleted. The chats of its runs stay. This can't be undone.",
+            verb="Remove",
+            then=lambda: self.remove_requested.emit(name),
+            ended=lambda: setattr(self, "confirm_box", None),
         )
-        remove_button = box.addButton("Remove", QMessageBox.ButtonRole.DestructiveRole)
-        remove_button.setProperty("destructive", True)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        box.setWindowModality(Qt.WindowModality.WindowModal)
-
-        def decided(_result: int) -> None:
-            if box.clickedButton() is remove_button:
-                self.remove_requested.emit(name)
-            self.confirm_box = None
-            box.deleteLater()
-
-        box.finished.connect(decided)
         self.confirm_box = box
-        box.open()
         return box

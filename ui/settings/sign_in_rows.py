@@ -12,12 +12,12 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop.calls.sources.mcp import remote
 from desktop.calls.sources.mcp.remote import ConnectorRow
 from desktop.calls.sources.mcp.source import McpSource
+from ui.questions import ask_to_confirm
 
 SIGNED_IN, SIGN_IN, SIGN_IN_AGAIN = "signed_in", "sign_in", "sign_in_again"
 BUTTON = {SIGNED_IN: "Sign out", SIGN_IN: "Sign in", SIGN_IN_AGAIN: "Sign in again"}
@@ -128,24 +128,14 @@ def ask_remove(parent: QWidget, name: str, removed: Callable[[], None]) -> QMess
 def _ask(
     parent: QWidget, verb: str, question: str, detail: str, then: Callable[[], None]
 ) -> QMessageBox:
-    box = QMessageBox(parent)
+    box = ask_to_confirm(
+        parent,
+        title=verb,
+        question=question,
+        detail=detail,
+        verb=verb,
+        then=then,
+        icon=QMessageBox.Icon.Question,
+    )
     box.setObjectName("signInQuestion")
-    box.setIcon(QMessageBox.Icon.Question)
-    box.setWindowTitle(verb)
-    box.setTextFormat(Qt.TextFormat.PlainText)
-    box.setText(question)
-    box.setInformativeText(detail)
-    agreed = box.addButton(verb, QMessageBox.ButtonRole.DestructiveRole)
-    agreed.setProperty("destructive", True)  # drawn in the theme's danger colour
-    box.addButton(QMessageBox.StandardButton.Cancel)
-    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-    box.setWindowModality(Qt.WindowModality.WindowModal)
-
-    def decided(_result: int) -> None:
-        if box.clickedButton() is agreed:
-            then()
-        box.deleteLater()
-
-    box.finished.connect(decided)
-    box.open()
     return box

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from desktop.system.store import Store, format_time
 from ui.boxes import boxed
+from ui.questions import ask_to_confirm
 
 SEARCH_DELAY_MS = 150
 SESSION_ID_ROLE = Qt.ItemDataRole.UserRole
@@ -273,28 +274,16 @@ class SessionList(QWidget):
         """Ask before deleting; `delete_requested` follows only if the person agrees."""
         item = self._item_for(session_id)
         title = item.text() if item is not None else "this chat"
-        box = QMessageBox(self)
-        box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle("Delete chat")
-        box.setText(f"Delete “{title}”?")
-        box.setInformativeText(
-            "The chat and all its messages will be removed. This can't be undone."
+        box = ask_to_confirm(
+            self,
+            title="Delete chat",
+            question=f"Delete “{title}”?",
+            detail="The chat and all its messages will be removed. This can't be undone.",
+            verb="Delete",
+            then=lambda: self.delete_requested.emit(session_id),
+            ended=lambda: setattr(self, "confirm_box", None),
         )
-        delete_button = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
-        delete_button.setProperty("destructive", True)  # drawn in the theme's danger colour
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        box.setWindowModality(Qt.WindowModality.WindowModal)
-
-        def decided(_result: int) -> None:
-            if box.clickedButton() is delete_button:
-                self.delete_requested.emit(session_id)
-            self.confirm_box = None
-            box.deleteLater()
-
-        box.finished.connect(decided)
         self.confirm_box = box
-        box.open()
         return box
 
 
