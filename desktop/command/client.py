@@ -110,18 +110,24 @@ def alone(data_dir: Path | None, action: dict[str, Any], timeout: float) -> Acti
     return ActionResult.of(result.model_dump())
 
 
+def reply_of(line: bytes) -> dict[str, Any]:
+    """One line the app answered, as the JSON object it must be."""
+    try:
+        reply = json.loads(line)
+    except ValueError as exc:
+        raise Failure(NOT_UNDERSTOOD, "failed") from exc
+    if not isinstance(reply, dict):
+        raise Failure(NOT_UNDERSTOOD, "failed")
+    return reply
+
+
 def _read_result(connection: socket.socket, timeout: float) -> ActionResult:
     buffer = b""
     deadline = time.monotonic() + timeout
     while True:
         while b"\n" in buffer:
             line, buffer = buffer.split(b"\n", 1)
-            try:
-                reply = json.loads(line)
-            except ValueError as exc:
-                raise Failure(NOT_UNDERSTOOD, "failed") from exc
-            if not isinstance(reply, dict):
-                raise Failure(NOT_UNDERSTOOD, "failed")
+            reply = reply_of(line)
             if reply.get("result") is not None:
                 return ActionResult.of(reply["result"])
             event = reply.get("event")

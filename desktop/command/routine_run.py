@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from desktop.command.client import BROKEN, NOT_UNDERSTOOD, Failure
+from desktop.command.client import BROKEN, NOT_UNDERSTOOD, Failure, reply_of
 from desktop.command.launch import START_LIMIT, NotStarted, start_app
 from desktop.command.place import ServerInfo, data_root, read_info
 
@@ -112,7 +112,7 @@ class AppRun:
         while True:
             while b"\n" in self._buffer:
                 line, self._buffer = self._buffer.split(b"\n", 1)
-                reply = _reply(line)
+                reply = reply_of(line)
                 if isinstance(reply.get("report"), dict):
                     self.close()
                     return dict(reply["report"])
@@ -158,13 +158,3 @@ class AppRun:
         connection, self._connection = self._connection, None
         if connection is not None:
             connection.close()
-
-
-def _reply(line: bytes) -> dict[str, Any]:
-    try:
-        reply = json.loads(line)
-    except ValueError as exc:
-        raise Failure(NOT_UNDERSTOOD, "failed") from exc
-    if not isinstance(reply, dict):
-        raise Failure(NOT_UNDERSTOOD, "failed")
-    return reply

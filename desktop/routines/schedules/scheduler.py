@@ -109,25 +109,22 @@ class Scheduler:
     def approved(self, name: str) -> bool:
         """Whether the schedule's approval still covers the routine as it is."""
         entry = self.book.load(name)
+        return entry is not None and self._covered(entry, name, entry.schedule)
+
+    def will_ask(self, name: str, schedule: Schedule) -> bool:
+        """Whether setting this schedule needs the person's approval (not yet given for this
+        routine and schedule as they are)."""
+        return not self._covered(self.book.load(name), name, schedule)
+
+    def _covered(self, entry: Scheduled | None, name: str, schedule: Schedule) -> bool:
+        """Whether `entry`'s approval covers routine `name` as it is now, on `schedule`."""
         if entry is None or entry.approval is None:
             return False
         try:
             routine = self.routines.load(name).routine
         except RoutineError:
             return False
-        return entry.approval.covers(routine, entry.schedule)
-
-    def will_ask(self, name: str, schedule: Schedule) -> bool:
-        """Whether setting this schedule needs the person's approval (not yet given for this
-        routine and schedule as they are)."""
-        earlier = self.book.load(name)
-        if earlier is None or earlier.approval is None:
-            return True
-        try:
-            routine = self.routines.load(name).routine
-        except RoutineError:
-            return True
-        return not earlier.approval.covers(routine, schedule)
+        return entry.approval.covers(routine, schedule)
 
     async def set(self, name: str, schedule: Schedule, missed: Missed = "run") -> Scheduled:
         """Schedule `name`, once the person approved it on the plan sheet. Raises
