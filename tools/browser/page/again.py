@@ -38,10 +38,11 @@ NEAR_TIMEOUT = 2.0  # seconds for where one candidate sits; a page too busy leav
 # A page whose network is idle and whose document has not changed for this long has drawn what
 # it will: a target still missing then is not coming.
 QUIET_MS = 1500
-# Resolves once the document has gone `quiet` ms without a change (a watcher, kept on the page,
-# notes each change's time; the first call starts the count).
+# Resolves once the document has gone `quiet` ms without a change (a watcher, kept on the page
+# under a symbol as settle.py's is, notes each change's time; the first call starts the count).
 QUIET_PREDICATE = """quiet => {
-  const seen = window.__deskhandChanged || (window.__deskhandChanged = (() => {
+  const KEY = Symbol.for('deskhand.quiet');
+  const seen = window[KEY] || (window[KEY] = (() => {
     const state = {at: performance.now()};
     new MutationObserver(() => { state.at = performance.now(); }).observe(
       document, {subtree: true, childList: true, attributes: true, characterData: true});
